@@ -1,0 +1,17 @@
+import { requestContext } from "@/server/context";
+import { ParleyError } from "@/server/errors";
+import { errorResponse, sseResponse } from "@/server/http";
+
+export const dynamic = "force-dynamic";
+
+/** Live events of every session of a team (SSE), for the dashboard and session list. */
+export async function GET(req: Request, { params }: { params: Promise<{ teamId: string }> }) {
+  try {
+    const { teamId } = await params;
+    const ctx = await requestContext();
+    if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
+    return sseResponse(req.signal, { subscribe: (send) => ctx.bus.subscribe({ teamId }, send) });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Parley's launcher: `npm run dev`, `npm start`, `npm run db:migrate`,
+ * `npm run db:migration -- <name>`. Provides the database (the embedded PostgreSQL when
+ * DATABASE_URL is unset), applies migrations, then runs Next.js with DATABASE_URL set,
+ * and stops the embedded database cleanly when it exits.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { loadConfig } from "../server/config";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations, createMigration } from "../server/db/migrate";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const require = createRequire(import.meta.url);
+const NEXT = require.resolve("next/dist/bin/next");
+
+function log(message: string): void {
+  console.log(`[parley] ${message}`);
+}
+
+async function database(): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  const cfg = loadConfig();
+  if (cfg.databaseUrl) return { url: cfg.databaseUrl };
+  const embedded = await startEmbeddedDatabase({ dataDir: cfg.dataDir });
+  log(`${embedded.owned ? "started" : "joined"} embedded PostgreSQL in ${path.join(cfg.dataDir, "pg")}`);
+  return { url: embedded.url, embedded };
+}
+
+async function migrate(url: string): Promise<void> {
+  const applied = await applyMigrations(url);
+  log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
+}
+
+function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undefined): void {
+  const child = spawn(process.execPath, [NEXT, ...args], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: url },
+  });
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (embedded?.owned) {
+      log("stopping embedded PostgreSQL");
+      await embedded.stop();
+    }
+    process.exit(code);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      child.kill(signal);
+    });
+  }
+  child.on("exit", (code, signal) => {
+    void stop(code ?? (signal ? 1 : 0));
+  });
+}
+
+async function main(): Promise<void> {
+  const [command = "dev", ...rest] = process.argv.slice(2);
+  const port = process.env.PORT ?? "3000";
+  switch (command) {
+    case "dev":
+    case "start": {
+      const { url, embedded } = await database();
+      await migrate(url);
+      if (command === "start" && (rest.includes("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID")))) {
+        log("building the app (next build)");
+        const build = spawnSync(process.execPath, [NEXT, "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, DATABASE_URL: url } });
+        if (build.status !== 0) {
+          if (embedded?.owned) await embedded.stop();
+          process.exit(build.status ?? 1);
+        }
+      }
+      runNext([command, "-p", port, "-H", process.env.HOST ?? "127.0.0.1"], url, embedded);
+      return;
+    }
+    case "migrate": {
+      const { url, embedded } = await database();
+      try {
+        await migrate(url);
+      } finally {
+        if (embedded?.owned) await embedded.stop();
+      }
+      return;
+    }
+    case "migration": {
+      const name = rest[0];
+      if (!name) throw new Error("usage: npm run db:migration -- <snake_case_name>");
+      const { url, embedded } = await database();
+      try {
+        const folder = await createMigration(url, name);
+        log(folder ? `wrote ${path.relative(ROOT, folder)}/migration.sql` : "no schema change: no migration written");
+      } finally {
+        if (embedded?.owned) await embedded.stop();
+      }
+      return;
+    }
+    default:
+      throw new Error(`unknown command "${command}" (dev, start, migrate, migration)`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error("[parley]", error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * Typed events (SPEC §4). Each event is defined once with a name and a zod payload
+ * schema; the registry lets a process that receives an event from elsewhere (the
+ * PostgreSQL bridge) validate it by name. Delivery within a process is synchronous and
+ * in publish order.
+ */
+
+export interface EventDef<N extends string = string, S extends z.ZodType = z.ZodType> {
+  name: N;
+  schema: S;
+}
+
+const registry = new Map<string, EventDef>();
+
+export function define<N extends string, S extends z.ZodType>(name: N, schema: S): EventDef<N, S> {
+  const existing = registry.get(name);
+  if (existing) return existing as EventDef<N, S>;
+  const def = { name, schema };
+  registry.set(name, def);
+  return def;
+}
+
+export function lookup(name: string): EventDef | undefined {
+  return registry.get(name);
+}
+
+/** Where an event belongs: every event is scoped to a team, most also to a session. */
+export interface Scope {
+  teamId: string;
+  sessionId?: string;
+}
+
+export interface Envelope {
+  /** Unique per event, so a client can tell a replay from a new event. */
+  id: string;
+  name: string;
+  payload: unknown;
+  scope: Scope;
+  time: number;
+}
+
+export type Handler = (event: Envelope) => void;
+
+export interface Filter {
+  teamId: string;
+  sessionId?: string;
+}
+
+export type Forwarder = (event: Envelope) => void;
+
+export class Bus {
+  readonly instanceId = randomUUID();
+  private readonly handlers = new Set<{ filter: Filter; handler: Handler }>();
+  private readonly forwarders = new Set<Forwarder>();
+
+  publish<N extends string, S extends z.ZodType>(def: EventDef<N, S>, payload: z.input<S>, scope: Scope): Envelope {
+    const parsed = def.schema.parse(payload);
+    const event: Envelope = { id: randomUUID(), name: def.name, payload: parsed, scope, time: Date.now() };
+    this.deliver(event);
+    for (const forward of this.forwarders) forward(event);
+    return event;
+  }
+
+  /** Hand an event that came from another process to this process's subscribers. */
+  deliver(event: Envelope): void {
+    for (const { filter, handler } of this.handlers) {
+      if (filter.teamId !== event.scope.teamId) continue;
+      if (filter.sessionId !== undefined && filter.sessionId !== event.scope.sessionId) continue;
+      try {
+        handler(event);
+      } catch (error) {
+        // One broken subscriber must not stop delivery to the others; it is reported.
+        console.error(`[bus] subscriber of ${event.name} threw`, error);
+      }
+    }
+  }
+
+  subscribe(filter: Filter, handler: Handler): () => void {
+    const entry = { filter, handler };
+    this.handlers.add(entry);
+    return () => {
+      this.handlers.delete(entry);
+    };
+  }
+
+  /** Called for every locally published event (used by the PostgreSQL bridge). */
+  onPublish(forward: Forwarder): () => void {
+    this.forwarders.add(forward);
+    return () => {
+      this.forwarders.delete(forward);
+    };
+  }
+
+  get subscriberCount(): number {
+    return this.handlers.size;
+  }
+}
+
+/** Typed view of an envelope once its name is known. */
+export function is<N extends string, S extends z.ZodType>(
+  event: Envelope,
+  def: EventDef<N, S>,
+): event is Envelope & { name: N; payload: z.output<S> } {
+  return event.name === def.name;
+}

@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
+ * PARLEY_CONFIG) plus environment variables, which win. Validated once; a bad value
+ * stops the start with a message naming it.
+ */
+
+const ModelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"');
+
+export const ConfigFileSchema = z
+  .object({
+    dataDir: z.string().min(1).optional(),
+    share: z.enum(["auto", "manual", "disabled"]).optional(),
+    compaction: z.object({ auto: z.boolean().optional(), prune: z.boolean().optional() }).strict().optional(),
+    model: ModelRef.optional(),
+    smallModel: ModelRef.optional(),
+    projectsRoot: z.string().min(1).optional(),
+    defaultProject: z.string().min(1).optional(),
+  })
+  .strict();
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  PARLEY_CONFIG: z.string().optional(),
+  PARLEY_DATA_DIR: z.string().min(1).optional(),
+  PARLEY_SHARE: z.enum(["auto", "manual", "disabled"]).optional(),
+  PARLEY_COMPACTION_AUTO: z.enum(["true", "false"]).optional(),
+  PARLEY_COMPACTION_PRUNE: z.enum(["true", "false"]).optional(),
+  PARLEY_MODEL: ModelRef.optional(),
+  PARLEY_SMALL_MODEL: ModelRef.optional(),
+  PARLEY_PROJECT_DIR: z.string().min(1).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url().optional(),
+});
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  share: "auto" | "manual" | "disabled";
+  compaction: { auto: boolean; prune: boolean };
+  model: string | undefined;
+  smallModel: string | undefined;
+  /** Directory of the project the local default team starts with. */
+  defaultProject: string;
+  openai: { apiKey: string | undefined; baseUrl: string | undefined };
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const parsedEnv = EnvSchema.safeParse(env);
+  if (!parsedEnv.success) throw new ConfigError(`invalid environment: ${issues(parsedEnv.error)}`);
+  const e = parsedEnv.data;
+  const file = path.resolve(cwd, e.PARLEY_CONFIG ?? "parley.config.json");
+  let fromFile: ConfigFile = {};
+  if (existsSync(file)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+    }
+    const parsed = ConfigFileSchema.safeParse(json);
+    if (!parsed.success) throw new ConfigError(`invalid ${file}: ${issues(parsed.error)}`);
+    fromFile = parsed.data;
+  } else if (e.PARLEY_CONFIG) {
+    throw new ConfigError(`PARLEY_CONFIG points at ${file}, which does not exist`);
+  }
+  const dataDir = path.resolve(cwd, e.PARLEY_DATA_DIR ?? fromFile.dataDir ?? ".data");
+  const flag = (value: "true" | "false" | undefined, fallback: boolean) =>
+    value === undefined ? fallback : value === "true";
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    share: e.PARLEY_SHARE ?? fromFile.share ?? "manual",
+    compaction: {
+      auto: flag(e.PARLEY_COMPACTION_AUTO, fromFile.compaction?.auto ?? true),
+      prune: flag(e.PARLEY_COMPACTION_PRUNE, fromFile.compaction?.prune ?? true),
+    },
+    model: e.PARLEY_MODEL ?? fromFile.model,
+    smallModel: e.PARLEY_SMALL_MODEL ?? fromFile.smallModel,
+    defaultProject: path.resolve(
+      cwd,
+      e.PARLEY_PROJECT_DIR ?? fromFile.defaultProject ?? path.join(dataDir, "projects", "default"),
+    ),
+    openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+  };
+}
+
+let cached: Config | undefined;
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

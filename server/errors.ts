@@ -1,0 +1,57 @@
+/**
+ * The domain's one error type. Transports map `code` to their own status once
+ * (server/trpc/init.ts, server/http.ts); the original error stays in `cause`.
+ */
+export type ParleyErrorCode =
+  | "NOT_FOUND"
+  | "FORBIDDEN"
+  | "UNAUTHORIZED"
+  | "INVALID"
+  | "BUSY"
+  | "CONFLICT"
+  | "CORRUPT"
+  | "INTERNAL";
+
+export class ParleyError extends Error {
+  override name = "ParleyError";
+  constructor(
+    readonly code: ParleyErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown> },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options?.details;
+  }
+  readonly details: Record<string, unknown> | undefined;
+
+  static notFound(what: string, id: string): ParleyError {
+    return new ParleyError("NOT_FOUND", `${what} ${id} was not found`, { details: { id } });
+  }
+  static invalid(message: string, details?: Record<string, unknown>): ParleyError {
+    return new ParleyError("INVALID", message, { details });
+  }
+}
+
+export function isParleyError(error: unknown): error is ParleyError {
+  return error instanceof ParleyError;
+}
+
+/** HTTP status for a domain error code — the single mapping used by Route Handlers. */
+export function httpStatus(code: ParleyErrorCode): number {
+  switch (code) {
+    case "NOT_FOUND":
+      return 404;
+    case "FORBIDDEN":
+      return 403;
+    case "UNAUTHORIZED":
+      return 401;
+    case "INVALID":
+      return 400;
+    case "BUSY":
+    case "CONFLICT":
+      return 409;
+    case "CORRUPT":
+    case "INTERNAL":
+      return 500;
+  }
+}

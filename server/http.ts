@@ -1,0 +1,76 @@
+import type { Envelope } from "./bus/bus";
+import { ParleyError, httpStatus, isParleyError } from "./errors";
+
+/** Route Handler helpers: one error mapping, one SSE stream. */
+
+export function errorResponse(error: unknown): Response {
+  if (isParleyError(error)) {
+    return Response.json({ error: { code: error.code, message: error.message } }, { status: httpStatus(error.code) });
+  }
+  console.error("[http] unexpected error", error);
+  return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
+}
+
+export const HEARTBEAT_MS = Number(process.env.PARLEY_SSE_HEARTBEAT_MS ?? 15_000);
+
+export interface EventSource {
+  /** Events that open the stream (e.g. the current state), sent before live ones. */
+  initial?: Envelope[];
+  subscribe(send: (event: Envelope) => void): () => void;
+}
+
+/**
+ * A Server-Sent Events response: each bus event as one `data:` line of JSON, a comment
+ * heartbeat, and cleanup when the client goes away.
+ */
+export function sseResponse(signal: AbortSignal, source: EventSource): Response {
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const write = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          close();
+        }
+      };
+      const send = (event: Envelope) => write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+      write(`retry: 1000\n: connected\n\n`);
+      for (const event of source.initial ?? []) send(event);
+      const unsubscribe = source.subscribe(send);
+      const heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
+      const close = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(heartbeat);
+        unsubscribe();
+        signal.removeEventListener("abort", close);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client going away
+        }
+      };
+      cleanup = close;
+      signal.addEventListener("abort", close);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+export function notFound(what: string, id: string): ParleyError {
+  return ParleyError.notFound(what, id);
+}

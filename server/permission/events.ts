@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { define } from "../bus/bus";
+import * as Id from "../id";
+
+/** Permission requests (SPEC §10) and their events. */
+export const Request = z.object({
+  id: Id.schema("permission"),
+  sessionId: Id.schema("session"),
+  permission: z.string(),
+  patterns: z.array(z.string()),
+  /** Patterns an "always" reply would allow from now on. */
+  always: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  tool: z.object({ messageId: Id.schema("message"), callId: z.string() }).optional(),
+  time: z.object({ created: z.number() }),
+});
+export type Request = z.infer<typeof Request>;
+
+export const Reply = z.enum(["once", "always", "reject"]);
+export type Reply = z.infer<typeof Reply>;
+
+export const Asked = define("permission.asked", z.object({ request: Request }));
+export const Replied = define(
+  "permission.replied",
+  z.object({ sessionId: z.string(), requestId: z.string(), reply: Reply }),
+);

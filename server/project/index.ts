@@ -1,0 +1,1 @@
+export * as Project from "./project";

@@ -1,0 +1,16 @@
+export { create, get, list, children, update, touch, remove, CreateInput, ListInput, UpdateInput, type Page } from "./session";
+export { fork, ForkInput } from "./fork";
+export { share, unshare } from "./share";
+export {
+  messages,
+  allMessages,
+  message,
+  part,
+  updateMessage,
+  updatePart,
+  removeMessage,
+  removePart,
+  MessagesInput,
+  type MessagePage,
+} from "./storage";
+export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info";

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import * as Id from "../id";
+import { Ruleset } from "../permission/schema";
+import { FileDiff, ModelRef, Tokens } from "./message";
+
+/** Session (SPEC §2). */
+export const MAX_TITLE = 200;
+
+export const Info = z.object({
+  id: Id.schema("session"),
+  teamId: z.string(),
+  projectId: z.string(),
+  directory: z.string(),
+  parentId: Id.schema("session").optional(),
+  title: z.string(),
+  slug: z.string(),
+  version: z.string(),
+  authorId: z.string(),
+  agent: z.string().optional(),
+  model: ModelRef.optional(),
+  summary: z
+    .object({
+      additions: z.number().int(),
+      deletions: z.number().int(),
+      files: z.number().int(),
+      diffs: z.array(FileDiff).optional(),
+    })
+    .optional(),
+  share: z.object({ id: z.string(), url: z.string() }).optional(),
+  cost: z.number().nonnegative(),
+  tokens: Tokens,
+  time: z.object({
+    created: z.number(),
+    updated: z.number(),
+    compacting: z.number().optional(),
+    archived: z.number().optional(),
+  }),
+  permission: Ruleset.optional(),
+  revert: z
+    .object({
+      messageId: Id.schema("message"),
+      partId: Id.schema("part").optional(),
+      snapshot: z.string().optional(),
+      diff: z.string().optional(),
+    })
+    .optional(),
+});
+export type Info = z.infer<typeof Info>;
+
+export const Title = z.string().trim().min(1, "title is empty").max(MAX_TITLE, `title is longer than ${MAX_TITLE} characters`);
+
+const DEFAULT_TITLE = /^(New session|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export function defaultTitle(isChild: boolean, now: number): string {
+  return `${isChild ? "Child session" : "New session"} - ${new Date(now).toISOString()}`;
+}
+
+export function isDefaultTitle(title: string): boolean {
+  return DEFAULT_TITLE.test(title);
+}
+
+/** "<title> (fork #n)" → "(fork #n+1)"; any other title gets " (fork #1)". */
+export function forkTitle(title: string): string {
+  const match = /^(.*) \(fork #(\d+)\)$/.exec(title);
+  if (match) return `${match[1]} (fork #${Number(match[2]) + 1})`;
+  return `${title} (fork #1)`;
+}

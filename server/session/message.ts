@@ -1,0 +1,281 @@
+import { z } from "zod";
+import * as Id from "../id";
+
+/**
+ * Messages and their parts (SPEC §3). A message is metadata; its content is the ordered
+ * list of parts, each stored in its own row so one part can change while streaming.
+ * Every type here is `z.infer` of its schema: this file is the one source of truth.
+ */
+
+// ---------------------------------------------------------------- stored errors
+
+export const AbortedError = z.object({ name: z.literal("AbortedError"), message: z.string() });
+export const AuthError = z.object({ name: z.literal("AuthError"), providerId: z.string(), message: z.string() });
+export const APIError = z.object({
+  name: z.literal("APIError"),
+  message: z.string(),
+  statusCode: z.number().int().optional(),
+  isRetryable: z.boolean(),
+  responseHeaders: z.record(z.string(), z.string()).optional(),
+  responseBody: z.string().optional(),
+});
+export const OutputLengthError = z.object({ name: z.literal("OutputLengthError"), message: z.string().optional() });
+export const ContextOverflowError = z.object({
+  name: z.literal("ContextOverflowError"),
+  message: z.string(),
+  responseBody: z.string().optional(),
+});
+export const UnknownError = z.object({ name: z.literal("UnknownError"), message: z.string() });
+
+export const MessageError = z.discriminatedUnion("name", [
+  AbortedError,
+  AuthError,
+  APIError,
+  OutputLengthError,
+  ContextOverflowError,
+  UnknownError,
+]);
+export type MessageError = z.infer<typeof MessageError>;
+export type APIError = z.infer<typeof APIError>;
+
+// ---------------------------------------------------------------- shared pieces
+
+export const Tokens = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  reasoning: z.number().nonnegative(),
+  cache: z.object({ read: z.number().nonnegative(), write: z.number().nonnegative() }),
+});
+export type Tokens = z.infer<typeof Tokens>;
+export const emptyTokens = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } });
+
+export const ModelRef = z.object({ providerId: z.string().min(1), modelId: z.string().min(1) });
+export type ModelRef = z.infer<typeof ModelRef>;
+
+export const FileDiff = z.object({
+  file: z.string(),
+  before: z.string().optional(),
+  after: z.string().optional(),
+  additions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type FileDiff = z.infer<typeof FileDiff>;
+
+const Metadata = z.record(z.string(), z.unknown());
+const JsonInput = z.record(z.string(), z.unknown());
+
+// ---------------------------------------------------------------- parts
+
+const PartBase = z.object({
+  id: Id.schema("part"),
+  sessionId: Id.schema("session"),
+  messageId: Id.schema("message"),
+});
+
+export const TextPart = PartBase.extend({
+  type: z.literal("text"),
+  text: z.string(),
+  synthetic: z.boolean().optional(),
+  ignored: z.boolean().optional(),
+  time: z.object({ start: z.number(), end: z.number().optional() }).optional(),
+  metadata: Metadata.optional(),
+});
+
+export const ReasoningPart = PartBase.extend({
+  type: z.literal("reasoning"),
+  text: z.string(),
+  time: z.object({ start: z.number(), end: z.number().optional() }),
+  metadata: Metadata.optional(),
+});
+
+export const FilePartSource = z.object({
+  type: z.enum(["file", "symbol"]),
+  path: z.string(),
+  text: z.object({ value: z.string(), start: z.number().int(), end: z.number().int() }).optional(),
+});
+
+export const FilePart = PartBase.extend({
+  type: z.literal("file"),
+  mime: z.string().min(1),
+  filename: z.string().optional(),
+  url: z.string(),
+  source: FilePartSource.optional(),
+});
+
+export const ToolStatePending = z.object({
+  status: z.literal("pending"),
+  input: JsonInput,
+  raw: z.string(),
+});
+export const ToolStateRunning = z.object({
+  status: z.literal("running"),
+  input: JsonInput,
+  title: z.string().optional(),
+  metadata: Metadata.optional(),
+  time: z.object({ start: z.number() }),
+});
+export const ToolStateCompleted = z.object({
+  status: z.literal("completed"),
+  input: JsonInput,
+  output: z.string(),
+  title: z.string(),
+  metadata: Metadata,
+  time: z.object({ start: z.number(), end: z.number(), compacted: z.number().optional() }),
+  attachments: z.array(z.lazy(() => FilePart)).optional(),
+});
+export const ToolStateError = z.object({
+  status: z.literal("error"),
+  input: JsonInput,
+  error: z.string(),
+  metadata: Metadata.optional(),
+  time: z.object({ start: z.number(), end: z.number() }),
+});
+export const ToolState = z.discriminatedUnion("status", [
+  ToolStatePending,
+  ToolStateRunning,
+  ToolStateCompleted,
+  ToolStateError,
+]);
+export type ToolState = z.infer<typeof ToolState>;
+export type ToolStatus = ToolState["status"];
+
+/** The only moves of the tool state machine (SPEC §3). */
+const TOOL_MOVES: Record<ToolStatus, readonly ToolStatus[]> = {
+  pending: ["running", "error"],
+  running: ["completed", "error"],
+  completed: [],
+  error: [],
+};
+export function canMoveTool(from: ToolStatus, to: ToolStatus): boolean {
+  return TOOL_MOVES[from].includes(to);
+}
+
+export const ToolPart = PartBase.extend({
+  type: z.literal("tool"),
+  callId: z.string().min(1),
+  tool: z.string().min(1),
+  state: ToolState,
+  metadata: Metadata.optional(),
+});
+
+export const StepStartPart = PartBase.extend({
+  type: z.literal("step-start"),
+  snapshot: z.string().optional(),
+});
+
+export const StepFinishPart = PartBase.extend({
+  type: z.literal("step-finish"),
+  reason: z.string(),
+  snapshot: z.string().optional(),
+  cost: z.number().nonnegative(),
+  tokens: Tokens,
+});
+
+export const SnapshotPart = PartBase.extend({ type: z.literal("snapshot"), snapshot: z.string() });
+
+export const PatchPart = PartBase.extend({
+  type: z.literal("patch"),
+  hash: z.string(),
+  files: z.array(z.string()),
+});
+
+export const AgentPart = PartBase.extend({ type: z.literal("agent"), name: z.string().min(1) });
+
+export const SubtaskPart = PartBase.extend({
+  type: z.literal("subtask"),
+  prompt: z.string(),
+  description: z.string(),
+  agent: z.string().min(1),
+  model: ModelRef.optional(),
+});
+
+export const RetryPart = PartBase.extend({
+  type: z.literal("retry"),
+  attempt: z.number().int().positive(),
+  error: APIError,
+  time: z.object({ created: z.number() }),
+});
+
+export const CompactionPart = PartBase.extend({
+  type: z.literal("compaction"),
+  auto: z.boolean(),
+  overflow: z.boolean().optional(),
+});
+
+export const Part = z.discriminatedUnion("type", [
+  TextPart,
+  ReasoningPart,
+  FilePart,
+  ToolPart,
+  StepStartPart,
+  StepFinishPart,
+  SnapshotPart,
+  PatchPart,
+  AgentPart,
+  SubtaskPart,
+  RetryPart,
+  CompactionPart,
+]);
+export type Part = z.infer<typeof Part>;
+export type PartType = Part["type"];
+export type PartOf<T extends PartType> = Extract<Part, { type: T }>;
+export type TextPart = z.infer<typeof TextPart>;
+export type ToolPart = z.infer<typeof ToolPart>;
+export type FilePart = z.infer<typeof FilePart>;
+
+export const PART_TYPES = [
+  "text",
+  "reasoning",
+  "file",
+  "tool",
+  "step-start",
+  "step-finish",
+  "snapshot",
+  "patch",
+  "agent",
+  "subtask",
+  "retry",
+  "compaction",
+] as const satisfies readonly PartType[];
+
+// ---------------------------------------------------------------- messages
+
+const MessageBase = z.object({
+  id: Id.schema("message"),
+  sessionId: Id.schema("session"),
+});
+
+export const UserMessage = MessageBase.extend({
+  role: z.literal("user"),
+  time: z.object({ created: z.number() }),
+  agent: z.string().min(1),
+  model: ModelRef,
+  system: z.string().optional(),
+  tools: z.record(z.string(), z.boolean()).optional(),
+  summary: z
+    .object({ title: z.string().optional(), body: z.string().optional(), diffs: z.array(FileDiff) })
+    .optional(),
+});
+
+export const AssistantMessage = MessageBase.extend({
+  role: z.literal("assistant"),
+  parentId: Id.schema("message"),
+  providerId: z.string().min(1),
+  modelId: z.string().min(1),
+  agent: z.string().min(1),
+  path: z.object({ cwd: z.string(), root: z.string() }),
+  summary: z.boolean().optional(),
+  cost: z.number().nonnegative(),
+  tokens: Tokens,
+  finish: z.string().optional(),
+  error: MessageError.optional(),
+  time: z.object({ created: z.number(), completed: z.number().optional() }),
+});
+
+export const Message = z.discriminatedUnion("role", [UserMessage, AssistantMessage]);
+export type UserMessage = z.infer<typeof UserMessage>;
+export type AssistantMessage = z.infer<typeof AssistantMessage>;
+export type Message = z.infer<typeof Message>;
+
+export const WithParts = z.object({ info: Message, parts: z.array(Part) });
+export type WithParts = z.infer<typeof WithParts>;

@@ -1,0 +1,114 @@
+import type { z } from "zod";
+import { ParleyError } from "../errors";
+import type { Message as MessageRow, Part as PartRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
+import { Prisma } from "../db/generated/client";
+import { Info } from "./info";
+import { Message, Part } from "./message";
+
+/**
+ * Database rows ⇄ domain objects. Every row read is parsed; a row that does not match
+ * its schema raises CORRUPT naming the table and id, so one bad row is reported
+ * precisely instead of crashing whatever read it.
+ */
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+}
+
+export function corrupt(table: string, id: string, reason: string): ParleyError {
+  return new ParleyError("CORRUPT", `${table} row ${id} is corrupt: ${reason}`, { details: { table, id } });
+}
+
+export function shareUrl(shareId: string, publicUrl?: string): string {
+  const path = `/share/${shareId}`;
+  return publicUrl ? new URL(path, publicUrl).toString() : path;
+}
+
+export function sessionFromRow(row: SessionRow & { share?: ShareRow | null }, publicUrl?: string): Info {
+  const candidate = {
+    id: row.id,
+    teamId: row.teamId,
+    projectId: row.projectId,
+    directory: row.directory,
+    parentId: row.parentId ?? undefined,
+    title: row.title,
+    slug: row.slug,
+    version: row.version,
+    authorId: row.authorId,
+    agent: row.agent ?? undefined,
+    model: row.modelProviderId && row.modelId ? { providerId: row.modelProviderId, modelId: row.modelId } : undefined,
+    summary:
+      row.summaryAdditions !== null && row.summaryDeletions !== null && row.summaryFiles !== null
+        ? {
+            additions: row.summaryAdditions,
+            deletions: row.summaryDeletions,
+            files: row.summaryFiles,
+            diffs: row.summaryDiffs ?? undefined,
+          }
+        : undefined,
+    share: row.share && row.share.revokedAt === null ? { id: row.share.id, url: shareUrl(row.share.id, publicUrl) } : undefined,
+    cost: row.cost.toNumber(),
+    tokens: {
+      input: Number(row.tokensInput),
+      output: Number(row.tokensOutput),
+      reasoning: Number(row.tokensReasoning),
+      cache: { read: Number(row.tokensCacheRead), write: Number(row.tokensCacheWrite) },
+    },
+    time: {
+      created: row.timeCreated.getTime(),
+      updated: row.timeUpdated.getTime(),
+      compacting: row.timeCompacting?.getTime(),
+      archived: row.timeArchived?.getTime(),
+    },
+    permission: row.permission ?? undefined,
+    revert: row.revert ?? undefined,
+  };
+  const parsed = Info.safeParse(candidate);
+  if (!parsed.success) throw corrupt("Session", row.id, describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** JSON for a nullable Json column: undefined/null become SQL NULL. */
+export function json(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === undefined || value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
+}
+
+export function messageFromRow(row: MessageRow): Message {
+  const data = row.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw corrupt("Message", row.id, "data is not an object");
+  }
+  const parsed = Message.safeParse({ ...data, id: row.id, sessionId: row.sessionId, role: row.role });
+  if (!parsed.success) throw corrupt("Message", row.id, describeIssues(parsed.error));
+  return parsed.data;
+}
+
+export function partFromRow(row: PartRow): Part {
+  const data = row.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw corrupt("Part", row.id, "data is not an object");
+  }
+  const parsed = Part.safeParse({
+    ...data,
+    id: row.id,
+    sessionId: row.sessionId,
+    messageId: row.messageId,
+    type: row.type,
+  });
+  if (!parsed.success) throw corrupt("Part", row.id, describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** The JSON stored in a Message/Part row: everything but the columns. */
+export function messageData(message: Message): Prisma.InputJsonValue {
+  const { id: _id, sessionId: _sessionId, role: _role, ...data } = message;
+  return data as Prisma.InputJsonValue;
+}
+
+export function partData(part: Part): Prisma.InputJsonValue {
+  const { id: _id, sessionId: _sessionId, messageId: _messageId, type: _type, ...data } = part;
+  return data as Prisma.InputJsonValue;
+}

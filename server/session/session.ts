@@ -1,0 +1,208 @@
+import { randomInt } from "node:crypto";
+import { z } from "zod";
+import * as Id from "../id";
+import { ParleyError } from "../errors";
+import type { Prisma } from "../db/client";
+import { Ruleset } from "../permission/schema";
+import { projectRow, sessionRow } from "./access";
+import { type Context, now } from "./context";
+import * as Event from "./events";
+import { Info, Title, defaultTitle } from "./info";
+import { ModelRef } from "./message";
+import { json, sessionFromRow } from "./rows";
+import * as Share from "./share";
+
+export const VERSION = "0.1.0";
+
+export const CreateInput = z.object({
+  projectId: Id.schema("project"),
+  parentId: Id.schema("session").optional(),
+  title: Title.optional(),
+  agent: z.string().min(1).max(100).optional(),
+  model: ModelRef.optional(),
+  permission: Ruleset.optional(),
+});
+export type CreateInput = z.input<typeof CreateInput>;
+
+const ADJECTIVES = ["brave", "calm", "clever", "eager", "gentle", "happy", "jolly", "keen", "lucky", "mighty", "nimble", "proud", "quiet", "swift", "witty", "bright"];
+const NOUNS = ["badger", "comet", "falcon", "garden", "harbor", "island", "lantern", "meadow", "otter", "pioneer", "river", "squid", "tiger", "voyager", "willow", "wizard"];
+function slug(): string {
+  return `${ADJECTIVES[randomInt(ADJECTIVES.length)]}-${NOUNS[randomInt(NOUNS.length)]}-${randomInt(1000)}`;
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  }
+  return parsed.data;
+}
+
+function publishInfo(ctx: Context, def: typeof Event.Created | typeof Event.Updated | typeof Event.Deleted, info: Info) {
+  ctx.bus.publish(def, { info }, { teamId: info.teamId, sessionId: info.id });
+}
+
+export async function create(ctx: Context, input: CreateInput): Promise<Info> {
+  const data = parse(CreateInput, input);
+  const project = await projectRow(ctx, data.projectId);
+  const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
+  if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
+  const time = new Date(now(ctx));
+  const row = await ctx.db.session.create({
+    data: {
+      id: Id.descending("session"),
+      teamId: ctx.actor.teamId,
+      projectId: project.id,
+      directory: project.directory,
+      parentId: parent?.id,
+      title: data.title ?? defaultTitle(parent !== undefined, time.getTime()),
+      slug: slug(),
+      version: VERSION,
+      authorId: ctx.actor.userId,
+      agent: data.agent,
+      modelProviderId: data.model?.providerId,
+      modelId: data.model?.modelId,
+      permission: json(data.permission),
+      timeCreated: time,
+      timeUpdated: time,
+    },
+  });
+  let info = sessionFromRow(row, ctx.publicUrl);
+  publishInfo(ctx, Event.Created, info);
+  if (!parent && ctx.share === "auto") info = await Share.share(ctx, info.id);
+  else publishInfo(ctx, Event.Updated, info);
+  return info;
+}
+
+export async function get(ctx: Context, sessionId: string): Promise<Info> {
+  return sessionFromRow(await sessionRow(ctx, sessionId), ctx.publicUrl);
+}
+
+export const ListInput = z.object({
+  projectId: Id.schema("project").optional(),
+  /** A session id for its children; null for root sessions only; omitted for all. */
+  parentId: Id.schema("session").nullable().optional(),
+  authorId: z.string().max(64).optional(),
+  /** true: archived only; false (default): not archived; "all": both. */
+  archived: z.union([z.boolean(), z.literal("all")]).default(false),
+  search: z.string().trim().max(200).optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.number().int().min(1).max(1000).default(50),
+});
+export type ListInput = z.input<typeof ListInput>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | undefined;
+  /** Rows that could not be read, reported instead of failing the whole page. */
+  corrupt: { id: string; error: string }[];
+}
+
+const Cursor = z.tuple([z.number(), Id.schema("session")]);
+function encodeCursor(updated: Date, id: string): string {
+  return Buffer.from(JSON.stringify([updated.getTime(), id])).toString("base64url");
+}
+function decodeCursor(cursor: string): z.output<typeof Cursor> {
+  try {
+    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw ParleyError.invalid("cursor is malformed");
+  }
+}
+
+export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Info>> {
+  const filter = parse(ListInput, input);
+  const where: Prisma.SessionWhereInput = { teamId: ctx.actor.teamId };
+  if (filter.projectId) where.projectId = filter.projectId;
+  if (filter.parentId !== undefined) where.parentId = filter.parentId;
+  if (filter.authorId) where.authorId = filter.authorId;
+  if (filter.archived !== "all") where.timeArchived = filter.archived ? { not: null } : null;
+  if (filter.search) where.title = { contains: filter.search, mode: "insensitive" };
+  if (filter.cursor) {
+    const [updated, id] = decodeCursor(filter.cursor);
+    where.OR = [{ timeUpdated: { lt: new Date(updated) } }, { timeUpdated: new Date(updated), id: { gt: id } }];
+  }
+  const rows = await ctx.db.session.findMany({
+    where,
+    include: { share: true },
+    orderBy: [{ timeUpdated: "desc" }, { id: "asc" }],
+    take: filter.limit + 1,
+  });
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  const items: Info[] = [];
+  const corrupt: Page<Info>["corrupt"] = [];
+  for (const row of page) {
+    try {
+      items.push(sessionFromRow(row, ctx.publicUrl));
+    } catch (error) {
+      corrupt.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { items, corrupt, nextCursor: rows.length > filter.limit && last ? encodeCursor(last.timeUpdated, last.id) : undefined };
+}
+
+export async function children(ctx: Context, sessionId: string): Promise<Info[]> {
+  await sessionRow(ctx, sessionId);
+  const rows = await ctx.db.session.findMany({
+    where: { parentId: sessionId, teamId: ctx.actor.teamId },
+    include: { share: true },
+    orderBy: { id: "desc" },
+  });
+  return rows.map((row) => sessionFromRow(row, ctx.publicUrl));
+}
+
+export const UpdateInput = z
+  .object({
+    title: Title.optional(),
+    archived: z.boolean().optional(),
+    permission: Ruleset.nullable().optional(),
+  })
+  .strict();
+export type UpdateInput = z.input<typeof UpdateInput>;
+
+export async function update(ctx: Context, sessionId: string, input: UpdateInput): Promise<Info> {
+  const patch = parse(UpdateInput, input);
+  const row = await sessionRow(ctx, sessionId);
+  const time = new Date(now(ctx));
+  const data: Prisma.SessionUpdateInput = { timeUpdated: time };
+  if (patch.title !== undefined) data.title = patch.title;
+  if (patch.archived !== undefined) data.timeArchived = patch.archived ? (row.timeArchived ?? time) : null;
+  if (patch.permission !== undefined) data.permission = json(patch.permission);
+  const updated = await ctx.db.session.update({ where: { id: row.id }, data, include: { share: true } });
+  const info = sessionFromRow(updated, ctx.publicUrl);
+  publishInfo(ctx, Event.Updated, info);
+  return info;
+}
+
+export async function touch(ctx: Context, sessionId: string): Promise<Info> {
+  const row = await sessionRow(ctx, sessionId);
+  const updated = await ctx.db.session.update({
+    where: { id: row.id },
+    data: { timeUpdated: new Date(now(ctx)) },
+    include: { share: true },
+  });
+  const info = sessionFromRow(updated, ctx.publicUrl);
+  publishInfo(ctx, Event.Updated, info);
+  return info;
+}
+
+/**
+ * Delete a session with its children (recursively, deepest first), its share, messages
+ * and parts. Every deleted session publishes `session.deleted`. A failure is raised,
+ * leaving what was not yet deleted in place.
+ */
+export async function remove(ctx: Context, sessionId: string): Promise<void> {
+  const row = await sessionRow(ctx, sessionId);
+  const info = sessionFromRow(row, ctx.publicUrl);
+  const kids = await ctx.db.session.findMany({ where: { parentId: row.id }, select: { id: true } });
+  for (const kid of kids) await remove(ctx, kid.id);
+  await ctx.db.$transaction([
+    ctx.db.part.deleteMany({ where: { sessionId: row.id } }),
+    ctx.db.message.deleteMany({ where: { sessionId: row.id } }),
+    ctx.db.share.deleteMany({ where: { sessionId: row.id } }),
+    ctx.db.todo.deleteMany({ where: { sessionId: row.id } }),
+    ctx.db.session.delete({ where: { id: row.id } }),
+  ]);
+  publishInfo(ctx, Event.Deleted, info);
+}

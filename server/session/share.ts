@@ -1,0 +1,39 @@
+import { randomBytes } from "node:crypto";
+import { ParleyError } from "../errors";
+import { sessionRow } from "./access";
+import type { Context } from "./context";
+import * as Event from "./events";
+import type { Info } from "./info";
+import { sessionFromRow } from "./rows";
+
+/** Share links (SPEC §13): an unguessable id; sharing again keeps the same URL. */
+
+function shareId(): string {
+  // 128 bits, URL-safe.
+  return randomBytes(16).toString("base64url");
+}
+
+export async function share(ctx: Context, sessionId: string): Promise<Info> {
+  if (ctx.share === "disabled") throw new ParleyError("FORBIDDEN", "sharing is disabled on this server");
+  const row = await sessionRow(ctx, sessionId);
+  if (!row.share) {
+    await ctx.db.share.create({ data: { id: shareId(), sessionId: row.id, teamId: row.teamId } });
+  } else if (row.share.revokedAt) {
+    await ctx.db.share.update({ where: { id: row.share.id }, data: { revokedAt: null } });
+  }
+  const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: row.id }, include: { share: true } });
+  const info = sessionFromRow(updated, ctx.publicUrl);
+  ctx.bus.publish(Event.Updated, { info }, { teamId: info.teamId, sessionId: info.id });
+  return info;
+}
+
+export async function unshare(ctx: Context, sessionId: string): Promise<Info> {
+  const row = await sessionRow(ctx, sessionId);
+  if (row.share && !row.share.revokedAt) {
+    await ctx.db.share.update({ where: { id: row.share.id }, data: { revokedAt: new Date() } });
+  }
+  const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: row.id }, include: { share: true } });
+  const info = sessionFromRow(updated, ctx.publicUrl);
+  ctx.bus.publish(Event.Updated, { info }, { teamId: info.teamId, sessionId: info.id });
+  return info;
+}

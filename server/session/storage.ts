@@ -1,0 +1,168 @@
+import { z } from "zod";
+import * as Id from "../id";
+import { ParleyError } from "../errors";
+import { sessionRow } from "./access";
+import type { Context } from "./context";
+import * as Event from "./events";
+import { Message, Part, type WithParts } from "./message";
+import { messageData, messageFromRow, partData, partFromRow } from "./rows";
+
+/** Messages and parts of a session: reading pages, writing one message or part at a time. */
+
+export const MessagesInput = z.object({
+  limit: z.number().int().min(1).max(500).default(50),
+  /** Page of messages older than this message id (the previous page's cursor). */
+  before: Id.schema("message").optional(),
+});
+export type MessagesInput = z.input<typeof MessagesInput>;
+
+export interface MessagePage {
+  /** Oldest first. */
+  messages: WithParts[];
+  /** Pass as `before` for the next older page; undefined when this is the oldest. */
+  cursor: string | undefined;
+  corrupt: { table: "Message" | "Part"; id: string; error: string }[];
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The newest page of messages (or the page before `before`), each with its parts in order. */
+export async function messages(ctx: Context, sessionId: string, input: MessagesInput = {}): Promise<MessagePage> {
+  const parsed = MessagesInput.safeParse(input);
+  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => i.message).join("; "));
+  const { limit, before } = parsed.data;
+  await sessionRow(ctx, sessionId);
+  const rows = await ctx.db.message.findMany({
+    where: { sessionId, ...(before ? { id: { lt: before } } : {}) },
+    orderBy: { id: "desc" },
+    take: limit + 1,
+  });
+  const page = rows.slice(0, limit).reverse();
+  const partRows = page.length
+    ? await ctx.db.part.findMany({ where: { messageId: { in: page.map((m) => m.id) } }, orderBy: { id: "asc" } })
+    : [];
+  const corrupt: MessagePage["corrupt"] = [];
+  const byMessage = new Map<string, Part[]>();
+  for (const row of partRows) {
+    try {
+      const part = partFromRow(row);
+      const list = byMessage.get(row.messageId);
+      if (list) list.push(part);
+      else byMessage.set(row.messageId, [part]);
+    } catch (error) {
+      corrupt.push({ table: "Part", id: row.id, error: errorText(error) });
+    }
+  }
+  const result: WithParts[] = [];
+  for (const row of page) {
+    try {
+      result.push({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] });
+    } catch (error) {
+      corrupt.push({ table: "Message", id: row.id, error: errorText(error) });
+    }
+  }
+  return { messages: result, cursor: rows.length > limit ? page[0]?.id : undefined, corrupt };
+}
+
+/** Every message of a session with its parts, oldest first (for fork and the model). */
+export async function allMessages(ctx: Context, sessionId: string): Promise<WithParts[]> {
+  await sessionRow(ctx, sessionId);
+  const [messageRows, partRows] = await Promise.all([
+    ctx.db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+    ctx.db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+  ]);
+  const byMessage = new Map<string, Part[]>();
+  for (const row of partRows) {
+    const list = byMessage.get(row.messageId) ?? [];
+    list.push(partFromRow(row));
+    byMessage.set(row.messageId, list);
+  }
+  return messageRows.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
+}
+
+export async function message(ctx: Context, sessionId: string, messageId: string): Promise<WithParts> {
+  Id.assert("message", messageId);
+  await sessionRow(ctx, sessionId);
+  const row = await ctx.db.message.findUnique({ where: { id: messageId } });
+  if (!row || row.sessionId !== sessionId) throw ParleyError.notFound("message", messageId);
+  const parts = await ctx.db.part.findMany({ where: { messageId }, orderBy: { id: "asc" } });
+  return { info: messageFromRow(row), parts: parts.map(partFromRow) };
+}
+
+export async function part(ctx: Context, sessionId: string, partId: string): Promise<Part> {
+  Id.assert("part", partId);
+  await sessionRow(ctx, sessionId);
+  const row = await ctx.db.part.findUnique({ where: { id: partId } });
+  if (!row || row.sessionId !== sessionId) throw ParleyError.notFound("part", partId);
+  return partFromRow(row);
+}
+
+function validate<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw ParleyError.invalid(
+      `invalid ${what}: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")}`,
+    );
+  }
+  return parsed.data;
+}
+
+export async function updateMessage(ctx: Context, input: Message): Promise<Message> {
+  const info = validate(Message, input, "message");
+  const session = await sessionRow(ctx, info.sessionId);
+  const existing = await ctx.db.message.findUnique({ where: { id: info.id }, select: { sessionId: true } });
+  if (existing && existing.sessionId !== info.sessionId) throw ParleyError.invalid(`message ${info.id} belongs to another session`);
+  await ctx.db.message.upsert({
+    where: { id: info.id },
+    create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
+    update: { data: messageData(info), role: info.role },
+  });
+  ctx.bus.publish(Event.MessageUpdated, { info }, { teamId: session.teamId, sessionId: info.sessionId });
+  return info;
+}
+
+/** Write one part; `delta` is the text appended since the last update, published for live views. */
+export async function updatePart(ctx: Context, input: Part, delta?: string): Promise<Part> {
+  const value = validate(Part, input, "part");
+  const session = await sessionRow(ctx, value.sessionId);
+  const owner = await ctx.db.message.findUnique({ where: { id: value.messageId }, select: { sessionId: true } });
+  if (!owner || owner.sessionId !== value.sessionId) throw ParleyError.notFound("message", value.messageId);
+  const existing = await ctx.db.part.findUnique({ where: { id: value.id }, select: { messageId: true } });
+  if (existing && existing.messageId !== value.messageId) throw ParleyError.invalid(`part ${value.id} belongs to another message`);
+  await ctx.db.part.upsert({
+    where: { id: value.id },
+    create: { id: value.id, messageId: value.messageId, sessionId: value.sessionId, type: value.type, data: partData(value) },
+    update: { type: value.type, data: partData(value) },
+  });
+  ctx.bus.publish(
+    Event.PartUpdated,
+    delta === undefined ? { part: value } : { part: value, delta },
+    { teamId: session.teamId, sessionId: value.sessionId },
+  );
+  return value;
+}
+
+export async function removeMessage(ctx: Context, sessionId: string, messageId: string): Promise<void> {
+  Id.assert("message", messageId);
+  const session = await sessionRow(ctx, sessionId);
+  const removed = await ctx.db.$transaction([
+    ctx.db.part.deleteMany({ where: { messageId, sessionId } }),
+    ctx.db.message.deleteMany({ where: { id: messageId, sessionId } }),
+  ]);
+  if (removed[1].count === 0) throw ParleyError.notFound("message", messageId);
+  ctx.bus.publish(Event.MessageRemoved, { sessionId, messageId }, { teamId: session.teamId, sessionId });
+}
+
+export async function removePart(ctx: Context, sessionId: string, messageId: string, partId: string): Promise<void> {
+  Id.assert("message", messageId);
+  Id.assert("part", partId);
+  const session = await sessionRow(ctx, sessionId);
+  const removed = await ctx.db.part.deleteMany({ where: { id: partId, messageId, sessionId } });
+  if (removed.count === 0) throw ParleyError.notFound("part", partId);
+  ctx.bus.publish(Event.PartRemoved, { sessionId, messageId, partId }, { teamId: session.teamId, sessionId });
+}

@@ -1,0 +1,48 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { type ParleyErrorCode, isParleyError } from "../errors";
+import { requestContext } from "../context";
+
+export async function createTrpcContext() {
+  return requestContext();
+}
+export type TrpcContext = Awaited<ReturnType<typeof createTrpcContext>>;
+
+const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
+  NOT_FOUND: "NOT_FOUND",
+  FORBIDDEN: "FORBIDDEN",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  INVALID: "BAD_REQUEST",
+  BUSY: "CONFLICT",
+  CONFLICT: "CONFLICT",
+  CORRUPT: "INTERNAL_SERVER_ERROR",
+  INTERNAL: "INTERNAL_SERVER_ERROR",
+};
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        parleyCode: isParleyError(cause) ? cause.code : undefined,
+        issues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.map(String), message: i.message })) : undefined,
+      },
+    };
+  },
+});
+
+/** The one place domain errors become tRPC errors. */
+const mapDomainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isParleyError(result.error.cause)) {
+    const cause = result.error.cause;
+    return { ...result, error: new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause }) };
+  }
+  return result;
+});
+
+export const router = t.router;
+export const procedure = t.procedure.use(mapDomainErrors);
+export const createCallerFactory = t.createCallerFactory;

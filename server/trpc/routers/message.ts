@@ -1,0 +1,18 @@
+import { z } from "zod";
+import * as Id from "../../id";
+import { Session } from "../../session";
+import { procedure, router } from "../init";
+
+const InSession = z.object({ sessionId: Id.schema("session") });
+
+export const messageRouter = router({
+  page: procedure
+    .input(InSession.extend(Session.MessagesInput.shape))
+    .query(({ ctx, input }) => Session.messages(ctx, input.sessionId, { limit: input.limit, before: input.before })),
+  get: procedure
+    .input(InSession.extend({ messageId: Id.schema("message") }))
+    .query(({ ctx, input }) => Session.message(ctx, input.sessionId, input.messageId)),
+  part: procedure
+    .input(InSession.extend({ partId: Id.schema("part") }))
+    .query(({ ctx, input }) => Session.part(ctx, input.sessionId, input.partId)),
+});

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import * as Id from "../../id";
+import { Session } from "../../session";
+import { procedure, router } from "../init";
+
+const ById = z.object({ sessionId: Id.schema("session") });
+
+export const sessionRouter = router({
+  list: procedure.input(Session.ListInput).query(({ ctx, input }) => Session.list(ctx, input)),
+  get: procedure.input(ById).query(({ ctx, input }) => Session.get(ctx, input.sessionId)),
+  children: procedure.input(ById).query(({ ctx, input }) => Session.children(ctx, input.sessionId)),
+  create: procedure.input(Session.CreateInput).mutation(({ ctx, input }) => Session.create(ctx, input)),
+  update: procedure
+    .input(ById.extend({ patch: Session.UpdateInput }))
+    .mutation(({ ctx, input }) => Session.update(ctx, input.sessionId, input.patch)),
+  remove: procedure.input(ById).mutation(({ ctx, input }) => Session.remove(ctx, input.sessionId)),
+  fork: procedure.input(Session.ForkInput).mutation(({ ctx, input }) => Session.fork(ctx, input)),
+  touch: procedure.input(ById).mutation(({ ctx, input }) => Session.touch(ctx, input.sessionId)),
+  share: procedure.input(ById).mutation(({ ctx, input }) => Session.share(ctx, input.sessionId)),
+  unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
+});
