@@ -9,6 +9,7 @@ export default defineConfig({
     // Two cores: integration files share one embedded PostgreSQL; keep parallelism modest.
     maxWorkers: 2,
     testTimeout: 30_000,
+    reporters: ["default", ["json", { outputFile: "reports/vitest.json" }]],
     hookTimeout: 60_000,
   },
 });

@@ -26,12 +26,12 @@ async function loadEngine(): Promise<Bindings> {
     const bgPath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
     const bg: Bindings = await import("@prisma/schema-engine-wasm/schema_engine_bg");
     const bytes = readFileSync(path.join(path.dirname(bgPath), "schema_engine_bg.wasm"));
-    const module = new WebAssembly.Module(bytes);
+    const wasmModule = new WebAssembly.Module(bytes);
     const imports: WebAssembly.Imports = {};
-    for (const entry of WebAssembly.Module.imports(module)) {
+    for (const entry of WebAssembly.Module.imports(wasmModule)) {
       imports[entry.module] ??= bg as unknown as WebAssembly.ModuleImports;
     }
-    const instance = new WebAssembly.Instance(module, imports);
+    const instance = new WebAssembly.Instance(wasmModule, imports);
     bg.__wbg_set_wasm(instance.exports);
     const start = instance.exports.__wbindgen_start;
     if (typeof start === "function") start();
