@@ -1,0 +1,72 @@
+import type { z } from "zod";
+import type { Todo } from "../session/events";
+
+/**
+ * A tool the agent can call (SPEC §7): a zod input schema, a description for the model,
+ * and `execute`, which returns a title, the output the model reads, metadata for the UI
+ * and optional file attachments.
+ */
+
+export interface PermissionRequest {
+  /** e.g. "bash", "edit", "read", "external_directory". */
+  permission: string;
+  /** What is asked for, matched against rule patterns (a command, a path…). */
+  patterns: string[];
+  /** Patterns an "always" answer would allow from now on (defaults to `patterns`). */
+  always?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface ToolContext {
+  sessionId: string;
+  messageId: string;
+  callId: string;
+  agent: string;
+  /** The project directory: every file tool is confined to it. */
+  directory: string;
+  /** Parley's data directory (tool-output/ lives there). */
+  dataDir: string;
+  abort: AbortSignal;
+  /**
+   * Ask for permission. Resolves when allowed; rejects with an error (whose message the
+   * model sees) when denied or rejected.
+   */
+  ask(request: PermissionRequest): Promise<void>;
+  /** Update the running tool part's title and metadata live. */
+  update(patch: { title?: string; metadata?: Record<string, unknown> }): void;
+  /** Whether the calling agent may use a tool (e.g. "task", for the truncation hint). */
+  canUse(tool: string): boolean;
+  todos: {
+    read(): Promise<Todo[]>;
+    write(todos: Todo[]): Promise<void>;
+  };
+}
+
+export interface Attachment {
+  mime: string;
+  filename?: string;
+  url: string;
+}
+
+export interface ToolResult {
+  title: string;
+  output: string;
+  metadata: Record<string, unknown>;
+  attachments?: Attachment[];
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  id: string;
+  description: string;
+  parameters: S;
+  execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function define<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+/** An error whose message is meant for the model (and the user), e.g. a path outside the project. */
+export class ToolError extends Error {
+  override name = "ToolError";
+}
