@@ -1,0 +1,75 @@
+import type { MessageError } from "./message";
+
+/** Retry policy for provider errors (SPEC §6). */
+
+export const DEFAULT_MAX_ATTEMPTS = 8;
+const BASE_DELAY = 2000;
+const MAX_DELAY_WITHOUT_HEADERS = 30_000;
+
+const TRANSIENT = /rate.?limit|too many requests|overloaded|capacity|temporarily unavailable|try again/i;
+
+/** The message to show while retrying, or undefined when the error must not be retried. */
+export function retryable(error: MessageError): string | undefined {
+  if (error.name !== "APIError") return undefined;
+  const status = error.statusCode;
+  if (status === 429) return error.message || "rate limited";
+  if (status !== undefined && status >= 500) return error.message || `server error ${status}`;
+  if (status !== undefined && status >= 400) return undefined;
+  if (error.isRetryable) return error.message || "temporary provider error";
+  if (TRANSIENT.test(error.message) || TRANSIENT.test(error.responseBody ?? "")) return error.message;
+  return undefined;
+}
+
+function header(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/**
+ * Delay before attempt `attempt + 1`: `retry-after-ms`, else `retry-after` (seconds or an
+ * HTTP date), else 2 s × 2^(attempt−1) capped at 30 s.
+ */
+export function delay(attempt: number, error: MessageError, now = Date.now()): number {
+  const headers = error.name === "APIError" ? error.responseHeaders : undefined;
+  const ms = header(headers, "retry-after-ms");
+  if (ms !== undefined) {
+    const value = Number.parseFloat(ms);
+    if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
+  }
+  const after = header(headers, "retry-after");
+  if (after !== undefined) {
+    const seconds = Number.parseFloat(after);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
+    const date = Date.parse(after);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  return Math.min(BASE_DELAY * 2 ** (Math.max(1, attempt) - 1), MAX_DELAY_WITHOUT_HEADERS);
+}
+
+/** Wait `ms`, or reject at once with an AbortError when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function abortError(signal?: AbortSignal): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error && reason.name === "AbortError") return reason;
+  const error = new Error(typeof reason === "string" ? reason : "aborted");
+  error.name = "AbortError";
+  return error;
+}
