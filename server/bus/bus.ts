@@ -51,10 +51,16 @@ export interface Filter {
 
 export type Forwarder = (event: Envelope) => void;
 
+/** Events named "runner.*" coordinate server instances and are never sent to clients. */
+export function isInternal(name: string): boolean {
+  return name.startsWith("runner.");
+}
+
 export class Bus {
   readonly instanceId = randomUUID();
   private readonly handlers = new Set<{ filter: Filter; handler: Handler }>();
   private readonly forwarders = new Set<Forwarder>();
+  private readonly system = new Set<Handler>();
 
   publish<N extends string, S extends z.ZodType>(def: EventDef<N, S>, payload: z.input<S>, scope: Scope): Envelope {
     const parsed = def.schema.parse(payload);
@@ -66,8 +72,15 @@ export class Bus {
 
   /** Hand an event that came from another process to this process's subscribers. */
   deliver(event: Envelope): void {
+    for (const handler of this.system) {
+      try {
+        handler(event);
+      } catch (error) {
+        console.error(`[bus] system subscriber of ${event.name} threw`, error);
+      }
+    }
     for (const { filter, handler } of this.handlers) {
-      if (filter.teamId !== event.scope.teamId) continue;
+      if (filter.teamId !== event.scope.teamId || isInternal(event.name)) continue;
       if (filter.sessionId !== undefined && filter.sessionId !== event.scope.sessionId) continue;
       try {
         handler(event);
@@ -76,6 +89,14 @@ export class Bus {
         console.error(`[bus] subscriber of ${event.name} threw`, error);
       }
     }
+  }
+
+  /** Every event of every team: for the server's own machinery, never for clients. */
+  subscribeAll(handler: Handler): () => void {
+    this.system.add(handler);
+    return () => {
+      this.system.delete(handler);
+    };
   }
 
   subscribe(filter: Filter, handler: Handler): () => void {

@@ -1,0 +1,68 @@
+import pg from "pg";
+
+/**
+ * One runner per session across every instance (SPEC §14): a PostgreSQL session-level
+ * advisory lock per session, all held on one dedicated connection of this instance. If
+ * the instance dies, PostgreSQL drops the connection and with it every lock at once.
+ */
+export class RunLock {
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
+  private readonly held = new Set<string>();
+  /** Called when the lock connection is lost: every lock it held is gone. */
+  onLost: (error: unknown) => void = () => {};
+
+  constructor(private readonly connectionString: string) {}
+
+  private async connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.connectionString });
+      client.on("error", (error) => {
+        this.client = undefined;
+        this.connecting = undefined;
+        this.held.clear();
+        this.onLost(error);
+      });
+      await client.connect();
+      this.client = client;
+      return client;
+    })();
+    try {
+      return await this.connecting;
+    } catch (error) {
+      this.connecting = undefined;
+      throw error;
+    }
+  }
+
+  async tryAcquire(sessionId: string): Promise<boolean> {
+    if (this.held.has(sessionId)) return false;
+    const client = await this.connection();
+    const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [sessionId]);
+    const ok = result.rows[0]?.ok === true;
+    if (ok) this.held.add(sessionId);
+    return ok;
+  }
+
+  async release(sessionId: string): Promise<void> {
+    if (!this.held.delete(sessionId)) return;
+    const client = await this.connection();
+    await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [sessionId]);
+  }
+
+  /** True when some instance (this one included) is running the session. */
+  async isRunning(sessionId: string): Promise<boolean> {
+    if (this.held.has(sessionId)) return true;
+    if (!(await this.tryAcquire(sessionId))) return true;
+    await this.release(sessionId);
+    return false;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.held.clear();
+    if (client) await client.end();
+  }
+}

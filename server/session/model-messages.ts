@@ -1,0 +1,92 @@
+import type { AssistantContent, ModelMessage, ToolContent, UserContent } from "ai";
+import type { FilePart, WithParts } from "./message";
+
+/**
+ * What the model sees (SPEC §3 toModelMessages). Stored history → AI SDK messages:
+ * empty messages are skipped, ignored/empty user text dropped, a compaction marker
+ * becomes "What did we do so far?", failed assistant turns are skipped (unless aborted
+ * with real content), cleared tool outputs are replaced, and a tool left pending or
+ * running gets an "interrupted" error result so that no call is without a result.
+ */
+
+export const COMPACTION_QUESTION = "What did we do so far?";
+export const CLEARED_OUTPUT = "[Old tool result content cleared]";
+export const INTERRUPTED = "[Tool execution was interrupted]";
+
+const TEXT_MIME = /^(text\/|application\/(json|xml|javascript|typescript|x-sh|x-yaml|yaml|toml|sql))/;
+
+function decodeDataUrl(url: string): string | undefined {
+  const match = /^data:([^,]*?)(;base64)?,(.*)$/s.exec(url);
+  if (!match) return undefined;
+  const body = match[3] ?? "";
+  return match[2] ? Buffer.from(body, "base64").toString("utf8") : decodeURIComponent(body);
+}
+
+function fileContent(part: FilePart): Exclude<UserContent, string>[number] | undefined {
+  if (TEXT_MIME.test(part.mime)) {
+    const text = decodeDataUrl(part.url);
+    if (text === undefined) return undefined;
+    const name = part.filename ?? part.source?.path ?? "file";
+    return { type: "text", text: `Called the read tool on ${name}:\n${text}` };
+  }
+  if (part.url.startsWith("data:")) {
+    return { type: "file", data: part.url, mediaType: part.mime, ...(part.filename ? { filename: part.filename } : {}) };
+  }
+  return undefined;
+}
+
+function hasRealContent(message: WithParts): boolean {
+  return message.parts.some(
+    (p) => (p.type === "text" && p.text.trim() !== "") || (p.type === "tool" && p.state.status !== "pending"),
+  );
+}
+
+export function toModelMessages(history: WithParts[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (const message of history) {
+    if (message.parts.length === 0) continue;
+    if (message.info.role === "user") {
+      const content: Exclude<UserContent, string> = [];
+      for (const part of message.parts) {
+        if (part.type === "text") {
+          if (part.ignored || part.text.trim() === "") continue;
+          content.push({ type: "text", text: part.text });
+        } else if (part.type === "file") {
+          const file = fileContent(part);
+          if (file) content.push(file);
+        } else if (part.type === "compaction") {
+          content.push({ type: "text", text: COMPACTION_QUESTION });
+        } else if (part.type === "subtask") {
+          content.push({ type: "text", text: `The user asked the ${part.agent} agent to: ${part.description}` });
+        }
+      }
+      if (content.length) out.push({ role: "user", content });
+      continue;
+    }
+
+    const error = message.info.error;
+    if (error && !(error.name === "AbortedError" && hasRealContent(message))) continue;
+    const assistant: Exclude<AssistantContent, string> = [];
+    const results: ToolContent = [];
+    for (const part of message.parts) {
+      if (part.type === "text") {
+        if (part.text.trim() !== "") assistant.push({ type: "text", text: part.text });
+      } else if (part.type === "reasoning") {
+        if (part.text.trim() !== "") assistant.push({ type: "reasoning", text: part.text });
+      } else if (part.type === "tool") {
+        assistant.push({ type: "tool-call", toolCallId: part.callId, toolName: part.tool, input: part.state.input });
+        const state = part.state;
+        const output =
+          state.status === "completed"
+            ? { type: "text" as const, value: state.time.compacted ? CLEARED_OUTPUT : state.output }
+            : state.status === "error"
+              ? { type: "error-text" as const, value: state.error }
+              : { type: "error-text" as const, value: INTERRUPTED };
+        results.push({ type: "tool-result", toolCallId: part.callId, toolName: part.tool, output });
+      }
+    }
+    if (assistant.length) out.push({ role: "assistant", content: assistant });
+    if (results.length) out.push({ role: "tool", content: results });
+  }
+  return out;
+}

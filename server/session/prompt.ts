@@ -1,0 +1,284 @@
+import { type ToolSet, jsonSchema, streamText, tool as aiTool } from "ai";
+import { z } from "zod";
+import * as Agent from "../agent/agent";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import type { Tool, ToolContext } from "../tool/tool";
+import { sessionRow } from "./access";
+import type { Context } from "./context";
+import type { Engine, ResolvedModel } from "./engine";
+import * as Event from "./events";
+import { type AssistantMessage, type Part, type UserMessage, type WithParts, ModelRef, emptyTokens } from "./message";
+import { toModelMessages } from "./model-messages";
+import { Processor } from "./processor";
+import { AbortRequested, Runners } from "./runner";
+import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
+import * as Status from "./status";
+import * as Todo from "./todo";
+import { systemPrompt } from "./system";
+
+/**
+ * The prompt loop (SPEC §5): write the user's message, then — one runner per session —
+ * let the model answer step by step until it is done, is stopped, or fails.
+ */
+
+export const MAX_PROMPT_CHARS = 100_000;
+
+export const PromptPart = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string().max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`) }),
+  z.object({
+    type: z.literal("file"),
+    mime: z.string().min(1).max(200),
+    filename: z.string().max(500).optional(),
+    url: z.string().max(10_000_000),
+  }),
+]);
+
+export const PromptInput = z.object({
+  sessionId: Id.schema("session"),
+  parts: z.array(PromptPart).min(1, "a message needs at least one part").max(50),
+  agent: z.string().min(1).max(100).optional(),
+  model: ModelRef.optional(),
+  /** Store the message without asking the model. */
+  noReply: z.boolean().optional(),
+});
+export type PromptInput = z.input<typeof PromptInput>;
+
+export interface Deps {
+  engine: Engine;
+  runners: Runners;
+  tools: Tool[];
+  executeTool: (tool: Tool, input: unknown, ctx: ToolContext) => Promise<{ title: string; output: string; metadata: Record<string, unknown>; attachments?: { mime: string; filename?: string; url: string }[] }>;
+}
+
+function now(engine: Engine): number {
+  return engine.now ? engine.now() : Date.now();
+}
+
+export async function prompt(ctx: Context, deps: Deps, input: PromptInput): Promise<UserMessage> {
+  const parsed = PromptInput.safeParse(input);
+  if (!parsed.success) {
+    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  }
+  const data = parsed.data;
+  if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
+  const row = await sessionRow(ctx, data.sessionId);
+  const session = sessionFromRow(row);
+  const agent = Agent.get(data.agent ?? session.agent);
+  const model = data.model ?? session.model ?? deps.engine.defaultModel();
+  const time = now(deps.engine);
+  const user: UserMessage = {
+    id: Id.ascending("message"),
+    sessionId: session.id,
+    role: "user",
+    time: { created: time },
+    agent: agent.name,
+    model,
+  };
+  await ctx.db.message.create({
+    data: { id: user.id, sessionId: user.sessionId, role: "user", data: messageData(user), timeCreated: new Date(time) },
+  });
+  ctx.bus.publish(Event.MessageUpdated, { info: user }, { teamId: session.teamId, sessionId: session.id });
+  for (const p of data.parts) {
+    const part: Part =
+      p.type === "text"
+        ? { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: p.text, time: { start: time, end: time } }
+        : { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) };
+    await ctx.db.part.create({ data: { id: part.id, sessionId: part.sessionId, messageId: part.messageId, type: part.type, data: partData(part) } });
+    ctx.bus.publish(Event.PartUpdated, { part }, { teamId: session.teamId, sessionId: session.id });
+  }
+  const touched = await ctx.db.session.update({ where: { id: session.id }, data: { timeUpdated: new Date(time) }, include: { share: true } });
+  ctx.bus.publish(Event.Updated, { info: sessionFromRow(touched, ctx.publicUrl) }, { teamId: session.teamId, sessionId: session.id });
+  if (!data.noReply) await start(deps, session.teamId, session.id);
+  return user;
+}
+
+/** Ask the runner of a session, wherever it is, to stop. */
+export async function abort(ctx: Context, deps: Deps, sessionId: string): Promise<void> {
+  const row = await sessionRow(ctx, sessionId);
+  deps.runners.get(sessionId)?.abort.abort("Aborted by the user");
+  ctx.bus.publish(AbortRequested, { sessionId }, { teamId: row.teamId, sessionId });
+}
+
+async function history(deps: Deps, sessionId: string): Promise<WithParts[]> {
+  const db = deps.engine.db;
+  const [messages, parts] = await Promise.all([
+    db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+    db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+  ]);
+  const byMessage = new Map<string, Part[]>();
+  for (const row of parts) {
+    const list = byMessage.get(row.messageId) ?? [];
+    list.push(partFromRow(row));
+    byMessage.set(row.messageId, list);
+  }
+  return messages.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
+}
+
+/** True when the newest user message has no assistant answer after it. */
+async function unanswered(deps: Deps, sessionId: string): Promise<boolean> {
+  const last = await deps.engine.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { role: true } });
+  return last?.role === "user";
+}
+
+/**
+ * Make sure the session has a runner. Returns at once: the loop runs in the background.
+ * When another instance runs the session, it picks the new message up itself.
+ */
+export async function start(deps: Deps, teamId: string, sessionId: string): Promise<void> {
+  if (deps.runners.get(sessionId)) return;
+  if (!(await deps.engine.lock.tryAcquire(sessionId))) return;
+  if (deps.runners.get(sessionId)) {
+    await deps.engine.lock.release(sessionId);
+    return;
+  }
+  const controller = new AbortController();
+  const done = (async () => {
+    const statusDeps = { db: deps.engine.db, bus: deps.engine.bus, teamId };
+    try {
+      await Status.set(statusDeps, sessionId, { type: "busy" });
+      do {
+        await loop(deps, teamId, sessionId, controller.signal);
+      } while (!controller.signal.aborted && (await unanswered(deps, sessionId)));
+    } catch (error) {
+      console.error(`[session] the loop of ${sessionId} failed`, error);
+    } finally {
+      try {
+        await Status.set(statusDeps, sessionId, { type: "idle" });
+      } finally {
+        deps.runners.delete(sessionId);
+        await deps.engine.lock.release(sessionId);
+      }
+    }
+    // A message may have arrived between the last check and the release.
+    if (!controller.signal.aborted && (await unanswered(deps, sessionId))) await start(deps, teamId, sessionId);
+  })();
+  deps.runners.add({ sessionId, abort: controller, done });
+}
+
+async function loop(deps: Deps, teamId: string, sessionId: string, signal: AbortSignal): Promise<void> {
+  const { engine } = deps;
+  let step = 0;
+  while (!signal.aborted) {
+    const messages = await history(deps, sessionId);
+    const lastUser = messages.findLast((m) => m.info.role === "user");
+    if (!lastUser || lastUser.info.role !== "user") return;
+    const lastAssistant = messages.findLast((m) => m.info.role === "assistant");
+    if (lastAssistant && lastAssistant.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
+      const a = lastAssistant.info;
+      if (a.error) return;
+      if (a.finish && a.finish !== "tool-calls" && a.finish !== "unknown") return;
+    }
+    step++;
+    const user = lastUser.info;
+    const agent = Agent.get(user.agent);
+    const row = await engine.db.session.findUniqueOrThrow({ where: { id: sessionId } });
+    const assistant: AssistantMessage = {
+      id: Id.ascending("message"),
+      sessionId,
+      role: "assistant",
+      parentId: user.id,
+      providerId: user.model.providerId,
+      modelId: user.model.modelId,
+      agent: agent.name,
+      path: { cwd: row.directory, root: row.directory },
+      cost: 0,
+      tokens: emptyTokens(),
+      time: { created: now(engine) },
+    };
+    let model: ResolvedModel;
+    try {
+      model = engine.resolveModel(user.model);
+    } catch (error) {
+      await failBeforeStart(deps, teamId, assistant, error);
+      return;
+    }
+    const lastStep = step >= agent.steps;
+    const processor: Processor = new Processor({
+      db: engine.db,
+      bus: engine.bus,
+      teamId,
+      assistant,
+      prices: model.cost,
+      abort: signal,
+      maxAttempts: engine.maxAttempts,
+      flushMs: engine.flushMs,
+      now: engine.now,
+      stream: () =>
+        streamText({
+          model: model.language,
+          system: systemPrompt({ agent, directory: row.directory, model: model.ref, lastStep }),
+          messages: toModelMessages(messages),
+          tools: lastStep ? {} : toolSet(deps, { sessionId, teamId, messageId: assistant.id, agent, directory: row.directory, signal, processor: () => processor }),
+          abortSignal: signal,
+          maxRetries: 0,
+        }),
+    });
+    await processor.writer.message(assistant);
+    const result = await processor.run();
+    if (result === "stop") return;
+    if (lastStep) return;
+  }
+}
+
+async function failBeforeStart(deps: Deps, teamId: string, assistant: AssistantMessage, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  const info: AssistantMessage = { ...assistant, error: { name: "UnknownError", message }, time: { created: assistant.time.created, completed: now(deps.engine) } };
+  await deps.engine.db.message.create({
+    data: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
+  });
+  deps.engine.bus.publish(Event.MessageUpdated, { info }, { teamId, sessionId: info.sessionId });
+  deps.engine.bus.publish(Event.Error, { sessionId: info.sessionId, error: { name: "UnknownError", message } }, { teamId, sessionId: info.sessionId });
+}
+
+interface ToolScope {
+  sessionId: string;
+  teamId: string;
+  messageId: string;
+  agent: Agent.Agent;
+  directory: string;
+  signal: AbortSignal;
+  processor: () => Processor;
+}
+
+function toolSet(deps: Deps, scope: ToolScope): ToolSet {
+  const set: ToolSet = {};
+  for (const t of deps.tools) {
+    if (!Agent.allows(scope.agent, t.id)) continue;
+    set[t.id] = aiTool({
+      description: t.description,
+      inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
+      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
+        const ctx: ToolContext = {
+          sessionId: scope.sessionId,
+          messageId: scope.messageId,
+          callId: options.toolCallId,
+          agent: scope.agent.name,
+          directory: scope.directory,
+          dataDir: deps.engine.dataDir,
+          abort: options.abortSignal ?? scope.signal,
+          ask: async (request) => {
+            if (request.permission === "external_directory") {
+              throw new Error(
+                `${request.patterns.join(", ")} is outside the project directory ${scope.directory}; tools may only access files inside the project.`,
+              );
+            }
+          },
+          update: (patch) => {
+            void scope.processor().updateTool(options.toolCallId, patch).catch((error: unknown) => {
+              console.error("[session] could not update a running tool", error);
+            });
+          },
+          canUse: (name) => Agent.allows(scope.agent, name) && deps.tools.some((x) => x.id === name),
+          todos: {
+            read: () => Todo.read(deps.engine.db, scope.sessionId),
+            write: (todos) => Todo.write({ db: deps.engine.db, bus: deps.engine.bus, teamId: scope.teamId }, scope.sessionId, todos),
+          },
+        };
+        return deps.executeTool(t, input, ctx);
+      },
+      toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
+    });
+  }
+  return set;
+}

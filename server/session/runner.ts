@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { define } from "../bus/bus";
+import type { Bus, Envelope } from "../bus/bus";
+import type { RunLock } from "./lock";
+
+/**
+ * The runners of this process, one per session, and the cross-instance abort: an abort
+ * asked on any instance is published and stops the runner wherever it runs.
+ */
+export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }));
+
+export interface Runner {
+  sessionId: string;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export class Runners {
+  private readonly running = new Map<string, Runner>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(bus: Bus) {
+    bus.subscribeAll((event: Envelope) => {
+      if (event.name !== AbortRequested.name) return;
+      const { sessionId } = AbortRequested.schema.parse(event.payload);
+      this.running.get(sessionId)?.abort.abort("Aborted by the user");
+    });
+  }
+
+  get(sessionId: string): Runner | undefined {
+    return this.running.get(sessionId);
+  }
+
+  add(runner: Runner): void {
+    this.running.set(runner.sessionId, runner);
+  }
+
+  delete(sessionId: string): void {
+    this.running.delete(sessionId);
+    const waiting = this.waiters.get(sessionId);
+    this.waiters.delete(sessionId);
+    for (const resolve of waiting ?? []) resolve();
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Resolves when no runner of this process works on the session. */
+  async idle(sessionId: string): Promise<void> {
+    while (this.running.has(sessionId)) {
+      await new Promise<void>((resolve) => {
+        const set = this.waiters.get(sessionId) ?? new Set();
+        set.add(resolve);
+        this.waiters.set(sessionId, set);
+      });
+    }
+  }
+
+  /** Whether any instance runs the session. */
+  static async busy(lock: RunLock, runners: Runners, sessionId: string): Promise<boolean> {
+    return runners.get(sessionId) !== undefined || (await lock.isRunning(sessionId));
+  }
+}

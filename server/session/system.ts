@@ -1,0 +1,26 @@
+import type { Agent } from "../agent/agent";
+import type { ModelRef } from "./message";
+
+/** The system prompt of a turn: who the agent is, where it works, and the rules. */
+export function systemPrompt(input: { agent: Agent; directory: string; model: ModelRef; lastStep: boolean; now?: Date }): string {
+  const lines = [
+    "You are Parley's coding agent. You help a team with the project in the working directory:",
+    "read and edit its files and run commands with the tools you have, then answer concisely.",
+    "Prefer small, verifiable steps. Never access files outside the project directory.",
+    "",
+    `<env>`,
+    `  Working directory: ${input.directory}`,
+    `  Platform: ${process.platform}`,
+    `  Date: ${(input.now ?? new Date()).toDateString()}`,
+    `  Model: ${input.model.providerId}/${input.model.modelId}`,
+    `</env>`,
+  ];
+  if (input.agent.prompt) lines.push("", input.agent.prompt);
+  if (input.lastStep) {
+    lines.push(
+      "",
+      "MAXIMUM STEPS REACHED: tools are disabled. Answer in text only: summarise what was done, what remains, and what the user should do next.",
+    );
+  }
+  return lines.join("\n");
+}
