@@ -1,5 +1,6 @@
 import type { Envelope } from "./bus/bus";
 import { ParleyError, httpStatus, isParleyError } from "./errors";
+import { wire } from "./session/wire";
 
 /** Route Handler helpers: one error mapping, one SSE stream. */
 
@@ -37,7 +38,7 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
           close();
         }
       };
-      const send = (event: Envelope) => write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+      const send = (event: Envelope) => write(`id: ${event.id}\ndata: ${JSON.stringify(wire(event))}\n\n`);
       write(`retry: 1000\n: connected\n\n`);
       for (const event of source.initial ?? []) send(event);
       const unsubscribe = source.subscribe(send);

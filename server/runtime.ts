@@ -2,6 +2,7 @@ import { Bus } from "./bus/bus";
 import { type Bridge, bridge } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
+import { wire } from "./session/wire";
 
 /**
  * The server's long-lived pieces, made once per process: configuration, the database
@@ -27,7 +28,7 @@ async function boot(): Promise<Runtime> {
   }
   const db = createDb(cfg.databaseUrl);
   const bus = new Bus();
-  const link = await bridge(bus, cfg.databaseUrl);
+  const link = await bridge(bus, cfg.databaseUrl, { encode: wire });
   return { config: cfg, db, bus, bridge: link };
 }
 

@@ -32,7 +32,15 @@ export interface Bridge {
   close(): Promise<void>;
 }
 
-export async function bridge(bus: Bus, connectionString: string, log: (message: string, error?: unknown) => void = console.error): Promise<Bridge> {
+export interface BridgeOptions {
+  log?: (message: string, error?: unknown) => void;
+  /** Turns an event into what is sent to other instances (e.g. compact text deltas). */
+  encode?: (event: Envelope) => Envelope;
+}
+
+export async function bridge(bus: Bus, connectionString: string, options: BridgeOptions = {}): Promise<Bridge> {
+  const log = options.log ?? console.error;
+  const encode = options.encode ?? ((event: Envelope) => event);
   const listener = new pg.Client({ connectionString });
   const sender = new pg.Client({ connectionString });
   await Promise.all([listener.connect(), sender.connect()]);
@@ -40,7 +48,8 @@ export async function bridge(bus: Bus, connectionString: string, log: (message: 
 
   let sending: Promise<void> = Promise.resolve();
   let sentSinceSweep = 0;
-  const send = async (event: Envelope) => {
+  const send = async (original: Envelope) => {
+    const event = encode(original);
     const json = JSON.stringify(event);
     let wire: string;
     if (Buffer.byteLength(json) <= INLINE_LIMIT) {

@@ -25,7 +25,15 @@ export const Compacted = define("session.compacted", z.object({ sessionId: z.str
 
 export const MessageUpdated = define("message.updated", z.object({ info: Message }));
 export const MessageRemoved = define("message.removed", z.object({ sessionId: z.string(), messageId: z.string() }));
-export const PartUpdated = define("message.part.updated", z.object({ part: Part, delta: z.string().optional() }));
+/**
+ * `delta` is the text appended while streaming. In process `part` is complete; on the
+ * wire (SSE, other instances) a delta event carries `offset` instead of the text (see
+ * wire.ts).
+ */
+export const PartUpdated = define(
+  "message.part.updated",
+  z.object({ part: Part, delta: z.string().optional(), offset: z.number().int().nonnegative().optional() }),
+);
 export const PartRemoved = define(
   "message.part.removed",
   z.object({ sessionId: z.string(), messageId: z.string(), partId: z.string() }),

@@ -81,6 +81,15 @@ export class Processor {
     this.now = options.now ?? Date.now;
   }
 
+  /** Republish the full state of every part still streaming (no delta), for clients that just connected. */
+  resync(): void {
+    const scope = { teamId: this.options.teamId, sessionId: this.message.sessionId };
+    for (const part of this.texts.values()) this.options.bus.publish(Event.PartUpdated, { part }, scope);
+    for (const part of this.tools.values()) {
+      if (part.state.status === "pending" || part.state.status === "running") this.options.bus.publish(Event.PartUpdated, { part }, scope);
+    }
+  }
+
   /** The tool part of a call, for live updates from the running tool. */
   toolPart(callId: string): ToolPart | undefined {
     return this.tools.get(callId);

@@ -215,7 +215,10 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
         }),
     });
     await processor.writer.message(assistant);
+    const runner = deps.runners.get(sessionId);
+    if (runner) runner.current = processor;
     const result = await processor.run();
+    if (runner) runner.current = undefined;
     if (result === "stop") return;
     if (lastStep) return;
   }

@@ -8,11 +8,19 @@ import type { RunLock } from "./lock";
  * asked on any instance is published and stops the runner wherever it runs.
  */
 export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }));
+/** A client (re)connected: the runner republishes the full state of what is streaming. */
+export const SyncRequested = define("runner.sync", z.object({ sessionId: z.string() }));
+
+export interface Resyncable {
+  resync(): void;
+}
 
 export interface Runner {
   sessionId: string;
   abort: AbortController;
   done: Promise<void>;
+  /** The processor of the step being streamed, if any. */
+  current?: Resyncable;
 }
 
 export class Runners {
@@ -21,9 +29,13 @@ export class Runners {
 
   constructor(bus: Bus) {
     bus.subscribeAll((event: Envelope) => {
-      if (event.name !== AbortRequested.name) return;
-      const { sessionId } = AbortRequested.schema.parse(event.payload);
-      this.running.get(sessionId)?.abort.abort("Aborted by the user");
+      if (event.name === AbortRequested.name) {
+        const { sessionId } = AbortRequested.schema.parse(event.payload);
+        this.running.get(sessionId)?.abort.abort("Aborted by the user");
+      } else if (event.name === SyncRequested.name) {
+        const { sessionId } = SyncRequested.schema.parse(event.payload);
+        this.running.get(sessionId)?.current?.resync();
+      }
     });
   }
 

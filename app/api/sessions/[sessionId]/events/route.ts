@@ -1,6 +1,7 @@
 import { requestContext } from "@/server/context";
 import { errorResponse, sseResponse } from "@/server/http";
 import { Session } from "@/server/session";
+import { SyncRequested } from "@/server/session/runner";
 
 export const dynamic = "force-dynamic";
 
@@ -10,10 +11,14 @@ export async function GET(req: Request, { params }: { params: Promise<{ sessionI
     const { sessionId } = await params;
     const ctx = await requestContext();
     const info = await Session.get(ctx, sessionId);
-    return sseResponse(req.signal, {
-      initial: [{ id: `init-${info.id}-${info.time.updated}`, name: "session.updated", payload: { info }, scope: { teamId: info.teamId, sessionId: info.id }, time: Date.now() }],
-      subscribe: (send) => ctx.bus.subscribe({ teamId: info.teamId, sessionId: info.id }, send),
+    const scope = { teamId: info.teamId, sessionId: info.id };
+    const response = sseResponse(req.signal, {
+      initial: [{ id: `init-${info.id}-${info.time.updated}`, name: "session.updated", payload: { info }, scope, time: Date.now() }],
+      subscribe: (send) => ctx.bus.subscribe(scope, send),
     });
+    // Now subscribed: ask the runner (on whichever instance) to resend what is streaming in full.
+    ctx.bus.publish(SyncRequested, { sessionId: info.id }, scope);
+    return response;
   } catch (error) {
     return errorResponse(error);
   }
