@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULTS, disabled, evaluate, fromConfig, matches } from "./evaluate";
+
+describe("wildcards", () => {
+  it("* matches any run, ? one character", () => {
+    expect(matches("git *", "git status")).toBe(true);
+    expect(matches("git *", "gitx status")).toBe(false);
+    expect(matches("*.env", "config/prod.env")).toBe(true);
+    expect(matches("?.ts", "a.ts")).toBe(true);
+    expect(matches("?.ts", "ab.ts")).toBe(false);
+    expect(matches("a.b", "axb")).toBe(false);
+    expect(matches("*", "")).toBe(true);
+  });
+});
+
+describe("evaluate", () => {
+  it("no match means ask", () => {
+    expect(evaluate("bash", "ls").action).toBe("ask");
+  });
+
+  it("the last matching rule across rulesets wins", () => {
+    const project = fromConfig({ bash: "deny" });
+    const session = fromConfig({ bash: { "git *": "allow" } });
+    expect(evaluate("bash", "git log", project, session).action).toBe("allow");
+    expect(evaluate("bash", "rm -rf /", project, session).action).toBe("deny");
+    expect(evaluate("bash", "git log", session, project).action).toBe("deny");
+  });
+
+  it("names the deciding rule", () => {
+    const d = evaluate("edit", "prod.env", fromConfig({ edit: { "*.env": "deny" } }));
+    expect(d).toEqual({ action: "deny", rule: { permission: "edit", pattern: "*.env", action: "deny" } });
+  });
+
+  it("expands config shorthand into rules", () => {
+    expect(fromConfig({ bash: "ask", edit: { "*.env": "deny", "src/*": "allow" } })).toEqual([
+      { permission: "bash", pattern: "*", action: "ask" },
+      { permission: "edit", pattern: "*.env", action: "deny" },
+      { permission: "edit", pattern: "src/*", action: "allow" },
+    ]);
+  });
+
+  it("has safe defaults for a shared server", () => {
+    expect(evaluate("read", "src/a.ts", DEFAULTS).action).toBe("allow");
+    expect(evaluate("read", ".env", DEFAULTS).action).toBe("ask");
+    expect(evaluate("read", "config/prod.env", DEFAULTS).action).toBe("ask");
+    expect(evaluate("read", ".env.example", DEFAULTS).action).toBe("allow");
+    expect(evaluate("edit", "src/a.ts", DEFAULTS).action).toBe("allow");
+    expect(evaluate("bash", "ls", DEFAULTS).action).toBe("ask");
+    expect(evaluate("external_directory", "/etc/*", DEFAULTS).action).toBe("ask");
+    expect(evaluate("doom_loop", "read", DEFAULTS).action).toBe("ask");
+    expect(evaluate("glob", "*", DEFAULTS).action).toBe("allow");
+  });
+});
+
+describe("disabled tools", () => {
+  it("hides a tool denied for every pattern, not one denied for some", () => {
+    expect(disabled("bash", DEFAULTS, fromConfig({ bash: "deny" }))).toBe(true);
+    expect(disabled("bash", DEFAULTS, fromConfig({ bash: { "rm *": "deny" } }))).toBe(false);
+    expect(disabled("bash", fromConfig({ bash: "deny" }), fromConfig({ bash: { "git *": "allow" } }))).toBe(false);
+    expect(disabled("bash", DEFAULTS)).toBe(false);
+  });
+});

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { type Action, type Rule, type Ruleset, Action as ActionSchema } from "./schema";
+
+/**
+ * Permission rules (SPEC §10). A pattern is a wildcard: `*` matches any run of
+ * characters (including none), `?` exactly one. `evaluate` takes rulesets in order
+ * (defaults, team/project config, agent, session) and the LAST matching rule wins; no
+ * match means "ask".
+ */
+
+const cache = new Map<string, RegExp>();
+
+export function wildcard(pattern: string): RegExp {
+  let re = cache.get(pattern);
+  if (!re) {
+    const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+    re = new RegExp(`^${body}$`, "s");
+    if (cache.size > 5000) cache.clear();
+    cache.set(pattern, re);
+  }
+  return re;
+}
+
+export function matches(pattern: string, value: string): boolean {
+  return wildcard(pattern).test(value);
+}
+
+export interface Decision {
+  action: Action;
+  /** The rule that decided, when one matched. */
+  rule?: Rule;
+}
+
+export function evaluate(permission: string, pattern: string, ...rulesets: (Ruleset | undefined)[]): Decision {
+  let decision: Decision = { action: "ask" };
+  for (const ruleset of rulesets) {
+    for (const rule of ruleset ?? []) {
+      if (matches(rule.permission, permission) && matches(rule.pattern, pattern)) decision = { action: rule.action, rule };
+    }
+  }
+  return decision;
+}
+
+/** Config shorthand: `{"bash": "ask"}` = pattern "*"; `{"edit": {"*.env": "deny"}}` = one rule per glob. */
+export const ConfigRules = z.record(z.string().min(1), z.union([ActionSchema, z.record(z.string().min(1), ActionSchema)]));
+export type ConfigRules = z.infer<typeof ConfigRules>;
+
+export function fromConfig(config: ConfigRules | undefined): Ruleset {
+  const rules: Ruleset = [];
+  for (const [permission, value] of Object.entries(config ?? {})) {
+    if (typeof value === "string") rules.push({ permission, pattern: "*", action: value });
+    else for (const [pattern, action] of Object.entries(value)) rules.push({ permission, pattern, action });
+  }
+  return rules;
+}
+
+/**
+ * Defaults for a shared server: reading tools allow; edits inside the project allow
+ * (they can be reverted); bash, paths outside the project, doom loops and reading
+ * `.env` files ask.
+ */
+export const DEFAULTS: Ruleset = fromConfig({
+  "*": "allow",
+  bash: "ask",
+  external_directory: "ask",
+  doom_loop: "ask",
+  read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
+});
+
+/** True when a tool can never run under these rules (denied for every pattern), so the model need not see it. */
+export function disabled(permission: string, ...rulesets: (Ruleset | undefined)[]): boolean {
+  let result = false;
+  for (const ruleset of rulesets) {
+    for (const rule of ruleset ?? []) {
+      if (!matches(rule.permission, permission)) continue;
+      if (rule.pattern === "*") result = rule.action === "deny";
+      else if (rule.action !== "deny") result = false;
+    }
+  }
+  return result;
+}
