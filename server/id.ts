@@ -66,12 +66,26 @@ export function descending(kind: IdKind): string {
   return create(kind, true);
 }
 
-/** Epoch ms encoded in an ascending id (or a descending one, when told). */
-export function timestamp(id: string, descendingId = false): number {
+/**
+ * 12 hex characters hold 48 bits; after the 12 counter bits, 36 bits of milliseconds
+ * remain, so the time field wraps every 2^36 ms (about 795 days, as OpenCode's ids do).
+ */
+const PERIOD_MS = (MAX_TIME + 1) / 0x1000;
+/** Ids may run slightly ahead of the clock (borrowed milliseconds, another host's clock). */
+const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Epoch ms encoded in an ascending id (or a descending one, when told). The id keeps
+ * only the time modulo 2^36 ms; this returns the latest matching time not after
+ * `reference` (plus a day of slack), exact for ids made in the last ~795 days.
+ */
+export function timestamp(id: string, descendingId = false, reference = Date.now()): number {
   const body = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 1 + TIME_HEX);
   let value = Number.parseInt(body, 16);
   if (descendingId) value = MAX_TIME - value;
-  return Math.floor(value / 0x1000);
+  const low = Math.floor(value / 0x1000);
+  const latest = reference + FUTURE_SLACK_MS;
+  return latest - ((((latest - low) % PERIOD_MS) + PERIOD_MS) % PERIOD_MS);
 }
 
 const ID_BODY = new RegExp(`^[0-9a-f]{${TIME_HEX}}[0-9A-Za-z]{${RANDOM_LENGTH}}$`);

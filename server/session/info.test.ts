@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { defaultTitle, forkTitle, isDefaultTitle } from "./info";
+
+describe("session titles", () => {
+  const at = Date.UTC(2026, 10, 21, 9, 5, 7, 42);
+
+  it("default titles name root and child sessions with the ISO time", () => {
+    expect(defaultTitle(false, at)).toBe("New session - 2026-11-21T09:05:07.042Z");
+    expect(defaultTitle(true, at)).toBe("Child session - 2026-11-21T09:05:07.042Z");
+  });
+
+  it("isDefaultTitle recognises exactly the two default shapes", () => {
+    expect(isDefaultTitle(defaultTitle(false, at))).toBe(true);
+    expect(isDefaultTitle(defaultTitle(true, at))).toBe(true);
+    expect(isDefaultTitle("New session - 2026-11-21T09:05:07.042Z")).toBe(true);
+
+    for (const title of [
+      "New session",
+      "New session - ",
+      "New session - yesterday",
+      "New session - 2026-11-21",
+      "New session - 2026-11-21T09:05:07Z",
+      "new session - 2026-11-21T09:05:07.042Z",
+      "Old session - 2026-11-21T09:05:07.042Z",
+      "Child session -2026-11-21T09:05:07.042Z",
+      "Fix login New session - 2026-11-21T09:05:07.042Z",
+      "New session - 2026-11-21T09:05:07.042Z (fork #1)",
+      "Child session - 2026-11-21T09:05:07.042Z\n",
+      "Refactor the parser",
+      "",
+    ]) {
+      expect(isDefaultTitle(title), title).toBe(false);
+    }
+  });
+
+  it("forkTitle adds (fork #1) or increments an existing suffix", () => {
+    expect(forkTitle("x")).toBe("x (fork #1)");
+    expect(forkTitle("x (fork #1)")).toBe("x (fork #2)");
+    expect(forkTitle("x (fork #9)")).toBe("x (fork #10)");
+    expect(forkTitle("x (fork #1) (fork #41)")).toBe("x (fork #1) (fork #42)");
+    // Only a real trailing suffix counts.
+    expect(forkTitle("x (fork #1) notes")).toBe("x (fork #1) notes (fork #1)");
+    expect(forkTitle("x (fork #a)")).toBe("x (fork #a) (fork #1)");
+  });
+});
