@@ -1,0 +1,240 @@
+import type { Bus, Envelope } from "../bus/bus";
+import type { Db } from "../db/client";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import type { Actor } from "../session/context";
+import type { PermissionRequest } from "../tool/tool";
+import { evaluate, matches } from "./evaluate";
+import { Asked, Replied, type Reply, Request } from "./events";
+import type { Ruleset } from "./schema";
+
+/**
+ * The ask flow (SPEC §10). `ask` decides from the rules; when they say "ask" it stores a
+ * pending request, publishes `permission.asked` and waits for `permission.replied`
+ * (answered from any tab, any member, any instance). "always" is stored in the database
+ * for the project and agent, so it outlives restarts.
+ */
+
+/** The user refused: the call fails and the loop stops. */
+export class RejectedError extends Error {
+  override name = "PermissionRejectedError";
+  constructor() {
+    super("The user rejected permission to use this tool call. Stop and wait for the user's next instruction.");
+  }
+}
+
+/** The user refused with feedback: the model gets the feedback and may try another way. */
+export class CorrectedError extends Error {
+  override name = "PermissionCorrectedError";
+  constructor(readonly feedback: string) {
+    super(`The user rejected permission to use this tool call with this feedback: ${feedback}`);
+  }
+}
+
+/** A rule forbids the call. */
+export class DeniedError extends Error {
+  override name = "PermissionDeniedError";
+}
+
+export function isRejection(error: unknown): boolean {
+  return error instanceof RejectedError;
+}
+
+export interface AskInput {
+  teamId: string;
+  projectId: string;
+  sessionId: string;
+  agent: string;
+  /** defaults, team/project config, agent — in that order. */
+  rules: Ruleset[];
+  /** The session's own ruleset, evaluated last. */
+  session?: Ruleset;
+  request: PermissionRequest;
+  tool?: { messageId: string; callId: string };
+  signal: AbortSignal;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+export class Permissions {
+  private readonly waiters = new Map<string, Waiter>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {
+    bus.subscribeAll((event) => this.onEvent(event));
+  }
+
+  /** Allow rules the team stored with "always" for this project and agent. */
+  async approvals(projectId: string, agent: string): Promise<Ruleset> {
+    const rows = await this.db.permissionApproval.findMany({ where: { projectId, agent }, orderBy: { createdAt: "asc" } });
+    return rows.map((row) => ({ permission: row.permission, pattern: row.pattern, action: "allow" as const }));
+  }
+
+  async ask(input: AskInput): Promise<void> {
+    const approved = await this.approvals(input.projectId, input.agent);
+    let needsAsk = false;
+    for (const pattern of input.request.patterns) {
+      const decision = evaluate(input.request.permission, pattern, ...input.rules, approved, input.session);
+      if (decision.action === "deny") {
+        const rule = decision.rule;
+        throw new DeniedError(
+          `Permission denied: "${input.request.permission}" for "${pattern}" is denied by the rule ` +
+            `{permission: "${rule?.permission ?? "*"}", pattern: "${rule?.pattern ?? "*"}", action: "deny"}.`,
+        );
+      }
+      if (decision.action === "ask") needsAsk = true;
+    }
+    if (!needsAsk) return;
+    if (input.signal.aborted) throw new DOMException("aborted", "AbortError");
+
+    const request: Request = {
+      id: Id.ascending("permission"),
+      sessionId: input.sessionId,
+      permission: input.request.permission,
+      patterns: input.request.patterns,
+      always: input.request.always ?? input.request.patterns,
+      metadata: input.request.metadata ?? {},
+      ...(input.tool ? { tool: input.tool } : {}),
+      time: { created: Date.now() },
+    };
+    const answered = new Promise<void>((resolve, reject) => this.waiters.set(request.id, { resolve, reject }));
+    await this.db.permissionRequest.create({
+      data: {
+        id: request.id,
+        teamId: input.teamId,
+        sessionId: input.sessionId,
+        projectId: input.projectId,
+        agent: input.agent,
+        permission: request.permission,
+        patterns: request.patterns,
+        always: request.always,
+        metadata: request.metadata as object,
+        tool: request.tool ?? undefined,
+        createdAt: new Date(request.time.created),
+      },
+    });
+    this.bus.publish(Asked, { request }, { teamId: input.teamId, sessionId: input.sessionId });
+    const onAbort = () => {
+      void this.settle(input.teamId, request.id, "reject", "aborted").catch((error: unknown) => {
+        console.error("[permission] could not close an aborted request", error);
+      });
+      this.waiters.get(request.id)?.reject(new DOMException("aborted", "AbortError"));
+      this.waiters.delete(request.id);
+    };
+    input.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await answered;
+    } finally {
+      input.signal.removeEventListener("abort", onAbort);
+      this.waiters.delete(request.id);
+    }
+  }
+
+  private onEvent(event: Envelope): void {
+    if (event.name !== Replied.name) return;
+    const { requestId, reply } = Replied.schema.parse(event.payload);
+    const waiter = this.waiters.get(requestId);
+    if (!waiter) return;
+    this.waiters.delete(requestId);
+    if (reply !== "reject") {
+      waiter.resolve();
+      return;
+    }
+    void this.db.permissionRequest
+      .findUnique({ where: { id: requestId }, select: { feedback: true } })
+      .then((row) => waiter.reject(row?.feedback ? new CorrectedError(row.feedback) : new RejectedError()))
+      .catch((error: unknown) => waiter.reject(error instanceof Error ? error : new RejectedError()));
+  }
+
+  /** Mark a pending request answered and tell everyone; false when it was not pending. */
+  private async settle(teamId: string, requestId: string, reply: Reply, feedback?: string): Promise<boolean> {
+    const updated = await this.db.permissionRequest.updateMany({
+      where: { id: requestId, status: "pending" },
+      data: { status: reply, repliedAt: new Date(), ...(feedback ? { feedback } : {}) },
+    });
+    if (updated.count === 0) return false;
+    const row = await this.db.permissionRequest.findUniqueOrThrow({ where: { id: requestId }, select: { sessionId: true } });
+    this.bus.publish(Replied, { sessionId: row.sessionId, requestId, reply }, { teamId, sessionId: row.sessionId });
+    return true;
+  }
+
+  /** Answer a pending request (SPEC §10). */
+  async reply(actor: Actor, input: { requestId: string; reply: Reply; feedback?: string }): Promise<void> {
+    Id.assert("permission", input.requestId);
+    const row = await this.db.permissionRequest.findUnique({ where: { id: input.requestId } });
+    if (!row || row.teamId !== actor.teamId) throw ParleyError.notFound("permission request", input.requestId);
+    if (row.status !== "pending") throw new ParleyError("CONFLICT", `permission request ${row.id} was already answered (${row.status})`);
+    const feedback = input.feedback?.trim() || undefined;
+
+    if (input.reply === "reject") {
+      await this.settle(row.teamId, row.id, "reject", feedback);
+      const others = await this.db.permissionRequest.findMany({ where: { sessionId: row.sessionId, status: "pending" }, select: { id: true } });
+      for (const other of others) await this.settle(row.teamId, other.id, "reject");
+      return;
+    }
+    if (input.reply === "always") {
+      const patterns = strings(row.always);
+      await this.db.permissionApproval.createMany({
+        data: patterns.map((pattern) => ({
+          id: Id.ascending("approval"),
+          teamId: row.teamId,
+          projectId: row.projectId,
+          agent: row.agent,
+          permission: row.permission,
+          pattern,
+        })),
+        skipDuplicates: true,
+      });
+      await this.settle(row.teamId, row.id, "always");
+      // Other pending requests that the new rules now allow are answered too.
+      const approved = await this.approvals(row.projectId, row.agent);
+      const others = await this.db.permissionRequest.findMany({
+        where: { projectId: row.projectId, agent: row.agent, status: "pending" },
+      });
+      for (const other of others) {
+        const allowed = strings(other.patterns).every((pattern) =>
+          approved.some((rule) => matches(rule.permission, other.permission) && matches(rule.pattern, pattern)),
+        );
+        if (allowed) await this.settle(other.teamId, other.id, "always");
+      }
+      return;
+    }
+    await this.settle(row.teamId, row.id, "once");
+  }
+
+  /** Pending requests of a session, oldest first (they survive reloads). */
+  async pending(actor: Actor, sessionId: string): Promise<Request[]> {
+    const rows = await this.db.permissionRequest.findMany({
+      where: { sessionId, teamId: actor.teamId, status: "pending" },
+      orderBy: { id: "asc" },
+    });
+    return rows.map((row) =>
+      Request.parse({
+        id: row.id,
+        sessionId: row.sessionId,
+        permission: row.permission,
+        patterns: row.patterns,
+        always: row.always,
+        metadata: row.metadata,
+        ...(row.tool ? { tool: row.tool } : {}),
+        time: { created: row.createdAt.getTime() },
+      }),
+    );
+  }
+
+  /** Fail every pending request of the given sessions (crash recovery). */
+  async failPending(sessionIds: string[]): Promise<number> {
+    const rows = await this.db.permissionRequest.findMany({ where: { sessionId: { in: sessionIds }, status: "pending" } });
+    for (const row of rows) await this.settle(row.teamId, row.id, "reject", "The server restarted while this request was pending.");
+    return rows.length;
+  }
+}
