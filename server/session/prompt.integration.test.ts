@@ -10,6 +10,7 @@ import { RunLock } from "./lock";
 import type { AssistantMessage } from "./message";
 import * as Prompt from "./prompt";
 import { Runners } from "./runner";
+import { Permissions } from "../permission/permission";
 import { Session } from ".";
 
 const usage = (input: number, output: number) => ({
@@ -54,7 +55,7 @@ function deps(bus: Bus, language: MockLanguageModelV4): Prompt.Deps {
     compaction: { auto: true, prune: true },
     flushMs: 20,
   };
-  return { engine, runners: new Runners(bus), tools: [echo], executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx) };
+  return { engine, runners: new Runners(bus), permissions: new Permissions(engine.db, bus), tools: [echo], executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx) };
 }
 
 describe("prompt loop (integration)", () => {

@@ -3,12 +3,13 @@ import { z } from "zod";
 import * as Agent from "../agent/agent";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Tool, ToolContext } from "../tool/tool";
+import type { PermissionRequest, Tool, ToolContext } from "../tool/tool";
 import { sessionRow } from "./access";
 import type { Context } from "./context";
 import type { Engine, ResolvedModel } from "./engine";
 import * as Event from "./events";
 import { type AssistantMessage, type Part, type UserMessage, type WithParts, ModelRef, emptyTokens } from "./message";
+import { Ruleset } from "../permission/schema";
 import { toModelMessages } from "./model-messages";
 import { Processor } from "./processor";
 import { AbortRequested, Runners } from "./runner";
@@ -16,6 +17,9 @@ import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } fr
 import * as Status from "./status";
 import * as Todo from "./todo";
 import { systemPrompt } from "./system";
+import { DEFAULTS, disabled } from "../permission/evaluate";
+import { type Permissions, isRejection } from "../permission/permission";
+import { type Call, isDoomLoop } from "./doom";
 
 /**
  * The prompt loop (SPEC §5): write the user's message, then — one runner per session —
@@ -47,6 +51,9 @@ export type PromptInput = z.input<typeof PromptInput>;
 export interface Deps {
   engine: Engine;
   runners: Runners;
+  permissions: Permissions;
+  /** Team/project permission rules from configuration (after the defaults). */
+  configRules?: Ruleset;
   tools: Tool[];
   executeTool: (tool: Tool, input: unknown, ctx: ToolContext) => Promise<{ title: string; output: string; metadata: Record<string, unknown>; attachments?: { mime: string; filename?: string; url: string }[] }>;
 }
@@ -202,6 +209,7 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
       prices: model.cost,
       abort: signal,
       maxAttempts: engine.maxAttempts,
+      isRejection,
       flushMs: engine.flushMs,
       now: engine.now,
       stream: () =>
@@ -209,7 +217,20 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
           model: model.language,
           system: systemPrompt({ agent, directory: row.directory, model: model.ref, lastStep }),
           messages: toModelMessages(messages),
-          tools: lastStep ? {} : toolSet(deps, { sessionId, teamId, messageId: assistant.id, agent, directory: row.directory, signal, processor: () => processor }),
+          tools: lastStep
+            ? {}
+            : toolSet(deps, {
+                sessionId,
+                teamId,
+                projectId: row.projectId,
+                messageId: assistant.id,
+                agent,
+                directory: row.directory,
+                signal,
+                processor: () => processor,
+                sessionRules: Ruleset.safeParse(row.permission).data,
+                calls: turnCalls(messages, lastUser.info.id),
+              }),
           abortSignal: signal,
           maxRetries: 0,
         }),
@@ -234,9 +255,26 @@ async function failBeforeStart(deps: Deps, teamId: string, assistant: AssistantM
   deps.engine.bus.publish(Event.Error, { sessionId: info.sessionId, error: { name: "UnknownError", message } }, { teamId, sessionId: info.sessionId });
 }
 
+/** The tool calls made since the user's last message, oldest first (for the doom-loop check). */
+function turnCalls(messages: WithParts[], userId: string): Call[] {
+  const calls: Call[] = [];
+  for (const m of messages) {
+    if (m.info.id <= userId) continue;
+    for (const p of m.parts) if (p.type === "tool") calls.push({ tool: p.tool, input: p.state.input });
+  }
+  return calls;
+}
+
+/** The permission a tool asks under (write edits files). */
+const TOOL_PERMISSION: Record<string, string> = { write: "edit" };
+const permissionOf = (tool: string) => TOOL_PERMISSION[tool] ?? tool;
+
 interface ToolScope {
   sessionId: string;
   teamId: string;
+  projectId: string;
+  sessionRules: Ruleset | undefined;
+  calls: Call[];
   messageId: string;
   agent: Agent.Agent;
   directory: string;
@@ -246,12 +284,37 @@ interface ToolScope {
 
 function toolSet(deps: Deps, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
+  const rules = [DEFAULTS, deps.configRules ?? [], scope.agent.permission];
+  const ask = (request: PermissionRequest, callId: string, signal: AbortSignal) =>
+    deps.permissions.ask({
+      teamId: scope.teamId,
+      projectId: scope.projectId,
+      sessionId: scope.sessionId,
+      agent: scope.agent.name,
+      rules,
+      session: scope.sessionRules,
+      request,
+      tool: { messageId: scope.messageId, callId },
+      signal,
+    });
   for (const t of deps.tools) {
     if (!Agent.allows(scope.agent, t.id)) continue;
+    if (disabled(permissionOf(t.id), ...rules, scope.sessionRules)) continue;
     set[t.id] = aiTool({
       description: t.description,
       inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
+        const signal = options.abortSignal ?? scope.signal;
+        const call = { tool: t.id, input };
+        const loop = isDoomLoop(scope.calls, call);
+        scope.calls.push(call);
+        if (loop) {
+          await ask(
+            { permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } },
+            options.toolCallId,
+            signal,
+          );
+        }
         const ctx: ToolContext = {
           sessionId: scope.sessionId,
           messageId: scope.messageId,
@@ -259,14 +322,8 @@ function toolSet(deps: Deps, scope: ToolScope): ToolSet {
           agent: scope.agent.name,
           directory: scope.directory,
           dataDir: deps.engine.dataDir,
-          abort: options.abortSignal ?? scope.signal,
-          ask: async (request) => {
-            if (request.permission === "external_directory") {
-              throw new Error(
-                `${request.patterns.join(", ")} is outside the project directory ${scope.directory}; tools may only access files inside the project.`,
-              );
-            }
-          },
+          abort: signal,
+          ask: (request) => ask(request, options.toolCallId, signal),
           update: (patch) => {
             void scope.processor().updateTool(options.toolCallId, patch).catch((error: unknown) => {
               console.error("[session] could not update a running tool", error);
