@@ -117,7 +117,8 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<In
   if (filter.parentId !== undefined) where.parentId = filter.parentId;
   if (filter.authorId) where.authorId = filter.authorId;
   if (filter.archived !== "all") where.timeArchived = filter.archived ? { not: null } : null;
-  if (filter.search) where.title = { contains: filter.search, mode: "insensitive" };
+  // Prisma passes `contains` to ILIKE unescaped: make % _ \ match themselves.
+  if (filter.search) where.title = { contains: filter.search.replace(/[\\%_]/g, "\\$&"), mode: "insensitive" };
   if (filter.cursor) {
     const [updated, id] = decodeCursor(filter.cursor);
     where.OR = [{ timeUpdated: { lt: new Date(updated) } }, { timeUpdated: new Date(updated), id: { gt: id } }];

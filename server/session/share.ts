@@ -16,10 +16,13 @@ function shareId(): string {
 export async function share(ctx: Context, sessionId: string): Promise<Info> {
   if (ctx.share === "disabled") throw new ParleyError("FORBIDDEN", "sharing is disabled on this server");
   const row = await sessionRow(ctx, sessionId);
-  if (!row.share) {
-    await ctx.db.share.create({ data: { id: shareId(), sessionId: row.id, teamId: row.teamId } });
-  } else if (row.share.revokedAt) {
-    await ctx.db.share.update({ where: { id: row.share.id }, data: { revokedAt: null } });
+  if (!row.share || row.share.revokedAt) {
+    // One statement (INSERT … ON CONFLICT), so concurrent shares agree on one id.
+    await ctx.db.share.upsert({
+      where: { sessionId: row.id },
+      create: { id: shareId(), sessionId: row.id, teamId: row.teamId },
+      update: { revokedAt: null },
+    });
   }
   const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: row.id }, include: { share: true } });
   const info = sessionFromRow(updated, ctx.publicUrl);

@@ -115,8 +115,12 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, what: string):
 export async function updateMessage(ctx: Context, input: Message): Promise<Message> {
   const info = validate(Message, input, "message");
   const session = await sessionRow(ctx, info.sessionId);
-  const existing = await ctx.db.message.findUnique({ where: { id: info.id }, select: { sessionId: true } });
-  if (existing && existing.sessionId !== info.sessionId) throw ParleyError.invalid(`message ${info.id} belongs to another session`);
+  const existing = await ctx.db.message.findUnique({ where: { id: info.id }, select: { sessionId: true, session: { select: { teamId: true } } } });
+  if (existing && existing.sessionId !== info.sessionId) {
+    // Another team's message is reported as not found, like its session.
+    if (existing.session.teamId !== ctx.actor.teamId) throw ParleyError.notFound("message", info.id);
+    throw ParleyError.invalid(`message ${info.id} belongs to another session`);
+  }
   await ctx.db.message.upsert({
     where: { id: info.id },
     create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
@@ -132,8 +136,14 @@ export async function updatePart(ctx: Context, input: Part, delta?: string): Pro
   const session = await sessionRow(ctx, value.sessionId);
   const owner = await ctx.db.message.findUnique({ where: { id: value.messageId }, select: { sessionId: true } });
   if (!owner || owner.sessionId !== value.sessionId) throw ParleyError.notFound("message", value.messageId);
-  const existing = await ctx.db.part.findUnique({ where: { id: value.id }, select: { messageId: true } });
-  if (existing && existing.messageId !== value.messageId) throw ParleyError.invalid(`part ${value.id} belongs to another message`);
+  const existing = await ctx.db.part.findUnique({
+    where: { id: value.id },
+    select: { messageId: true, message: { select: { session: { select: { teamId: true } } } } },
+  });
+  if (existing && existing.messageId !== value.messageId) {
+    if (existing.message.session.teamId !== ctx.actor.teamId) throw ParleyError.notFound("part", value.id);
+    throw ParleyError.invalid(`part ${value.id} belongs to another message`);
+  }
   await ctx.db.part.upsert({
     where: { id: value.id },
     create: { id: value.id, messageId: value.messageId, sessionId: value.sessionId, type: value.type, data: partData(value) },
