@@ -68,9 +68,7 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
     await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, wire]);
   };
   const unhook = bus.onPublish((event) => {
-    sending = sending.then(
-      () => (closed ? undefined : send(event)),
-    ).catch((error: unknown) => log(`[bus] could not forward ${event.name} to other instances`, error));
+    sending = sending.then(() => send(event)).catch((error: unknown) => log(`[bus] could not forward ${event.name} to other instances`, error));
   });
 
   let receiving: Promise<void> = Promise.resolve();
@@ -92,7 +90,8 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
     bus.deliver({ ...event, payload: def.schema.parse(event.payload) });
   };
   listener.on("notification", (message) => {
-    if (message.channel !== CHANNEL || message.payload === undefined) return;
+    // After close() began, nothing more is delivered (the sender may already be ending).
+    if (closed || message.channel !== CHANNEL || message.payload === undefined) return;
     const raw = message.payload;
     receiving = receiving
       .then(() => receive(raw))
@@ -106,8 +105,8 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
     flush: () => sending,
     async close() {
       unhook();
-      await sending;
       closed = true;
+      await sending;
       await receiving;
       await Promise.all([listener.end(), sender.end()]);
     },

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseUrl, testDb } from "../../test/db";
+import { textPart } from "../../test/fixtures";
+import * as Id from "../id";
+import { PartUpdated } from "../session/events";
+import type { Part } from "../session/message";
+import { Bus, type Envelope } from "./bus";
+import { type Bridge, bridge } from "./postgres";
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("PostgreSQL bus bridge (integration)", () => {
+  const a = new Bus();
+  const b = new Bus();
+  const problems: string[] = [];
+  const log = (message: string, error?: unknown) => problems.push(`${message}: ${String(error)}`);
+  let bridges: Bridge[] = [];
+
+  beforeAll(async () => {
+    bridges = await Promise.all([bridge(a, databaseUrl(), { log }), bridge(b, databaseUrl(), { log })]);
+  });
+  afterAll(async () => {
+    await Promise.all(bridges.map((link) => link.close()));
+  });
+
+  /** A fresh team scope with recorders on both buses. */
+  function scope() {
+    const teamId = Id.ascending("team");
+    const sessionId = Id.descending("session");
+    const onA: Envelope[] = [];
+    const onB: Envelope[] = [];
+    a.subscribe({ teamId }, (e) => onA.push(e));
+    b.subscribe({ teamId }, (e) => onB.push(e));
+    const part = (text: string): Part => textPart(sessionId, Id.ascending("message"), text);
+    return { teamId, sessionId, onA, onB, part, where: { teamId, sessionId } };
+  }
+
+  it("carries an event from one instance to another, once, and not back to its sender", async () => {
+    const s = scope();
+    const sent = a.publish(PartUpdated, { part: s.part("hello"), delta: "hello" }, s.where);
+    await until(() => s.onB.length >= 1, "the event on bus B");
+    expect(s.onB).toEqual([sent]);
+    // A marker sent back from B after it got the event arrives at A after any echo would have.
+    const marker = b.publish(PartUpdated, { part: s.part("marker") }, s.where);
+    await until(() => s.onA.length >= 2, "the marker on bus A");
+    expect(s.onA).toEqual([sent, marker]);
+    expect(s.onB).toEqual([sent, marker]);
+    expect(problems).toEqual([]);
+  });
+
+  it("carries a payload larger than NOTIFY's 8000-byte limit intact", async () => {
+    const s = scope();
+    const text = Array.from({ length: 20 * 1024 }, (_, i) => "abcdefghijklmnopqrstuvwxyzé€😀"[i % 29]).join("");
+    const parkedBefore = await testDb().eventPayload.count();
+    const sent = a.publish(PartUpdated, { part: s.part(text), delta: text.slice(-100) }, s.where);
+    await until(() => s.onB.length >= 1, "the large event on bus B");
+    expect(s.onB[0]).toEqual(sent);
+    expect((s.onB[0]?.payload as { part: { text: string } }).part.text).toBe(text);
+    // It went through the parked-payload path.
+    expect(await testDb().eventPayload.count()).toBeGreaterThan(parkedBefore);
+    expect(problems).toEqual([]);
+  });
+
+  it("delivers a burst of 200 events, small and large, in publish order", async () => {
+    const s = scope();
+    const sent: Envelope[] = [];
+    for (let i = 0; i < 200; i++) {
+      const text = i % 50 === 7 ? `${i}:${"x".repeat(9000)}` : `${i}`;
+      sent.push(a.publish(PartUpdated, { part: s.part(text), delta: String(i) }, s.where));
+    }
+    await until(() => s.onB.length >= 200, "200 events on bus B", 20_000);
+    expect(s.onB.map((e) => e.id)).toEqual(sent.map((e) => e.id));
+    expect(s.onB).toEqual(sent);
+    expect(s.onA).toHaveLength(200);
+    expect(problems).toEqual([]);
+  });
+
+  it("flush resolves after every event was handed to PostgreSQL, and a closed bridge forwards nothing", async () => {
+    const c = new Bus();
+    const link = await bridge(c, databaseUrl(), { log });
+    const s = scope();
+    c.publish(PartUpdated, { part: s.part("before close") }, s.where);
+    await link.flush();
+    await link.close();
+    await until(() => s.onB.length >= 1, "the event flushed before close");
+    c.publish(PartUpdated, { part: s.part("after close") }, s.where);
+    const marker = a.publish(PartUpdated, { part: s.part("marker") }, s.where);
+    await until(() => s.onB.length >= 2, "the marker");
+    expect(s.onB.map((e) => (e.payload as { part: { text: string } }).part.text)).toEqual(["before close", "marker"]);
+    expect(s.onB[1]).toEqual(marker);
+    expect(problems).toEqual([]);
+  });
+
+  it("closes cleanly while events from another instance are still arriving", async () => {
+    const c = new Bus();
+    const link = await bridge(c, databaseUrl(), { log });
+    const s = scope();
+    const onC: Envelope[] = [];
+    c.subscribe({ teamId: s.teamId }, (e) => onC.push(e));
+    for (let i = 0; i < 400; i++) a.publish(PartUpdated, { part: s.part(i % 20 === 0 ? "y".repeat(8000) : `${i}`) }, s.where);
+    await until(() => onC.length >= 20, "the first events on bus C");
+    await link.close();
+    const received = onC.length;
+    await until(() => s.onB.length >= 400, "the burst on bus B", 20_000);
+    expect(onC.length).toBe(received);
+    expect(problems).toEqual([]);
+  });
+});
