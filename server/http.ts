@@ -26,40 +26,49 @@ export interface EventSource {
  */
 export function sseResponse(signal: AbortSignal, source: EventSource): Response {
   const encoder = new TextEncoder();
-  let cleanup = () => {};
+  let cleanup = (_reason: "cancel" | "abort") => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       let open = true;
+      let heartbeat: ReturnType<typeof setInterval> | undefined = undefined;
+      let unsubscribe = () => {};
+      const close = (reason: "cancel" | "abort" | "failed", error?: unknown) => {
+        if (!open) return;
+        open = false;
+        clearInterval(heartbeat);
+        unsubscribe();
+        signal.removeEventListener("abort", onAbort);
+        // A cancelled stream is already closed (closing it again would throw); error() never throws.
+        if (reason === "abort") controller.close();
+        else if (reason === "failed") controller.error(error);
+      };
+      const onAbort = () => close("abort");
+      cleanup = close;
+      // The client may be gone already (it left while the route was loading): an abort
+      // listener added now would never fire, so close at once instead of subscribing.
+      if (signal.aborted) {
+        close("abort");
+        return;
+      }
+      signal.addEventListener("abort", onAbort);
       const write = (text: string) => {
         if (!open) return;
         try {
           controller.enqueue(encoder.encode(text));
-        } catch {
-          close();
+        } catch (error) {
+          console.error("[http] SSE write failed, closing the stream", error);
+          close("failed", error);
         }
       };
       const send = (event: Envelope) => write(`id: ${event.id}\ndata: ${JSON.stringify(wire(event))}\n\n`);
       write(`retry: 1000\n: connected\n\n`);
       for (const event of source.initial ?? []) send(event);
-      const unsubscribe = source.subscribe(send);
-      const heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
-      const close = () => {
-        if (!open) return;
-        open = false;
-        clearInterval(heartbeat);
-        unsubscribe();
-        signal.removeEventListener("abort", close);
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client going away
-        }
-      };
-      cleanup = close;
-      signal.addEventListener("abort", close);
+      if (!open) return;
+      unsubscribe = source.subscribe(send);
+      heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
     },
     cancel() {
-      cleanup();
+      cleanup("cancel");
     },
   });
   return new Response(stream, {

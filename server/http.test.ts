@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Bus, type Envelope } from "./bus/bus";
+import { ParleyError } from "./errors";
+
+// A short heartbeat, read when the module loads.
+process.env.PARLEY_SSE_HEARTBEAT_MS = "20";
+const { errorResponse, sseResponse } = await import("./http");
+
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, needle: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes(needle)) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text;
+}
+
+describe("errorResponse", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("maps domain error codes to HTTP statuses with the message", async () => {
+    const cases: [ParleyError, number][] = [
+      [ParleyError.notFound("session", "ses_x"), 404],
+      [ParleyError.invalid("bad"), 400],
+      [new ParleyError("FORBIDDEN", "no"), 403],
+      [new ParleyError("UNAUTHORIZED", "who"), 401],
+      [new ParleyError("BUSY", "busy"), 409],
+      [new ParleyError("CONFLICT", "conflict"), 409],
+      [new ParleyError("CORRUPT", "Part row prt_1 is corrupt"), 500],
+    ];
+    for (const [error, status] of cases) {
+      const res = errorResponse(error);
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ error: { code: error.code, message: error.message } });
+    }
+  });
+
+  it("answers any other error with 500 without its message, and logs it", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = errorResponse(new Error("password=hunter2"));
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(await res.json())).not.toContain("hunter2");
+    expect(log).toHaveBeenCalled();
+  });
+});
+
+describe("sseResponse", () => {
+  const event = (n: number): Envelope => ({ id: `e${n}`, name: "test.n", payload: { n }, scope: { teamId: "t" }, time: n });
+
+  it("sends the initial events, then live ones and heartbeats; cancel unsubscribes", async () => {
+    const bus = new Bus();
+    const res = sseResponse(new AbortController().signal, {
+      initial: [event(1)],
+      subscribe: (send) => bus.subscribe({ teamId: "t" }, send),
+    });
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(bus.subscriberCount).toBe(1);
+    const reader = res.body!.getReader();
+    bus.deliver(event(2));
+    const text = await readUntil(reader, ": ping");
+    expect(text.startsWith("retry: 1000\n")).toBe(true);
+    const data = [...text.matchAll(/^id: (.+)\ndata: (.+)$/gm)].map((m) => [m[1], JSON.parse(m[2]!)]);
+    expect(data).toEqual([
+      ["e1", event(1)],
+      ["e2", event(2)],
+    ]);
+    await reader.cancel();
+    expect(bus.subscriberCount).toBe(0);
+  });
+
+  it("closes and unsubscribes on abort, and never subscribes for an already aborted request", async () => {
+    const bus = new Bus();
+    const abort = new AbortController();
+    const res = sseResponse(abort.signal, { subscribe: (send) => bus.subscribe({ teamId: "t" }, send) });
+    const reader = res.body!.getReader();
+    await readUntil(reader, "connected");
+    abort.abort();
+    expect(bus.subscriberCount).toBe(0);
+    expect((await reader.read()).done).toBe(true);
+
+    const gone = new AbortController();
+    gone.abort();
+    const subscribe = vi.fn(() => () => {});
+    const late = sseResponse(gone.signal, { subscribe });
+    expect((await late.body!.getReader().read()).done).toBe(true);
+    expect(subscribe).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,232 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as Id from "../server/id";
+import { Session } from "../server/session";
+import { appRouter } from "../server/trpc/router";
+import { databaseUrl, makeTeam, testDb, type TeamFixture } from "./db";
+import { seedTurns } from "./fixtures";
+
+/** Transport error mapping, through real HTTP requests and responses. */
+
+describe("tRPC over HTTP (integration)", () => {
+  let team: TeamFixture;
+  beforeAll(async () => {
+    team = await makeTeam();
+  });
+
+  async function call(procedure: string, input: unknown, method: "GET" | "POST" = "GET") {
+    const base = `http://parley.test/api/trpc/${procedure}`;
+    const req =
+      method === "GET"
+        ? new Request(`${base}?input=${encodeURIComponent(JSON.stringify(input))}`)
+        : new Request(base, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
+    const res = await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      createContext: () => ({ ...team.ctx, workspace: { actor: team.ctx.actor, projectId: team.projectId } }),
+    });
+    const body = (await res.json()) as {
+      result?: { data: unknown };
+      error?: { message: string; data: { code: string; httpStatus: number; parleyCode?: string; issues?: unknown[] } };
+    };
+    return { status: res.status, body };
+  }
+
+  it("answers a valid query with 200 and the data", async () => {
+    const info = await Session.create(team.ctx, { projectId: team.projectId, title: "Over HTTP" });
+    const { status, body } = await call("session.get", { sessionId: info.id });
+    expect(status).toBe(200);
+    expect(body.result?.data).toEqual(info);
+  });
+
+  it("maps a bad id prefix to 400 BAD_REQUEST", async () => {
+    const { status, body } = await call("session.get", { sessionId: Id.ascending("message") });
+    expect(status).toBe(400);
+    expect(body.error?.data.code).toBe("BAD_REQUEST");
+    expect(body.error?.message).toContain("ses_");
+  });
+
+  it("maps an unknown session to 404 NOT_FOUND", async () => {
+    const missing = Id.descending("session");
+    const { status, body } = await call("session.get", { sessionId: missing });
+    expect(status).toBe(404);
+    expect(body.error?.data).toMatchObject({ code: "NOT_FOUND", parleyCode: "NOT_FOUND" });
+    expect(body.error?.message).toContain(missing);
+    expect((await call("session.touch", { sessionId: missing }, "POST")).status).toBe(404);
+  });
+
+  it("maps an oversize title to 400", async () => {
+    const info = await Session.create(team.ctx, { projectId: team.projectId });
+    const update = await call("session.update", { sessionId: info.id, patch: { title: "x".repeat(201) } }, "POST");
+    expect(update.status).toBe(400);
+    expect(update.body.error?.data.code).toBe("BAD_REQUEST");
+    expect(update.body.error?.message).toContain("200");
+    const create = await call("session.create", { projectId: team.projectId, title: "y".repeat(201) }, "POST");
+    expect(create.status).toBe(400);
+    expect((await Session.get(team.ctx, info.id)).title).toBe(info.title);
+  });
+
+  it("maps a corrupt part row to 500 with parleyCode CORRUPT and the row named", async () => {
+    const info = await Session.create(team.ctx, { projectId: team.projectId });
+    const [turn] = await seedTurns(team.ctx, info.id, 1);
+    const partId = Id.ascending("part");
+    await testDb().part.create({ data: { id: partId, messageId: turn!.user.id, sessionId: info.id, type: "text", data: { text: 42 } } });
+    const { status, body } = await call("message.part", { sessionId: info.id, partId });
+    expect(status).toBe(500);
+    expect(body.error?.data.parleyCode).toBe("CORRUPT");
+    expect(body.error?.message).toContain(`Part row ${partId}`);
+    // The page still loads, reporting the row.
+    const page = await call("message.page", { sessionId: info.id });
+    expect(page.status).toBe(200);
+    expect((page.body.result?.data as { corrupt: { id: string }[] }).corrupt.map((c) => c.id)).toEqual([partId]);
+  });
+});
+
+type SessionRoute = typeof import("../app/api/sessions/[sessionId]/events/route");
+type TeamRoute = typeof import("../app/api/teams/[teamId]/events/route");
+type RuntimeModule = typeof import("../server/runtime");
+type ContextModule = typeof import("../server/context");
+
+/** Reads an SSE response: every `data:` line parsed, in order. */
+function sseReader(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const events: { name: string; payload: unknown }[] = [];
+  let done = false;
+  const pump = (async () => {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) {
+        done = true;
+        return;
+      }
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        for (const line of frame.split("\n")) {
+          if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as { name: string; payload: unknown });
+        }
+      }
+    }
+  })();
+  async function until(condition: () => boolean, what: string) {
+    const deadline = Date.now() + 5000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${events.map((e) => e.name).join(", ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  return { events, until, closed: () => done, pump };
+}
+
+describe("SSE Route Handlers (integration)", () => {
+  let dir: string;
+  let sessionRoute: SessionRoute;
+  let teamRoute: TeamRoute;
+  let rt: Awaited<ReturnType<RuntimeModule["runtime"]>>;
+  let context: ContextModule;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "parley-sse-"));
+    // The routes build their context from the process runtime: configure it before loading them.
+    process.env.DATABASE_URL = databaseUrl();
+    process.env.PARLEY_PROJECT_DIR = path.join(dir, "project");
+    process.env.PARLEY_DATA_DIR = path.join(dir, "data");
+    sessionRoute = await import("../app/api/sessions/[sessionId]/events/route");
+    teamRoute = await import("../app/api/teams/[teamId]/events/route");
+    context = await import("../server/context");
+    rt = await (await import("../server/runtime")).runtime();
+  });
+  afterAll(async () => {
+    await rt?.bridge.close();
+    await rt?.db.$disconnect();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = (sessionId: string, signal?: AbortSignal) =>
+    sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal }), { params: Promise.resolve({ sessionId }) });
+
+  it("answers a bad id with 400 and an unknown session with 404, as JSON", async () => {
+    const bad = await open("msg_nope");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: "INVALID" } });
+    const missing = Id.descending("session");
+    const unknown = await open(missing);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: "NOT_FOUND", message: expect.stringContaining(missing) } });
+  });
+
+  it("does not stream another team's session", async () => {
+    const other = await makeTeam();
+    const foreign = await Session.create(other.ctx, { projectId: other.projectId });
+    const res = await open(foreign.id);
+    expect(res.status).toBe(404);
+  });
+
+  it("streams the session state first, then live events, and unsubscribes when the client goes away", async () => {
+    const ctx = await context.requestContext();
+    const info = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    const subscribersBefore = rt.bus.subscriberCount;
+    const abort = new AbortController();
+    const res = await open(info.id, abort.signal);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(rt.bus.subscriberCount).toBe(subscribersBefore + 1);
+
+    const stream = sseReader(res);
+    await stream.until(() => stream.events.length >= 1, "the first event");
+    expect(stream.events[0]).toMatchObject({ name: "session.updated", payload: { info: { id: info.id, title: info.title } } });
+
+    await Session.update(ctx, info.id, { title: "Renamed live" });
+    await stream.until(() => stream.events.some((e) => e.name === "session.updated" && (e.payload as { info: { title: string } }).info.title === "Renamed live"), "the live update");
+
+    abort.abort();
+    await stream.pump;
+    expect(stream.closed()).toBe(true);
+    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+  });
+
+  it("does not leak a subscription when the client went away before the stream started", async () => {
+    const ctx = await context.requestContext();
+    const info = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    const subscribersBefore = rt.bus.subscriberCount;
+    const abort = new AbortController();
+    abort.abort();
+    const res = await open(info.id, abort.signal);
+    const stream = sseReader(res);
+    await stream.pump;
+    expect(stream.closed()).toBe(true);
+    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+  });
+
+  it("team stream: 404 for another team, events of its sessions for the own team", async () => {
+    const ctx = await context.requestContext();
+    const teamOpen = (teamId: string, signal?: AbortSignal) =>
+      teamRoute.GET(new Request(`http://parley.test/api/teams/${teamId}/events`, { signal }), { params: Promise.resolve({ teamId }) });
+    const other = await makeTeam();
+    const denied = await teamOpen(other.teamId);
+    expect(denied.status).toBe(404);
+    expect(await denied.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
+
+    const subscribersBefore = rt.bus.subscriberCount;
+    const abort = new AbortController();
+    const res = await teamOpen(ctx.actor.teamId, abort.signal);
+    expect(res.status).toBe(200);
+    const stream = sseReader(res);
+    const created = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    await Session.create(other.ctx, { projectId: other.projectId });
+    await stream.until(() => stream.events.some((e) => e.name === "session.created"), "session.created");
+    const ids = stream.events.map((e) => (e.payload as { info?: { id: string } }).info?.id);
+    expect(new Set(ids)).toEqual(new Set([created.id]));
+    abort.abort();
+    await stream.pump;
+    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+  });
+});
