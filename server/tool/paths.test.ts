@@ -1,0 +1,90 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isInside, realLocation, resolvePath } from "./paths";
+import { fakeContext, tempProject, type TempProject } from "./testing";
+
+let t: TempProject;
+beforeEach(async () => {
+  t = await tempProject();
+});
+afterEach(async () => {
+  await t.cleanup();
+});
+
+describe("isInside", () => {
+  it("accepts the directory itself and its descendants, including names starting with '..'", () => {
+    expect(isInside("/p", "/p")).toBe(true);
+    expect(isInside("/p", "/p/a/b")).toBe(true);
+    expect(isInside("/p", "/p/..hidden")).toBe(true);
+    expect(isInside("/p", "/")).toBe(false);
+    expect(isInside("/p", "/p2")).toBe(false);
+    expect(isInside("/p", "/other/p")).toBe(false);
+  });
+});
+
+describe("resolvePath", () => {
+  it("resolves relative paths inside the project without asking", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    const r = await resolvePath(ctx, "src/../a.txt");
+    expect(r).toEqual({ absolute: path.join(t.project, "a.txt"), real: path.join(t.project, "a.txt"), relative: "a.txt", external: false });
+    expect((await resolvePath(ctx, undefined)).relative).toBe(".");
+    expect((await resolvePath(ctx, path.join(t.project, "x/y"))).relative).toBe("x/y");
+    expect(ctx.requests).toEqual([]);
+  });
+
+  it("asks external_directory for `..` escapes and fails with the rejection", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    await expect(resolvePath(ctx, "../outside/secret.txt")).rejects.toThrow(/rejected/);
+    expect(ctx.requests).toEqual([
+      expect.objectContaining({ permission: "external_directory", patterns: [path.join(t.outside, "*")] }),
+    ]);
+  });
+
+  it("asks for absolute paths outside the project, naming their directory", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    await expect(resolvePath(ctx, "/etc/passwd")).rejects.toThrow(/rejected/);
+    expect(ctx.requests[0]?.patterns).toEqual(["/etc/*"]);
+    await expect(resolvePath(ctx, "/etc", { kind: "directory" })).rejects.toThrow(/rejected/);
+    expect(ctx.requests[1]?.patterns).toEqual(["/etc/*"]);
+  });
+
+  it("asks for a symlinked file or directory that points outside", async () => {
+    await fs.symlink(t.secret, path.join(t.project, "link.txt"));
+    await fs.symlink(t.outside, path.join(t.project, "linkdir"));
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    await expect(resolvePath(ctx, "link.txt")).rejects.toThrow(/rejected/);
+    await expect(resolvePath(ctx, "linkdir/secret.txt")).rejects.toThrow(/rejected/);
+    await expect(resolvePath(ctx, "linkdir/new/deeper.txt")).rejects.toThrow(/rejected/);
+    await expect(resolvePath(ctx, "linkdir", { kind: "directory" })).rejects.toThrow(/rejected/);
+    expect(ctx.requests.map((r) => r.patterns[0])).toEqual([
+      path.join(t.outside, "*"),
+      path.join(t.outside, "*"),
+      path.join(t.outside, "new", "*"),
+      path.join(t.outside, "*"),
+    ]);
+  });
+
+  it("follows a dangling symlink by hand, so a write through it cannot escape", async () => {
+    await fs.symlink(path.join(t.outside, "not-yet.txt"), path.join(t.project, "dangling"));
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    await expect(resolvePath(ctx, "dangling")).rejects.toThrow(/rejected/);
+    expect(await realLocation(path.join(t.project, "dangling"))).toBe(path.join(t.outside, "not-yet.txt"));
+  });
+
+  it("lets symlinks that stay inside the project through", async () => {
+    await fs.mkdir(path.join(t.project, "real"));
+    await fs.symlink(path.join(t.project, "real"), path.join(t.project, "alias"));
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    const r = await resolvePath(ctx, "alias/file.txt");
+    expect(r.external).toBe(false);
+    expect(r.real).toBe(path.join(t.project, "real", "file.txt"));
+    expect(ctx.requests).toEqual([]);
+  });
+
+  it("returns the outside path when permission is granted", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false });
+    const r = await resolvePath(ctx, t.secret);
+    expect(r).toMatchObject({ absolute: t.secret, relative: t.secret, external: true });
+  });
+});
