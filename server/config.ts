@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { ConfigRules, fromConfig } from "./permission/evaluate";
+import type { Ruleset } from "./permission/schema";
+import { ModelOverrides } from "./provider/models";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -19,6 +22,12 @@ export const ConfigFileSchema = z
     smallModel: ModelRef.optional(),
     projectsRoot: z.string().min(1).optional(),
     defaultProject: z.string().min(1).optional(),
+    /** Team/project permission rules, e.g. {"bash": "ask", "edit": {"*.env": "deny"}} (SPEC §10). */
+    permission: ConfigRules.optional(),
+    /** Model catalog overrides: {"openai/gpt-4.1": {"limit": {...}, "cost": {...}}}. */
+    models: ModelOverrides.optional(),
+    retry: z.object({ maxAttempts: z.number().int().min(1).max(50).optional() }).strict().optional(),
+    publicUrl: z.url().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -35,6 +44,8 @@ const EnvSchema = z.object({
   PARLEY_PROJECT_DIR: z.string().min(1).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
+  PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
+  PARLEY_PUBLIC_URL: z.url().optional(),
 });
 
 export interface Config {
@@ -47,6 +58,10 @@ export interface Config {
   /** Directory of the project the local default team starts with. */
   defaultProject: string;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
+  permission: Ruleset;
+  models: ModelOverrides | undefined;
+  retry: { maxAttempts: number };
+  publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +109,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       e.PARLEY_PROJECT_DIR ?? fromFile.defaultProject ?? path.join(dataDir, "projects", "default"),
     ),
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+    permission: fromConfig(fromFile.permission),
+    models: fromFile.models,
+    retry: { maxAttempts: e.PARLEY_RETRY_MAX_ATTEMPTS ?? fromFile.retry?.maxAttempts ?? 8 },
+    publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
   };
 }
 

@@ -1,5 +1,5 @@
 import { ensureLocalWorkspace, type LocalWorkspace } from "./auth/local";
-import { runtime } from "./runtime";
+import { type Runtime, runtime } from "./runtime";
 import type { Context } from "./session/context";
 
 /**
@@ -8,12 +8,12 @@ import type { Context } from "./session/context";
  */
 let workspace: Promise<LocalWorkspace> | undefined;
 
-export async function requestContext(): Promise<Context & { workspace: LocalWorkspace }> {
+export async function requestContext(): Promise<Context & { workspace: LocalWorkspace; runtime: Runtime }> {
   const rt = await runtime();
   workspace ??= ensureLocalWorkspace(rt.db, rt.config.defaultProject).catch((error: unknown) => {
     workspace = undefined;
     throw error;
   });
   const ws = await workspace;
-  return { db: rt.db, bus: rt.bus, actor: ws.actor, share: rt.config.share, workspace: ws };
+  return { db: rt.db, bus: rt.bus, actor: ws.actor, share: rt.config.share, publicUrl: rt.config.publicUrl, workspace: ws, runtime: rt };
 }

@@ -2,22 +2,40 @@ import { Bus } from "./bus/bus";
 import { type Bridge, bridge } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
+import { Permissions } from "./permission/permission";
+import { defaultModel, loadModel } from "./provider/provider";
+import type { Engine } from "./session/engine";
+import { RunLock } from "./session/lock";
+import type { Deps } from "./session/prompt";
+import { recover } from "./session/recovery";
+import { Runners } from "./session/runner";
 import { wire } from "./session/wire";
+import { builtinTools, executeTool } from "./tool/registry";
+import { sweepToolOutput } from "./tool/truncate";
 
 /**
  * The server's long-lived pieces, made once per process: configuration, the database
- * client, the event bus and its PostgreSQL bridge. Kept on globalThis so Next's dev
- * reloads reuse them instead of leaking connections.
+ * client, the event bus and its PostgreSQL bridge, the run lock, the runners and the
+ * permission service. Kept on globalThis so Next's dev reloads reuse them instead of
+ * leaking connections. Booting also recovers sessions a crash left busy.
  */
 export interface Runtime {
   config: Config;
   db: Db;
   bus: Bus;
   bridge: Bridge;
+  lock: RunLock;
+  runners: Runners;
+  permissions: Permissions;
+  /** What the prompt loop needs. */
+  deps: Deps;
 }
 
 const KEY = Symbol.for("parley.runtime");
 type Holder = { [KEY]?: Promise<Runtime> };
+
+const RECOVERY_INTERVAL_MS = 15_000;
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 async function boot(): Promise<Runtime> {
   const cfg = config();
@@ -29,7 +47,39 @@ async function boot(): Promise<Runtime> {
   const db = createDb(cfg.databaseUrl);
   const bus = new Bus();
   const link = await bridge(bus, cfg.databaseUrl, { encode: wire });
-  return { config: cfg, db, bus, bridge: link };
+  const lock = new RunLock(cfg.databaseUrl);
+  const runners = new Runners(bus);
+  const permissions = new Permissions(db, bus);
+  lock.onLost = (error) => {
+    console.error("[runtime] lost the run-lock connection; stopping local runners", error);
+    runners.abortAll("The server lost its database connection.");
+  };
+  const engine: Engine = {
+    db,
+    bus,
+    lock,
+    dataDir: cfg.dataDir,
+    resolveModel: (ref) => loadModel(ref, cfg),
+    defaultModel: () => defaultModel(cfg),
+    maxAttempts: cfg.retry.maxAttempts,
+    compaction: cfg.compaction,
+  };
+  const deps: Deps = { engine, runners, permissions, configRules: cfg.permission, tools: builtinTools(), executeTool };
+
+  const recoverNow = () =>
+    recover({ db, bus, lock, permissions, isLocal: (id) => runners.get(id) !== undefined })
+      .then((ids) => {
+        if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
+      })
+      .catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
+  await recoverNow();
+  setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref();
+  const sweep = () =>
+    sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
+  void sweep();
+  setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref();
+
+  return { config: cfg, db, bus, bridge: link, lock, runners, permissions, deps };
 }
 
 export function runtime(): Promise<Runtime> {

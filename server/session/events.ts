@@ -1,16 +1,11 @@
 import { z } from "zod";
 import { define } from "../bus/bus";
-import { Info } from "./info";
+import { Info, Status } from "./info";
 import { FileDiff, Message, MessageError, Part } from "./message";
 
 /** Session and message events (SPEC §4). */
 
-export const Status = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("idle") }),
-  z.object({ type: z.literal("busy") }),
-  z.object({ type: z.literal("retry"), attempt: z.number().int().positive(), message: z.string(), next: z.number() }),
-]);
-export type Status = z.infer<typeof Status>;
+export { Status } from "./info";
 
 export const Created = define("session.created", z.object({ info: Info }));
 export const Updated = define("session.updated", z.object({ info: Info }));

@@ -3,6 +3,14 @@ import * as Id from "../id";
 import { Ruleset } from "../permission/schema";
 import { FileDiff, ModelRef, Tokens } from "./message";
 
+/** Run status (SPEC §5). */
+export const Status = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("idle") }),
+  z.object({ type: z.literal("busy") }),
+  z.object({ type: z.literal("retry"), attempt: z.number().int().positive(), message: z.string(), next: z.number() }),
+]);
+export type Status = z.infer<typeof Status>;
+
 /** Session (SPEC §2). */
 export const MAX_TITLE = 200;
 
@@ -36,6 +44,8 @@ export const Info = z.object({
     archived: z.number().optional(),
   }),
   permission: Ruleset.optional(),
+  /** Run status when read (live changes come as `session.status` events). */
+  status: Status.optional(),
   revert: z
     .object({
       messageId: Id.schema("message"),

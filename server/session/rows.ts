@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ParleyError } from "../errors";
 import type { Message as MessageRow, Part as PartRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
 import { Prisma } from "../db/generated/client";
-import { Info } from "./info";
+import { Info, Status } from "./info";
 import { Message, Part } from "./message";
 
 /**
@@ -25,6 +25,12 @@ export function corrupt(table: string, id: string, reason: string): ParleyError 
 export function shareUrl(shareId: string, publicUrl?: string): string {
   const path = `/share/${shareId}`;
   return publicUrl ? new URL(path, publicUrl).toString() : path;
+}
+
+/** The stored run status; anything unreadable reads as idle rather than failing the row. */
+function statusOf(row: SessionRow): Status {
+  const parsed = Status.safeParse(row.status === "retry" ? row.statusData : { type: row.status });
+  return parsed.success ? parsed.data : { type: "idle" };
 }
 
 export function sessionFromRow(row: SessionRow & { share?: ShareRow | null }, publicUrl?: string): Info {
@@ -65,6 +71,7 @@ export function sessionFromRow(row: SessionRow & { share?: ShareRow | null }, pu
     },
     permission: row.permission ?? undefined,
     revert: row.revert ?? undefined,
+    status: statusOf(row),
   };
   const parsed = Info.safeParse(candidate);
   if (!parsed.success) throw corrupt("Session", row.id, describeIssues(parsed.error));

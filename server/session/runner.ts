@@ -54,6 +54,10 @@ export class Runners {
     for (const resolve of waiting ?? []) resolve();
   }
 
+  abortAll(reason: string): void {
+    for (const runner of this.running.values()) runner.abort.abort(reason);
+  }
+
   get size(): number {
     return this.running.size;
   }

@@ -149,3 +149,11 @@ describe("bash", () => {
     expect(Date.now() - begin).toBeLessThan(3000);
   });
 });
+
+describe("bash environment", () => {
+  it("hides the server's secrets from commands", async () => {
+    const { commandEnvironment } = await import("./bash");
+    const env = commandEnvironment({ PATH: "/bin", DATABASE_URL: "postgres://x", OPENAI_API_KEY: "sk", PARLEY_DATA_DIR: "/d", GITHUB_TOKEN: "t", HOME: "/root" });
+    expect(env).toEqual({ PATH: "/bin", HOME: "/root" });
+  });
+});

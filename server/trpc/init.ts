@@ -2,11 +2,15 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { type ParleyErrorCode, isParleyError } from "../errors";
 import { requestContext } from "../context";
+import type { Runtime } from "../runtime";
+import type { Context } from "../session/context";
 
-export async function createTrpcContext() {
+/** What a procedure gets: the acting user and the services it may call. */
+export type TrpcContext = Context & { runtime: Pick<Runtime, "deps" | "permissions" | "config"> };
+
+export async function createTrpcContext(): Promise<TrpcContext> {
   return requestContext();
 }
-export type TrpcContext = Awaited<ReturnType<typeof createTrpcContext>>;
 
 const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
   NOT_FOUND: "NOT_FOUND",
