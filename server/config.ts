@@ -72,7 +72,7 @@ function issues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
   const parsedEnv = EnvSchema.safeParse(env);
   if (!parsedEnv.success) throw new ConfigError(`invalid environment: ${issues(parsedEnv.error)}`);
   const e = parsedEnv.data;

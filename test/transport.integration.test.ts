@@ -2,12 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import { appRouter } from "../server/trpc/router";
 import { databaseUrl, makeTeam, testDb, type TeamFixture } from "./db";
 import { seedTurns } from "./fixtures";
+import { testServices } from "./runtime";
 
 /** Transport error mapping, through real HTTP requests and responses. */
 
@@ -27,7 +30,7 @@ describe("tRPC over HTTP (integration)", () => {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
-      createContext: () => ({ ...team.ctx, workspace: { actor: team.ctx.actor, projectId: team.projectId } }),
+      createContext: () => ({ ...team.ctx, runtime: testServices(team.ctx.bus) }),
     });
     const body = (await res.json()) as {
       result?: { data: unknown };
@@ -126,6 +129,38 @@ function sseReader(res: Response) {
   return { events, until, closed: () => done, pump };
 }
 
+interface OwnDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database in the test cluster. */
+async function ownDatabase(): Promise<OwnDatabase> {
+  const name = `parley_sse_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: databaseUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl());
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: databaseUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 describe("SSE Route Handlers (integration)", () => {
   let dir: string;
   let sessionRoute: SessionRoute;
@@ -133,10 +168,15 @@ describe("SSE Route Handlers (integration)", () => {
   let rt: Awaited<ReturnType<RuntimeModule["runtime"]>>;
   let context: ContextModule;
 
+  let own: OwnDatabase;
+
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "parley-sse-"));
+    // The process runtime recovers and sweeps every session of its database at boot:
+    // give it a database of its own so it cannot touch other test files' sessions.
+    own = await ownDatabase();
     // The routes build their context from the process runtime: configure it before loading them.
-    process.env.DATABASE_URL = databaseUrl();
+    process.env.DATABASE_URL = own.url;
     process.env.PARLEY_PROJECT_DIR = path.join(dir, "project");
     process.env.PARLEY_DATA_DIR = path.join(dir, "data");
     sessionRoute = await import("../app/api/sessions/[sessionId]/events/route");
@@ -146,9 +186,14 @@ describe("SSE Route Handlers (integration)", () => {
   });
   afterAll(async () => {
     await rt?.bridge.close();
+    await rt?.lock.close();
     await rt?.db.$disconnect();
+    await own?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  /** Another team in the runtime's database. */
+  const otherTeam = () => makeTeam({ db: rt.db });
 
   const open = (sessionId: string, signal?: AbortSignal) =>
     sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal }), { params: Promise.resolve({ sessionId }) });
@@ -164,7 +209,7 @@ describe("SSE Route Handlers (integration)", () => {
   });
 
   it("does not stream another team's session", async () => {
-    const other = await makeTeam();
+    const other = await otherTeam();
     const foreign = await Session.create(other.ctx, { projectId: other.projectId });
     const res = await open(foreign.id);
     expect(res.status).toBe(404);
@@ -210,7 +255,7 @@ describe("SSE Route Handlers (integration)", () => {
     const ctx = await context.requestContext();
     const teamOpen = (teamId: string, signal?: AbortSignal) =>
       teamRoute.GET(new Request(`http://parley.test/api/teams/${teamId}/events`, { signal }), { params: Promise.resolve({ teamId }) });
-    const other = await makeTeam();
+    const other = await otherTeam();
     const denied = await teamOpen(other.teamId);
     expect(denied.status).toBe(404);
     expect(await denied.json()).toMatchObject({ error: { code: "NOT_FOUND" } });

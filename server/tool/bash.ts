@@ -103,7 +103,7 @@ function run(command: string, timeout: number, graceMs: number, ctx: ToolContext
   return new Promise<RunResult>((resolve, reject) => {
     const buffer = new OutputBuffer();
     // Its own process group (detached), so abort and timeout can end every process it started.
-    const child = spawn("bash", ["-c", command], { cwd: ctx.directory, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment() });
+    const child = spawn("bash", ["-c", command], { cwd: ctx.directory, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment(process.env) });
 
     let ended: RunResult["ended"] = "exit";
     let killTimer: NodeJS.Timeout | undefined;
@@ -233,6 +233,8 @@ export const bash = createBashTool();
  * URL, provider keys, Parley's own settings), which a command must never be able to read.
  */
 const SECRET = /^(DATABASE_URL|PARLEY_.*|OPENAI_.*|.*_API_KEY|.*_SECRET|.*_TOKEN|.*PASSWORD.*)$/i;
-export function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !SECRET.test(key)));
+export function commandEnvironment<T extends Record<string, string | undefined>>(env: T): T {
+  const out = { ...env };
+  for (const key of Object.keys(out)) if (SECRET.test(key)) Reflect.deleteProperty(out, key);
+  return out;
 }
