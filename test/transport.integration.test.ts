@@ -193,7 +193,7 @@ describe("SSE Route Handlers (integration)", () => {
   });
 
   /** Another team in the runtime's database. */
-  const otherTeam = () => makeTeam({ db: rt.db });
+  const otherTeam = () => makeTeam({ db: rt.db, bus: rt.bus });
 
   const open = (sessionId: string, signal?: AbortSignal) =>
     sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal }), { params: Promise.resolve({ sessionId }) });
