@@ -1,0 +1,321 @@
+/**
+ * Benchmark of the two hot reads (SPEC §14): the newest page of a very long session and
+ * the team's session list.
+ *
+ *   npm run bench:messages
+ *
+ * Uses DATABASE_URL when set (seeding its own team and removing it afterwards),
+ * otherwise an embedded PostgreSQL in a temporary directory. Seeds one session with
+ * 10,000 messages and 50,000 parts plus 1,000 more sessions (10 messages each), then times
+ * `Session.messages(ctx, id, { limit: 50 })` and `Session.list(ctx, { limit: 1000 })`
+ * in this process (server time, no HTTP) and prints median and p95.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { Bus } from "../server/bus/bus";
+import { type Db, createDb } from "../server/db/client";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
+import * as Id from "../server/id";
+import { Session } from "../server/session";
+import type { Context } from "../server/session/context";
+import { Message, Part } from "../server/session/message";
+import { messageData, partData } from "../server/session/rows";
+
+const MESSAGES = 10_000;
+const PARTS = 50_000;
+const SESSIONS = 1_000;
+/** Messages (one text part each) in every one of the other sessions. */
+const OTHER_MESSAGES = 10;
+const RUNS = 50;
+const WARMUP = 5;
+const BATCH = 2_000;
+const TARGET_NEWEST_PAGE_MS = 50;
+
+const log = (line = "") => process.stdout.write(`${line}\n`);
+
+function paragraph(i: number): string {
+  const words = ["session", "part", "stream", "tool", "model", "answer", "patch", "file", "token", "prompt"];
+  return Array.from({ length: 40 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(" ");
+}
+
+/** The parts of one assistant message: 9 of them, so 5,000 × 1 + 5,000 × 9 = 50,000. */
+function assistantParts(sessionId: string, messageId: string, i: number, t: number): Part[] {
+  const base = { sessionId, messageId };
+  const tokens = { input: 1200, output: 300, reasoning: 40, cache: { read: 800, write: 0 } };
+  const tool = (n: number): Part => ({
+    ...base,
+    id: Id.ascending("part"),
+    type: "tool",
+    callId: `call_${i}_${n}`,
+    tool: n === 0 ? "read" : "bash",
+    state: {
+      status: "completed",
+      input: n === 0 ? { path: `src/file${i % 50}.ts` } : { command: "npm test" },
+      output: paragraph(i + n).repeat(3),
+      title: n === 0 ? `src/file${i % 50}.ts` : "npm test",
+      metadata: { exit: 0 },
+      time: { start: t, end: t + 40 },
+    },
+  });
+  return [
+    { ...base, id: Id.ascending("part"), type: "step-start", snapshot: "4b825dc642cb6eb9a060e54bf8d69288fbee4904" },
+    { ...base, id: Id.ascending("part"), type: "reasoning", text: paragraph(i), time: { start: t, end: t + 10 } },
+    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 1), time: { start: t + 10, end: t + 20 } },
+    tool(0),
+    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "tool-calls", cost: 0.0012, tokens },
+    { ...base, id: Id.ascending("part"), type: "step-start" },
+    tool(1),
+    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 2), time: { start: t + 60, end: t + 70 } },
+    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", cost: 0.0009, tokens },
+  ];
+}
+
+async function seedLongSession(db: Db, ctx: Context, projectId: string): Promise<string> {
+  const session = await Session.create(ctx, { projectId, title: "Benchmark: a very long session" });
+  const messages: Message[] = [];
+  const parts: Part[] = [];
+  const start = Date.now() - MESSAGES * 1000;
+  let userId = "";
+  for (let i = 0; i < MESSAGES; i++) {
+    const t = start + i * 1000;
+    if (i % 2 === 0) {
+      const user: Message = {
+        id: Id.ascending("message"),
+        sessionId: session.id,
+        role: "user",
+        time: { created: t },
+        agent: "build",
+        model: { providerId: "openai", modelId: "gpt-bench" },
+      };
+      userId = user.id;
+      messages.push(user);
+      parts.push({ id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Question ${i}: ${paragraph(i)}` });
+    } else {
+      const assistant: Message = {
+        id: Id.ascending("message"),
+        sessionId: session.id,
+        role: "assistant",
+        parentId: userId,
+        providerId: "openai",
+        modelId: "gpt-bench",
+        agent: "build",
+        path: { cwd: "/bench", root: "/bench" },
+        cost: 0.0021,
+        tokens: { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } },
+        finish: "stop",
+        time: { created: t, completed: t + 900 },
+      };
+      messages.push(assistant);
+      parts.push(...assistantParts(session.id, assistant.id, i, t));
+    }
+  }
+  if (parts.length !== PARTS) throw new Error(`seeded ${parts.length} parts, expected ${PARTS}`);
+  // Everything written is valid by the module's own schemas.
+  for (const m of messages) Message.parse(m);
+  for (const p of parts) Part.parse(p);
+
+  await insert(db, messages, parts);
+  return session.id;
+}
+
+async function seedSessions(db: Db, teamId: string, userId: string, projectId: string, directory: string): Promise<void> {
+  const now = Date.now();
+  const rows = Array.from({ length: SESSIONS }, (_, i) => {
+    const created = new Date(now - (SESSIONS - i) * 60_000);
+    return {
+      id: Id.descending("session"),
+      teamId,
+      projectId,
+      directory,
+      title: `Session ${i}: ${paragraph(i).slice(0, 60)}`,
+      slug: `bench-${i}`,
+      version: "bench",
+      authorId: userId,
+      cost: i * 0.001,
+      tokensInput: BigInt(i * 100),
+      timeCreated: created,
+      timeUpdated: new Date(created.getTime() + (i % 7) * 1000),
+      timeArchived: i % 10 === 0 ? created : null,
+    };
+  });
+  for (let i = 0; i < rows.length; i += BATCH) await db.session.createMany({ data: rows.slice(i, i + BATCH) });
+
+  // A few messages in each, so the planner sees many sessions sharing the tables.
+  const messages: Message[] = [];
+  const parts: Part[] = [];
+  for (const row of rows) {
+    let parentId = "";
+    for (let j = 0; j < OTHER_MESSAGES; j++) {
+      const t = row.timeCreated.getTime() + j * 1000;
+      const id = Id.ascending("message");
+      const message: Message =
+        j % 2 === 0
+          ? { id, sessionId: row.id, role: "user", time: { created: t }, agent: "build", model: { providerId: "openai", modelId: "gpt-bench" } }
+          : {
+              id,
+              sessionId: row.id,
+              role: "assistant",
+              parentId,
+              providerId: "openai",
+              modelId: "gpt-bench",
+              agent: "build",
+              path: { cwd: "/bench", root: "/bench" },
+              cost: 0,
+              tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+              time: { created: t },
+            };
+      parentId = id;
+      messages.push(Message.parse(message));
+      parts.push(Part.parse({ id: Id.ascending("part"), sessionId: row.id, messageId: id, type: "text", text: paragraph(j) }));
+    }
+  }
+  await insert(db, messages, parts);
+}
+
+async function insert(db: Db, messages: Message[], parts: Part[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += BATCH) {
+    await db.message.createMany({
+      data: messages.slice(i, i + BATCH).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
+    });
+  }
+  for (let i = 0; i < parts.length; i += BATCH) {
+    await db.part.createMany({
+      data: parts.slice(i, i + BATCH).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
+    });
+  }
+}
+
+async function measure(runs: number, work: () => Promise<unknown>): Promise<{ median: number; p95: number; min: number; max: number }> {
+  for (let i = 0; i < WARMUP; i++) await work();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await work();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? Number.NaN;
+  return { median: at(0.5), p95: at(0.95), min: times[0] ?? Number.NaN, max: times.at(-1) ?? Number.NaN };
+}
+
+async function explain(url: string, title: string, sql: string, params: unknown[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${sql}`, params);
+    log(`\n${title}\n  ${sql.replace(/\s+/g, " ")}`);
+    for (const row of result.rows) {
+      const line = row["QUERY PLAN"];
+      log(`    ${line.length > 150 ? `${line.slice(0, 147)}…` : line}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<boolean> {
+  const began = performance.now();
+  let embedded: EmbeddedDatabase | undefined;
+  let tempDir: string | undefined;
+  let db: Db | undefined;
+  let teamId: string | undefined;
+  let userId: string | undefined;
+  try {
+    let url = process.env.DATABASE_URL;
+    if (!url) {
+      tempDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+      log(`Starting an embedded PostgreSQL in ${tempDir} …`);
+      embedded = await startEmbeddedDatabase({ dataDir: tempDir });
+      url = embedded.url;
+    } else {
+      log("Using DATABASE_URL.");
+    }
+    await applyMigrations(url);
+    db = createDb(url, { max: 4 });
+
+    teamId = Id.ascending("team");
+    userId = Id.ascending("user");
+    const projectId = Id.ascending("project");
+    const directory = `/bench/${projectId}`;
+    await db.team.create({ data: { id: teamId, name: "Benchmark", slug: teamId } });
+    await db.user.create({ data: { id: userId, email: `${userId}@bench.local`, name: "Bench" } });
+    await db.membership.create({ data: { teamId, userId, role: "owner" } });
+    await db.project.create({ data: { id: projectId, teamId, name: "bench", directory } });
+    const ctx: Context = { db, bus: new Bus(), actor: { userId, teamId } };
+
+    const seedStart = performance.now();
+    const sessionId = await seedLongSession(db, ctx, projectId);
+    await seedSessions(db, teamId, userId, projectId, directory);
+    await db.$executeRawUnsafe('ANALYZE "Session", "Message", "Part"');
+    log(
+      `Seeded 1 session with ${MESSAGES.toLocaleString("en")} messages and ${PARTS.toLocaleString("en")} parts, ` +
+        `plus ${SESSIONS.toLocaleString("en")} sessions of ${OTHER_MESSAGES} messages each, in ${((performance.now() - seedStart) / 1000).toFixed(1)} s.`,
+    );
+
+    // Sanity: the reads return what was seeded.
+    const newest = await Session.messages(ctx, sessionId, { limit: 50 });
+    const partCount = newest.messages.reduce((n, m) => n + m.parts.length, 0);
+    if (newest.messages.length !== 50 || partCount !== 250 || newest.corrupt.length || !newest.cursor) {
+      throw new Error(`unexpected newest page: ${newest.messages.length} messages, ${partCount} parts, ${newest.corrupt.length} corrupt`);
+    }
+    const listed = await Session.list(ctx, { limit: 1000 });
+    const unarchived = SESSIONS - SESSIONS / 10 + 1; // every tenth is archived; plus the long session
+    if (listed.items.length !== unarchived || listed.corrupt.length) throw new Error(`unexpected list: ${listed.items.length} sessions`);
+    // The cursor 500 messages back from the newest.
+    const older = (await Session.messages(ctx, sessionId, { limit: 500 })).cursor;
+
+    const results = [
+      { name: "Session.messages, newest page (50 messages, 250 parts)", target: TARGET_NEWEST_PAGE_MS, ...(await measure(RUNS, () => Session.messages(ctx, sessionId, { limit: 50 }))) },
+      { name: "Session.messages, older page (500 messages back)", target: undefined, ...(await measure(RUNS, () => Session.messages(ctx, sessionId, { limit: 50, before: older }))) },
+      { name: `Session.list, limit 1,000 (${unarchived} unarchived)`, target: undefined, ...(await measure(RUNS, () => Session.list(ctx, { limit: 1000 }))) },
+    ];
+
+    log(`\nServer time over ${RUNS} runs after ${WARMUP} warm-up runs (ms):`);
+    log(`  ${"operation".padEnd(58)} ${"median".padStart(8)} ${"p95".padStart(8)} ${"min".padStart(8)} ${"max".padStart(8)}  target`);
+    let pass = true;
+    for (const r of results) {
+      const verdict = r.target === undefined ? "-" : r.median < r.target ? `< ${r.target} PASS` : `< ${r.target} FAIL`;
+      if (r.target !== undefined && !(r.median < r.target)) pass = false;
+      log(`  ${r.name.padEnd(58)} ${r.median.toFixed(2).padStart(8)} ${r.p95.toFixed(2).padStart(8)} ${r.min.toFixed(2).padStart(8)} ${r.max.toFixed(2).padStart(8)}  ${verdict}`);
+    }
+
+    const pageIds = newest.messages.map((m) => m.info.id);
+    await explain(url, "Newest page, messages:", 'SELECT * FROM "Message" WHERE "sessionId" = $1 ORDER BY id DESC LIMIT 51', [sessionId]);
+    await explain(url, "Newest page, their parts:", 'SELECT * FROM "Part" WHERE "messageId" = ANY($1) ORDER BY id ASC', [pageIds]);
+    await explain(
+      url,
+      "Session list:",
+      'SELECT * FROM "Session" WHERE "teamId" = $1 AND "timeArchived" IS NULL ORDER BY "timeUpdated" DESC, id ASC LIMIT 1001',
+      [teamId],
+    );
+
+    log(`\nNewest page target (median < ${TARGET_NEWEST_PAGE_MS} ms): ${pass ? "PASS" : "FAIL"}`);
+    log(`Total ${((performance.now() - began) / 1000).toFixed(1)} s.`);
+    return pass;
+  } finally {
+    if (db && teamId && userId) {
+      if (!embedded) {
+        // A shared database: take the seeded rows away again (messages and parts cascade).
+        await db.session.deleteMany({ where: { teamId, parentId: { not: null } } });
+        await db.session.deleteMany({ where: { teamId } });
+        await db.team.delete({ where: { id: teamId } });
+        await db.user.delete({ where: { id: userId } });
+      }
+      await db.$disconnect();
+    }
+    await embedded?.stop();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (pass) => process.exit(pass ? 0 : 1),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(2);
+  },
+);
