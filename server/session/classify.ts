@@ -1,4 +1,5 @@
 import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
+import { StreamProviderError } from "ai";
 import type { MessageError } from "./message";
 
 /**
@@ -15,6 +16,8 @@ const OVERFLOW = [
   /exceeds? the (model'?s? )?(context|token) limit/i,
   /input is too long/i,
 ];
+/** Messages of temporary provider trouble, whatever shape the error has. */
+const TRANSIENT = /rate.?limit|too many requests|overloaded/i;
 const CONNECTION = /ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket hang up|other side closed|fetch failed|terminated|network error/i;
 
 function isAbort(error: unknown): boolean {
@@ -27,7 +30,8 @@ function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === "string") return error;
   try {
-    return JSON.stringify(error);
+    // JSON.stringify answers undefined for undefined, functions and symbols.
+    return JSON.stringify(error) ?? String(error);
   } catch {
     return String(error);
   }
@@ -41,6 +45,14 @@ function errorCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 export function classify(error: unknown, providerId: string): MessageError {
@@ -64,8 +76,23 @@ export function classify(error: unknown, providerId: string): MessageError {
       responseBody: body,
     };
   }
+  if (StreamProviderError.isInstance(error)) {
+    // An error the provider sent inside a stream that had already started.
+    const body = error.data === undefined ? undefined : safeJson(error.data);
+    const text = `${error.message} ${error.type ?? ""} ${String(error.code ?? "")}`;
+    if (OVERFLOW.some((re) => re.test(text))) return { name: "ContextOverflowError", message: error.message, responseBody: body };
+    if (error.statusCode === 401 || error.statusCode === 403) return { name: "AuthError", providerId, message: error.message };
+    return {
+      name: "APIError",
+      message: error.message,
+      statusCode: error.statusCode,
+      isRetryable: error.isRetryable,
+      ...(body !== undefined ? { responseBody: body } : {}),
+    };
+  }
   const message = messageOf(error);
   if (OVERFLOW.some((re) => re.test(message))) return { name: "ContextOverflowError", message };
+  if (TRANSIENT.test(message)) return { name: "APIError", message, isRetryable: true };
   const code = errorCode(error);
   if ((code && CONNECTION.test(code)) || CONNECTION.test(message)) {
     return { name: "APIError", message: `connection lost: ${message}`, isRetryable: true };

@@ -9,6 +9,10 @@ export class RunLock {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
   private readonly held = new Set<string>();
+  /** Acquisitions in flight: PostgreSQL advisory locks are re-entrant per connection, so a
+   * second concurrent pg_try_advisory_lock on our one connection would also succeed and
+   * one release would then leave the lock held forever. */
+  private readonly acquiring = new Set<string>();
   /** Called when the lock connection is lost: every lock it held is gone. */
   onLost: (error: unknown) => void = () => {};
 
@@ -37,12 +41,17 @@ export class RunLock {
   }
 
   async tryAcquire(sessionId: string): Promise<boolean> {
-    if (this.held.has(sessionId)) return false;
-    const client = await this.connection();
-    const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [sessionId]);
-    const ok = result.rows[0]?.ok === true;
-    if (ok) this.held.add(sessionId);
-    return ok;
+    if (this.held.has(sessionId) || this.acquiring.has(sessionId)) return false;
+    this.acquiring.add(sessionId);
+    try {
+      const client = await this.connection();
+      const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [sessionId]);
+      const ok = result.rows[0]?.ok === true;
+      if (ok) this.held.add(sessionId);
+      return ok;
+    } finally {
+      this.acquiring.delete(sessionId);
+    }
   }
 
   async release(sessionId: string): Promise<void> {
@@ -51,12 +60,27 @@ export class RunLock {
     await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [sessionId]);
   }
 
-  /** True when some instance (this one included) is running the session. */
+  /**
+   * True when some instance (this one included) is running the session. Looks the lock up
+   * in pg_locks instead of taking it: taking it, even briefly, would make a runner
+   * starting at the same moment think the session is busy and not start.
+   */
   async isRunning(sessionId: string): Promise<boolean> {
     if (this.held.has(sessionId)) return true;
-    if (!(await this.tryAcquire(sessionId))) return true;
-    await this.release(sessionId);
-    return false;
+    const client = await this.connection();
+    // A bigint advisory key is stored as classid = high 32 bits, objid = low 32 bits, objsubid 1.
+    const result = await client.query<{ running: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM pg_locks
+         WHERE locktype = 'advisory' AND granted AND objsubid = 1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND classid = ((key >> 32) & 4294967295)::oid
+           AND objid = (key & 4294967295)::oid
+       ) AS running
+       FROM (SELECT hashtextextended($1, 0) AS key) AS k`,
+      [sessionId],
+    );
+    return result.rows[0]?.running === true;
   }
 
   async close(): Promise<void> {

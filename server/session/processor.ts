@@ -175,18 +175,22 @@ export class Processor {
       if (this.options.abort.aborted) return new DOMException("aborted", "AbortError");
       return undefined;
     } catch (error) {
-      return error;
+      return error ?? new Error("the model stream failed");
     }
   }
 
-  /** Remove what a failed attempt left half-written before it is retried. */
+  /**
+   * Remove what a failed attempt wrote before it is retried: the retry streams the whole
+   * step again, so its step-start, text and reasoning (finished or not) and unfinished
+   * tools would otherwise appear twice. Tools that finished are kept: they ran, and their
+   * effects are real.
+   */
   private async discardAttempt(): Promise<void> {
     for (const part of this.attemptParts) {
-      const open =
-        ((part.type === "text" || part.type === "reasoning") && part.time?.end === undefined) ||
-        (part.type === "tool" && (part.state.status === "pending" || part.state.status === "running"));
-      if (open) await this.writer.removePart(part);
+      const finishedTool = part.type === "tool" && (part.state.status === "completed" || part.state.status === "error");
+      if (!finishedTool) await this.writer.removePart(part);
     }
+    this.attemptParts.length = 0;
     this.texts.clear();
     for (const [callId, part] of this.tools) {
       if (part.state.status === "pending" || part.state.status === "running") this.tools.delete(callId);
@@ -194,7 +198,9 @@ export class Processor {
   }
 
   private track(part: Part): void {
-    if (!this.attemptParts.some((p) => p.id === part.id)) this.attemptParts.push(part);
+    const index = this.attemptParts.findIndex((p) => p.id === part.id);
+    if (index === -1) this.attemptParts.push(part);
+    else this.attemptParts[index] = part;
   }
 
   private async savePart(part: Part, delta?: string): Promise<void> {
@@ -331,6 +337,8 @@ export class Processor {
         this.message.cost = addCost(this.message.cost, stepCost);
         this.message.finish = event.finishReason;
         await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, cost: stepCost, tokens: step });
+        // The step is complete and counted: nothing of it is discarded by a later retry.
+        this.attemptParts.length = 0;
         await this.writer.message(this.message);
         await this.addToSession(step, stepCost);
         if (this.options.overflows?.(step)) this.compact = true;

@@ -122,10 +122,13 @@ async function history(deps: Deps, sessionId: string): Promise<WithParts[]> {
   return messages.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
 }
 
-/** True when the newest user message has no assistant answer after it. */
-async function unanswered(deps: Deps, sessionId: string): Promise<boolean> {
-  const last = await deps.engine.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { role: true } });
-  return last?.role === "user";
+/**
+ * True when the newest user message has no assistant answer after it — and, when `after`
+ * is given, was written after that id (a message newer than an abort is a new request).
+ */
+async function unanswered(deps: Deps, sessionId: string, after?: string): Promise<boolean> {
+  const last = await deps.engine.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { id: true, role: true } });
+  return last?.role === "user" && (after === undefined || last.id > after);
 }
 
 /**
@@ -140,6 +143,16 @@ export async function start(deps: Deps, teamId: string, sessionId: string): Prom
     return;
   }
   const controller = new AbortController();
+  // What was asked before an abort is dropped with it; a message written after the abort
+  // (while this runner is still closing) is answered by a new runner below.
+  let abortedAt: string | undefined;
+  controller.signal.addEventListener(
+    "abort",
+    () => {
+      abortedAt = Id.ascending("message");
+    },
+    { once: true },
+  );
   const done = (async () => {
     const statusDeps = { db: deps.engine.db, bus: deps.engine.bus, teamId };
     try {
@@ -150,15 +163,26 @@ export async function start(deps: Deps, teamId: string, sessionId: string): Prom
     } catch (error) {
       console.error(`[session] the loop of ${sessionId} failed`, error);
     } finally {
+      // Nothing here may throw: `done` is never awaited, so a rejection would be unhandled.
       try {
         await Status.set(statusDeps, sessionId, { type: "idle" });
-      } finally {
-        deps.runners.delete(sessionId);
+      } catch (error) {
+        console.error(`[session] could not set ${sessionId} idle`, error);
+      }
+      deps.runners.delete(sessionId);
+      try {
         await deps.engine.lock.release(sessionId);
+      } catch (error) {
+        console.error(`[session] could not release the lock of ${sessionId}`, error);
       }
     }
-    // A message may have arrived between the last check and the release.
-    if (!controller.signal.aborted && (await unanswered(deps, sessionId))) await start(deps, teamId, sessionId);
+    // A message may have arrived between the last check and the release, or after an abort:
+    // its start() found this runner still busy and left it to us.
+    try {
+      if (await unanswered(deps, sessionId, abortedAt)) await start(deps, teamId, sessionId);
+    } catch (error) {
+      console.error(`[session] could not restart the loop of ${sessionId}`, error);
+    }
   })();
   deps.runners.add({ sessionId, abort: controller, done });
 }

@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { databaseUrl } from "../../test/db";
+import * as Id from "../id";
+import { RunLock } from "./lock";
+
+/** The per-session advisory lock (one runner per session across instances). */
+
+const locks: RunLock[] = [];
+function instance(): RunLock {
+  const lock = new RunLock(databaseUrl());
+  locks.push(lock);
+  return lock;
+}
+afterAll(async () => {
+  await Promise.all(locks.map((l) => l.close()));
+});
+
+describe("RunLock", () => {
+  it("one holder at a time across instances; released locks can be taken elsewhere", async () => {
+    const a = instance();
+    const b = instance();
+    const s = Id.ascending("session");
+    expect(await a.tryAcquire(s)).toBe(true);
+    expect(await b.tryAcquire(s)).toBe(false);
+    expect(await a.tryAcquire(s)).toBe(false);
+    expect(await b.isRunning(s)).toBe(true);
+    await a.release(s);
+    expect(await b.isRunning(s)).toBe(false);
+    expect(await b.tryAcquire(s)).toBe(true);
+    await b.release(s);
+  });
+
+  it("two concurrent acquisitions on one instance: exactly one wins, and one release frees the lock", async () => {
+    const a = instance();
+    const b = instance();
+    const s = Id.ascending("session");
+    const results = await Promise.all([a.tryAcquire(s), a.tryAcquire(s), a.tryAcquire(s)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await a.release(s);
+    // PostgreSQL advisory locks are re-entrant per connection: had more than one call
+    // taken it, one release would leave it held forever.
+    expect(await b.tryAcquire(s)).toBe(true);
+    await b.release(s);
+  });
+
+  it("isRunning never takes the lock, so it cannot make a concurrent acquisition fail", async () => {
+    const a = instance();
+    const s = Id.ascending("session");
+    const [running, acquired] = await Promise.all([a.isRunning(s), a.tryAcquire(s)]);
+    expect(acquired).toBe(true);
+    expect(typeof running).toBe("boolean");
+    expect(await a.isRunning(s)).toBe(true);
+    const b = instance();
+    const [elsewhere, stolen] = await Promise.all([b.isRunning(s), b.tryAcquire(s)]);
+    expect(elsewhere).toBe(true);
+    expect(stolen).toBe(false);
+    await a.release(s);
+    expect(await b.isRunning(s)).toBe(false);
+  });
+
+  it("isRunning finds the lock for any key (negative and positive hashes alike)", async () => {
+    const a = instance();
+    const b = instance();
+    for (let i = 0; i < 24; i++) {
+      const s = Id.ascending("session");
+      expect(await b.isRunning(s)).toBe(false);
+      expect(await a.tryAcquire(s)).toBe(true);
+      expect(await b.isRunning(s)).toBe(true);
+      await a.release(s);
+      expect(await b.isRunning(s)).toBe(false);
+    }
+  });
+
+  it("releasing what is not held does nothing", async () => {
+    const a = instance();
+    const b = instance();
+    const s = Id.ascending("session");
+    expect(await b.tryAcquire(s)).toBe(true);
+    await a.release(s);
+    expect(await a.tryAcquire(s)).toBe(false);
+    await b.release(s);
+  });
+});

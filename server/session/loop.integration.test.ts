@@ -1,0 +1,162 @@
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTeam, testDb } from "../../test/db";
+import { closeLocks, finish, hangingStream, isPartUpdate, makeDeps, recorder, script } from "../../test/session-harness";
+import { Bus } from "../bus/bus";
+import type { Db } from "../db/client";
+import type { AssistantMessage, WithParts } from "./message";
+import * as Prompt from "./prompt";
+import { RunLock } from "./lock";
+import { databaseUrl } from "../../test/db";
+import { Session } from ".";
+
+/** The prompt loop's runner (SPEC §5): one per session, queueing, abort, status. */
+
+afterAll(closeLocks);
+
+const answer = (text: string): LanguageModelV4StreamPart[] => [
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", delta: text },
+  { type: "text-end", id: "t" },
+  finish("stop"),
+];
+
+function assistants(messages: WithParts[]): AssistantMessage[] {
+  return messages.flatMap((m) => (m.info.role === "assistant" ? [m.info] : []));
+}
+
+function textOf(message: WithParts | undefined): string {
+  return (message?.parts ?? []).flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+}
+
+/** Waits until `test` holds, polling. */
+async function until(test: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The test database, with `session.update` calls that set the status to idle held back
+ * while `slow.idle` is set: the runner is then still closing when the test acts.
+ */
+function slowIdleDb(slow: { idle: boolean }): Db {
+  const db = testDb();
+  const session = new Proxy(db.session, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== "update" || typeof value !== "function") return value;
+      return async (args: { data?: { status?: unknown } }) => {
+        if (slow.idle && args.data?.status === "idle") await new Promise((resolve) => setTimeout(resolve, 300));
+        return (value as (a: unknown) => Promise<unknown>).call(target, args);
+      };
+    },
+  });
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === "session" ? session : Reflect.get(target, prop, receiver)) });
+}
+
+describe("prompt loop runner", () => {
+  it("a message sent right after an abort, while the runner is still closing, is answered", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => {
+        calls++;
+        if (calls === 1) return { stream: hangingStream([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "working" }], abortSignal) };
+        return script([answer("second answer")]).doStream({ prompt: [] });
+      },
+    });
+    const deps = makeDeps(bus, model);
+    const slow = { idle: false };
+    deps.engine.db = slowIdleDb(slow);
+    const session = await Session.create(ctx, { projectId });
+    const rec = recorder(bus, ctx.actor.teamId, session.id);
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
+    await rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "working"));
+
+    slow.idle = true;
+    await Prompt.abort(ctx, deps, session.id);
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "do this instead" }] });
+    // The first runner was still closing: the new message was left to it.
+    expect(deps.runners.get(session.id)).toBeDefined();
+    slow.idle = false;
+
+    await until(async () => assistants(await Session.allMessages(ctx, session.id)).length === 2 && !deps.runners.get(session.id));
+    await deps.runners.idle(session.id);
+    const messages = await Session.allMessages(ctx, session.id);
+    expect(messages.map((m) => m.info.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const [aborted, answered] = assistants(messages);
+    expect(aborted?.error?.name).toBe("AbortedError");
+    expect(answered?.error).toBeUndefined();
+    expect(answered?.parentId).toBe(messages[2]?.info.id);
+    expect(textOf(messages[3])).toBe("second answer");
+    expect(rec.statuses().at(-1)).toEqual({ type: "idle" });
+  });
+
+  it("two prompts at once on an idle session: one runner, and the lock is free afterwards", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    const model = script([answer("both seen")]);
+    const deps = makeDeps(bus, model);
+    const session = await Session.create(ctx, { projectId });
+    const rec = recorder(bus, ctx.actor.teamId, session.id);
+    await Promise.all([
+      Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "one" }] }),
+      Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "two" }] }),
+    ]);
+    await deps.runners.idle(session.id);
+    const messages = await Session.allMessages(ctx, session.id);
+    // Both questions reached the model in one request, answered once.
+    expect(messages.map((m) => m.info.role)).toEqual(["user", "user", "assistant"]);
+    expect(model.doStreamCalls).toHaveLength(1);
+    expect(JSON.stringify(model.doStreamCalls[0]?.prompt)).toContain("one");
+    expect(JSON.stringify(model.doStreamCalls[0]?.prompt)).toContain("two");
+    expect(rec.statuses().map((s) => s.type)).toEqual(["busy", "idle"]);
+    // Another instance can run the session now.
+    const other = new RunLock(databaseUrl());
+    try {
+      expect(await other.isRunning(session.id)).toBe(false);
+      expect(await other.tryAcquire(session.id)).toBe(true);
+      await other.release(session.id);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("does not loop on a finished answer, and loops on tool-calls until the model stops", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    const model = script([
+      [{ type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' }, finish("tool-calls")],
+      [{ type: "tool-call", toolCallId: "b", toolName: "echo", input: '{"text":"2"}' }, finish("tool-calls")],
+      answer("done"),
+      answer("never asked"),
+    ]);
+    const deps = makeDeps(bus, model);
+    const session = await Session.create(ctx, { projectId });
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
+    await deps.runners.idle(session.id);
+    const messages = await Session.allMessages(ctx, session.id);
+    expect(assistants(messages).map((a) => a.finish)).toEqual(["tool-calls", "tool-calls", "stop"]);
+    expect(model.doStreamCalls).toHaveLength(3);
+    // Each step answers the same user message and sees the earlier tool results.
+    expect(new Set(assistants(messages).map((a) => a.parentId)).size).toBe(1);
+    expect(JSON.stringify(model.doStreamCalls[2]?.prompt)).toContain('"2"');
+  });
+
+  it("noReply stores the message without asking the model", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    const model = script([answer("x")]);
+    const deps = makeDeps(bus, model);
+    const session = await Session.create(ctx, { projectId });
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "note" }], noReply: true });
+    expect(deps.runners.get(session.id)).toBeUndefined();
+    expect(model.doStreamCalls).toHaveLength(0);
+    expect((await Session.allMessages(ctx, session.id)).map((m) => m.info.role)).toEqual(["user"]);
+  });
+});

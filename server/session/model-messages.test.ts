@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import * as Id from "../id";
+import type { AssistantMessage, MessageError, Part, UserMessage, WithParts } from "./message";
+import { emptyTokens } from "./message";
+import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, toModelMessages } from "./model-messages";
+
+/** toModelMessages, rule by rule (SPEC §3). */
+
+const sessionId = Id.ascending("session");
+
+/** A part without its ids (distributed over the union). */
+type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
+
+function user(parts: PartInput[]): WithParts {
+  const info: UserMessage = {
+    id: Id.ascending("message"),
+    sessionId,
+    role: "user",
+    time: { created: 1 },
+    agent: "build",
+    model: { providerId: "openai", modelId: "gpt-test" },
+  };
+  return { info, parts: parts.map((p) => ({ ...p, id: Id.ascending("part"), sessionId, messageId: info.id }) as Part) };
+}
+
+function assistant(parts: PartInput[], error?: MessageError): WithParts {
+  const info: AssistantMessage = {
+    id: Id.ascending("message"),
+    sessionId,
+    role: "assistant",
+    parentId: Id.ascending("message"),
+    providerId: "openai",
+    modelId: "gpt-test",
+    agent: "build",
+    path: { cwd: "/", root: "/" },
+    cost: 0,
+    tokens: emptyTokens(),
+    time: { created: 1, completed: 2 },
+    ...(error ? { error } : {}),
+  };
+  return { info, parts: parts.map((p) => ({ ...p, id: Id.ascending("part"), sessionId, messageId: info.id }) as Part) };
+}
+
+const text = (t: string, extra: { ignored?: boolean; synthetic?: boolean } = {}) => ({ type: "text" as const, text: t, ...extra });
+const completed = (callId: string, output: string, compacted?: number) => ({
+  type: "tool" as const,
+  callId,
+  tool: "read",
+  state: { status: "completed" as const, input: { path: "a.ts" }, output, title: "a.ts", metadata: {}, time: { start: 1, end: 2, ...(compacted ? { compacted } : {}) } },
+});
+
+describe("toModelMessages", () => {
+  it("turns a plain exchange into user and assistant messages", () => {
+    const out = toModelMessages([user([text("hi")]), assistant([{ type: "step-start" }, text("hello"), { type: "step-finish", reason: "stop", cost: 0, tokens: emptyTokens() }])]);
+    expect(out).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "hello" }] },
+    ]);
+  });
+
+  it("skips messages with no parts", () => {
+    expect(toModelMessages([user([]), assistant([]), user([text("x")])])).toEqual([{ role: "user", content: [{ type: "text", text: "x" }] }]);
+  });
+
+  it("drops ignored and empty user text (and a user message left with nothing)", () => {
+    const out = toModelMessages([user([text("secret", { ignored: true }), text("   "), text(""), text("kept")]), user([text("", {}), text("x", { ignored: true })])]);
+    expect(out).toEqual([{ role: "user", content: [{ type: "text", text: "kept" }] }]);
+  });
+
+  it("keeps synthetic user text", () => {
+    expect(toModelMessages([user([text("from a tool", { synthetic: true })])])).toEqual([{ role: "user", content: [{ type: "text", text: "from a tool" }] }]);
+  });
+
+  it('turns a compaction part into the user text "What did we do so far?"', () => {
+    const out = toModelMessages([user([{ type: "compaction", auto: true }])]);
+    expect(out).toEqual([{ role: "user", content: [{ type: "text", text: COMPACTION_QUESTION }] }]);
+    expect(COMPACTION_QUESTION).toBe("What did we do so far?");
+  });
+
+  it("skips assistant messages with an error", () => {
+    for (const error of [
+      { name: "APIError", message: "boom", isRetryable: false },
+      { name: "UnknownError", message: "x" },
+      { name: "ContextOverflowError", message: "too long" },
+      { name: "AuthError", providerId: "openai", message: "key" },
+    ] satisfies MessageError[]) {
+      expect(toModelMessages([user([text("q")]), assistant([text("partial answer")], error)])).toHaveLength(1);
+    }
+  });
+
+  it("keeps an aborted assistant message with real content, but not an empty one", () => {
+    const aborted = { name: "AbortedError", message: "Aborted by the user" } as const;
+    const kept = toModelMessages([user([text("q")]), assistant([{ type: "step-start" }, text("half an ans")], aborted)]);
+    expect(kept.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "half an ans" }] });
+    // Only a step-start, reasoning or blank text is not real content.
+    const empty = toModelMessages([user([text("q")]), assistant([{ type: "step-start" }, { type: "reasoning", text: "hmm", time: { start: 1, end: 2 } }, text("  ")], aborted)]);
+    expect(empty).toHaveLength(1);
+  });
+
+  it("replaces compacted tool output with the cleared marker", () => {
+    const out = toModelMessages([user([text("q")]), assistant([completed("c1", "old huge output", 123), completed("c2", "fresh")])]);
+    expect(out[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.ts" } },
+        { type: "tool-call", toolCallId: "c2", toolName: "read", input: { path: "a.ts" } },
+      ],
+    });
+    expect(out[2]).toEqual({
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: CLEARED_OUTPUT } },
+        { type: "tool-result", toolCallId: "c2", toolName: "read", output: { type: "text", value: "fresh" } },
+      ],
+    });
+    expect(CLEARED_OUTPUT).toBe("[Old tool result content cleared]");
+  });
+
+  it("gives pending and running tools an interrupted error result, and errored tools their error", () => {
+    const out = toModelMessages([
+      user([text("q")]),
+      assistant(
+        [
+          { type: "tool", callId: "p", tool: "bash", state: { status: "pending", input: {}, raw: '{"comm' } },
+          { type: "tool", callId: "r", tool: "bash", state: { status: "running", input: { command: "ls" }, time: { start: 1 } } },
+          { type: "tool", callId: "e", tool: "bash", state: { status: "error", input: { command: "rm" }, error: "denied", time: { start: 1, end: 2 } } },
+        ],
+        { name: "AbortedError", message: "aborted" },
+      ),
+    ]);
+    const results = out.find((m) => m.role === "tool");
+    expect(results?.content).toEqual([
+      { type: "tool-result", toolCallId: "p", toolName: "bash", output: { type: "error-text", value: INTERRUPTED } },
+      { type: "tool-result", toolCallId: "r", toolName: "bash", output: { type: "error-text", value: INTERRUPTED } },
+      { type: "tool-result", toolCallId: "e", toolName: "bash", output: { type: "error-text", value: "denied" } },
+    ]);
+    expect(INTERRUPTED).toBe("[Tool execution was interrupted]");
+    // Every call has exactly one result.
+    const calls = out.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content.filter((c) => c.type === "tool-call") : []));
+    expect(calls).toHaveLength(3);
+  });
+
+  it("turns text files into text and keeps other data files as files", () => {
+    const b64 = Buffer.from("export const x = 1;\n").toString("base64");
+    const out = toModelMessages([
+      user([
+        text("look"),
+        { type: "file", mime: "text/typescript", filename: "x.ts", url: `data:text/typescript;base64,${b64}` },
+        { type: "file", mime: "application/json", filename: "p.json", url: "data:application/json,%7B%22a%22%3A1%7D" },
+        { type: "file", mime: "image/png", filename: "i.png", url: "data:image/png;base64,iVBORw0KGgo=" },
+        { type: "file", mime: "image/png", url: "https://example.com/remote.png" },
+      ]),
+    ]);
+    expect(out).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "text", text: "Called the read tool on x.ts:\nexport const x = 1;\n" },
+          { type: "text", text: 'Called the read tool on p.json:\n{"a":1}' },
+          { type: "file", data: "data:image/png;base64,iVBORw0KGgo=", mediaType: "image/png", filename: "i.png" },
+        ],
+      },
+    ]);
+  });
+
+  it("keeps order: reasoning and text and tool calls of one message, then their results", () => {
+    const out = toModelMessages([
+      user([text("q")]),
+      assistant([{ type: "reasoning", text: "think", time: { start: 1, end: 2 } }, text("let me look"), completed("c", "data"), text("")]),
+      user([text("next")]),
+    ]);
+    expect(out.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(out[1]?.content).toEqual([
+      { type: "reasoning", text: "think" },
+      { type: "text", text: "let me look" },
+      { type: "tool-call", toolCallId: "c", toolName: "read", input: { path: "a.ts" } },
+    ]);
+  });
+});

@@ -1,0 +1,161 @@
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModel } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { z } from "zod";
+import type { Bus, Envelope } from "../server/bus/bus";
+import { Permissions } from "../server/permission/permission";
+import type { Engine } from "../server/session/engine";
+import * as Event from "../server/session/events";
+import { RunLock } from "../server/session/lock";
+import type { Part } from "../server/session/message";
+import type * as Prompt from "../server/session/prompt";
+import { Runners } from "../server/session/runner";
+import type { Prices } from "../server/session/usage";
+import { define, type Tool } from "../server/tool/tool";
+import { databaseUrl, testDb } from "./db";
+
+/** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
+
+export const PRICES: Prices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+
+/** V4 usage with no cache and no reasoning. */
+export const usage = (input: number, output: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+
+export const finish = (unified: "stop" | "tool-calls" | "length" | "error" | "other" = "stop", input = 10, output = 5): LanguageModelV4StreamPart => ({
+  type: "finish",
+  finishReason: { unified, raw: unified },
+  usage: usage(input, output),
+});
+
+/** A model that answers call n with steps[n] (the last one repeats). */
+export function script(steps: LanguageModelV4StreamPart[][]): MockLanguageModelV4 {
+  let call = 0;
+  return new MockLanguageModelV4({
+    doStream: async () => {
+      const chunks = steps[Math.min(call, steps.length - 1)] ?? [];
+      call++;
+      return { stream: convertArrayToReadableStream(chunks) };
+    },
+  });
+}
+
+/**
+ * A stream that sends `chunks`, then stays open until the model call's abort signal
+ * fires (and then errors with the abort reason, as a real fetch body does).
+ */
+export function hangingStream(chunks: LanguageModelV4StreamPart[], signal: AbortSignal | undefined): ReadableStream<LanguageModelV4StreamPart> {
+  return new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      const onAbort = () => {
+        const error = new Error("The operation was aborted");
+        error.name = "AbortError";
+        controller.error(error);
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    },
+  });
+}
+
+export const echo: Tool = define({
+  id: "echo",
+  description: "echo the text",
+  parameters: z.object({ text: z.string() }),
+  execute: async (input) => ({ title: `echo ${input.text}`, output: input.text.toUpperCase(), metadata: { length: input.text.length } }),
+});
+
+/** A tool that runs until it is aborted (then rejects with an AbortError). */
+export function waiter(started: () => void): Tool {
+  return define({
+    id: "wait",
+    description: "wait until aborted",
+    parameters: z.object({}),
+    execute: (_input, ctx) =>
+      new Promise((_resolve, reject) => {
+        started();
+        const onAbort = () => {
+          const error = new Error("the tool was aborted");
+          error.name = "AbortError";
+          reject(error);
+        };
+        if (ctx.abort.aborted) onAbort();
+        else ctx.abort.addEventListener("abort", onAbort, { once: true });
+      }),
+  });
+}
+
+const locks: RunLock[] = [];
+export async function closeLocks(): Promise<void> {
+  await Promise.all(locks.splice(0).map((l) => l.close()));
+}
+
+export interface DepsOptions {
+  tools?: Tool[];
+  maxAttempts?: number;
+  prices?: Prices;
+  flushMs?: number;
+}
+
+export function makeDeps(bus: Bus, language: LanguageModel, options: DepsOptions = {}): Prompt.Deps {
+  const lock = new RunLock(databaseUrl());
+  locks.push(lock);
+  const engine: Engine = {
+    db: testDb(),
+    bus,
+    lock,
+    dataDir: "/tmp/parley-test-data",
+    resolveModel: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: options.prices ?? PRICES }),
+    defaultModel: () => ({ providerId: "openai", modelId: "gpt-test" }),
+    maxAttempts: options.maxAttempts ?? 3,
+    compaction: { auto: false, prune: false },
+    flushMs: options.flushMs ?? 20,
+  };
+  return {
+    engine,
+    runners: new Runners(bus),
+    permissions: new Permissions(engine.db, bus),
+    tools: options.tools ?? [echo],
+    executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
+  };
+}
+
+/** Records the events of one session. */
+export function recorder(bus: Bus, teamId: string, sessionId: string) {
+  const events: Envelope[] = [];
+  bus.subscribe({ teamId, sessionId }, (e) => events.push(e));
+  const payloads = <T>(name: string) => events.filter((e) => e.name === name).map((e) => e.payload as T);
+  return {
+    events,
+    statuses: () => payloads<{ status: Event.Status }>(Event.StatusChanged.name).map((p) => p.status),
+    partUpdates: () => payloads<{ part: Part; delta?: string }>(Event.PartUpdated.name),
+    /** Resolves when an event matching `test` was published (checks past events too). */
+    when: (test: (e: Envelope) => boolean, timeoutMs = 10_000): Promise<Envelope> =>
+      new Promise((resolve, reject) => {
+        const found = events.find(test);
+        if (found) {
+          resolve(found);
+          return;
+        }
+        const timer = setTimeout(() => {
+          stop();
+          reject(new Error("timed out waiting for an event"));
+        }, timeoutMs);
+        const stop = bus.subscribe({ teamId, sessionId }, (e) => {
+          if (!test(e)) return;
+          clearTimeout(timer);
+          stop();
+          resolve(e);
+        });
+      }),
+  };
+}
+
+export function isPartUpdate(e: Envelope, test: (part: Part, delta: string | undefined) => boolean): boolean {
+  if (e.name !== Event.PartUpdated.name) return false;
+  const payload = e.payload as { part: Part; delta?: string };
+  return test(payload.part, payload.delta);
+}
