@@ -1,0 +1,56 @@
+"use client";
+
+import { QueryClient, QueryClientProvider, isServer } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { type ReactNode, useState } from "react";
+import type { AppRouter } from "@/server/trpc/router";
+
+/** tRPC + React Query for client components: `const trpc = useTRPC()`. */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // Live data arrives over SSE; a refetch on every focus would only add load.
+        staleTime: 30_000,
+        refetchOnWindowFocus: false,
+        retry: (failureCount, error) => failureCount < 2 && !isClientError(error),
+      },
+    },
+  });
+}
+
+/** tRPC errors carry the HTTP status; retrying a 4xx (not found, invalid input) never helps. */
+function isClientError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null || !("data" in error)) return false;
+  const data: unknown = error.data;
+  if (typeof data !== "object" || data === null || !("httpStatus" in data)) return false;
+  const status = data.httpStatus;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
+
+let browserQueryClient: QueryClient | undefined;
+function getQueryClient(): QueryClient {
+  // On the server every request gets its own client; in the browser one is kept for the tab.
+  if (isServer) return makeQueryClient();
+  browserQueryClient ??= makeQueryClient();
+  return browserQueryClient;
+}
+
+export function TRPCReactProvider({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: "/api/trpc" })],
+    }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
