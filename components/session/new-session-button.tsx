@@ -1,0 +1,81 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import { Button } from "@/components/ui/button";
+import { Spinner, errorMessage } from "@/components/ui/feedback";
+
+/**
+ * Creates a session in the chosen project and opens it. The first project of the team
+ * (the local default project, made on first start) is preselected.
+ */
+export function NewSessionButton() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const projects = useQuery(trpc.project.list.queryOptions());
+  const [chosen, setChosen] = useState<string>();
+  const projectId = chosen ?? projects.data?.[0]?.id;
+  const create = useMutation(
+    trpc.session.create.mutationOptions({
+      onSuccess: (info) => {
+        void queryClient.invalidateQueries({ queryKey: trpc.session.list.pathKey() });
+        queryClient.setQueryData(trpc.session.get.queryKey({ sessionId: info.id }), info);
+        router.push(`/sessions/${info.id}`);
+      },
+    }),
+  );
+  const list = projects.data ?? [];
+  return (
+    <div className="flex flex-col items-end gap-1">
+      <div className="flex items-center gap-2">
+        {list.length > 1 ? (
+          <label className="flex items-center gap-2 text-sm text-zinc-600">
+            <span className="sr-only sm:not-sr-only">Project</span>
+            <select
+              value={projectId}
+              onChange={(event) => setChosen(event.target.value)}
+              className="h-9 rounded-lg border-0 bg-white px-2.5 text-sm text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+            >
+              {list.map((project) => (
+                <option key={project.id} value={project.id}>
+                  {project.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <Button
+          variant="primary"
+          data-testid="new-session"
+          disabled={!projectId || create.isPending}
+          title={projects.isSuccess && !projectId ? "No project in this team yet" : undefined}
+          onClick={() => projectId && create.mutate({ projectId })}
+        >
+          {create.isPending ? <Spinner /> : <PlusIcon />}
+          New session
+        </Button>
+      </div>
+      {create.error ? (
+        <p role="alert" className="text-xs text-red-600">
+          Could not create the session: {errorMessage(create.error)}
+        </p>
+      ) : null}
+      {projects.error ? (
+        <p role="alert" className="text-xs text-red-600">
+          Could not load projects: {errorMessage(projects.error)}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function PlusIcon() {
+  return (
+    <svg viewBox="0 0 20 20" className="size-4" fill="currentColor" aria-hidden="true">
+      <path d="M10.75 4.75a.75.75 0 0 0-1.5 0v4.5h-4.5a.75.75 0 0 0 0 1.5h4.5v4.5a.75.75 0 0 0 1.5 0v-4.5h4.5a.75.75 0 0 0 0-1.5h-4.5v-4.5z" />
+    </svg>
+  );
+}
