@@ -1,0 +1,97 @@
+import { PartView } from "@/components/parts/registry";
+import { Icon } from "@/components/parts/icons";
+import { Badge } from "@/components/ui/badge";
+import { Spinner } from "@/components/ui/feedback";
+import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
+import { MessageErrorNotice } from "./message-error";
+import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
+
+export function MessageView({ message }: { message: WithParts }) {
+  return message.info.role === "user" ? <UserMessageView info={message.info} parts={message.parts} /> : <AssistantMessageView info={message.info} parts={message.parts} />;
+}
+
+function Parts({ parts }: { parts: Part[] }) {
+  return (
+    <div className="space-y-3">
+      {parts.map((part) => (
+        <PartView key={part.id} part={part} />
+      ))}
+    </div>
+  );
+}
+
+function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) {
+  // A compaction request is a marker in the conversation, not something the user wrote.
+  if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
+    return (
+      <article data-testid="message" data-role="user" data-message-id={info.id}>
+        <Parts parts={parts} />
+      </article>
+    );
+  }
+  return (
+    <article data-testid="message" data-role="user" data-message-id={info.id} className="flex gap-3">
+      <Avatar role="user" />
+      <div className="min-w-0 flex-1">
+        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
+          <span className="text-sm font-semibold text-zinc-900">You</span>
+          <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
+          <span className="font-mono">@{info.agent}</span>
+        </header>
+        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
+          {parts.length ? <Parts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
+        </div>
+      </div>
+    </article>
+  );
+}
+
+function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
+  const tokens = totalTokens(info.tokens);
+  const running = info.time.completed === undefined && !info.error;
+  return (
+    <article data-testid="message" data-role="assistant" data-message-id={info.id} className="flex gap-3">
+      <Avatar role="assistant" />
+      <div className="min-w-0 flex-1">
+        <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
+          <span className="text-sm font-semibold text-zinc-900">Assistant</span>
+          <span data-testid="message-model" className="font-mono">
+            {info.providerId}/{info.modelId}
+          </span>
+          <span className="font-mono">@{info.agent}</span>
+          {info.summary ? <Badge tone="violet">Summary</Badge> : null}
+          {running ? (
+            <span className="inline-flex items-center gap-1 text-sky-600">
+              <Spinner className="size-3" /> working
+            </span>
+          ) : null}
+          <span className="ml-auto flex items-center gap-3 tabular-nums">
+            {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
+            <span data-testid="message-tokens" title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}`}>
+              {formatTokens(tokens)}
+            </span>
+            <span data-testid="message-cost" className="font-mono text-zinc-700">
+              {formatCost(info.cost)}
+            </span>
+          </span>
+        </header>
+        <div className="space-y-3">
+          {parts.length ? <Parts parts={parts} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
+          {info.error ? <MessageErrorNotice error={info.error} /> : null}
+        </div>
+      </div>
+    </article>
+  );
+}
+
+function Avatar({ role }: { role: "user" | "assistant" }) {
+  return role === "user" ? (
+    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-indigo-600" aria-hidden="true">
+      <Icon name="user" className="size-4" />
+    </span>
+  ) : (
+    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 text-white shadow-sm" aria-hidden="true">
+      <Icon name="sparkles" className="size-4" />
+    </span>
+  );
+}

@@ -1,0 +1,78 @@
+import ReactMarkdown, { type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
+
+/**
+ * Markdown from the model or the user. No rehype-raw: raw HTML in the source is shown as
+ * text, never rendered, and react-markdown's default URL filter drops `javascript:` and
+ * other unsafe links. Images are shown as links so a message cannot make the browser
+ * fetch arbitrary URLs.
+ */
+const COMPONENTS: Components = {
+  p: ({ children }) => <p className="my-2 leading-relaxed first:mt-0 last:mb-0">{children}</p>,
+  // An unsafe URL (javascript: …) arrives here emptied: show the text only.
+  a: ({ children, href }) =>
+    !href ? (
+      <span className="underline decoration-dotted">{children}</span>
+    ) : (
+      <a href={href} target="_blank" rel="noopener noreferrer nofollow" className="font-medium text-indigo-600 underline decoration-indigo-300 underline-offset-2 hover:decoration-indigo-600">
+        {children}
+      </a>
+    ),
+  img: ({ src, alt }) =>
+    typeof src === "string" && src ? (
+      <a href={src} target="_blank" rel="noopener noreferrer nofollow" className="text-indigo-600 underline underline-offset-2">
+        [image: {alt || src}]
+      </a>
+    ) : (
+      <span>[image: {alt}]</span>
+    ),
+  h1: ({ children }) => <h1 className="mt-5 mb-2 text-xl font-semibold tracking-tight first:mt-0">{children}</h1>,
+  h2: ({ children }) => <h2 className="mt-5 mb-2 text-lg font-semibold tracking-tight first:mt-0">{children}</h2>,
+  h3: ({ children }) => <h3 className="mt-4 mb-1.5 text-base font-semibold first:mt-0">{children}</h3>,
+  h4: ({ children }) => <h4 className="mt-3 mb-1 font-semibold first:mt-0">{children}</h4>,
+  ul: ({ children, className }) => (
+    <ul className={`my-2 space-y-1 pl-5 ${className?.includes("contains-task-list") ? "list-none pl-1" : "list-disc"} marker:text-zinc-400`}>{children}</ul>
+  ),
+  ol: ({ children, start }) => (
+    <ol start={start} className="my-2 list-decimal space-y-1 pl-5 marker:text-zinc-400">
+      {children}
+    </ol>
+  ),
+  li: ({ children }) => <li className="leading-relaxed [&>input]:mr-1.5 [&>input]:align-middle">{children}</li>,
+  blockquote: ({ children }) => <blockquote className="my-3 border-l-2 border-zinc-300 pl-3 text-zinc-600">{children}</blockquote>,
+  hr: () => <hr className="my-4 border-zinc-200" />,
+  code: ({ children, className }) => (
+    <code className={`rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] text-zinc-800 ${className ?? ""}`}>{children}</code>
+  ),
+  pre: ({ children }) => (
+    <pre className="my-3 overflow-x-auto rounded-lg bg-zinc-900 p-3.5 text-[13px] leading-relaxed text-zinc-100 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-inherit">
+      {children}
+    </pre>
+  ),
+  table: ({ children }) => (
+    <div className="my-3 overflow-x-auto rounded-lg ring-1 ring-zinc-200">
+      <table className="w-full border-collapse text-left text-sm">{children}</table>
+    </div>
+  ),
+  thead: ({ children }) => <thead className="bg-zinc-50 text-zinc-700">{children}</thead>,
+  th: ({ children, style }) => (
+    <th style={style} className="border-b border-zinc-200 px-3 py-1.5 font-semibold">
+      {children}
+    </th>
+  ),
+  td: ({ children, style }) => (
+    <td style={style} className="border-b border-zinc-100 px-3 py-1.5">
+      {children}
+    </td>
+  ),
+};
+
+export function Markdown({ text, className = "" }: { text: string; className?: string }) {
+  return (
+    <div className={`text-[15px] break-words text-zinc-800 ${className}`}>
+      <ReactMarkdown remarkPlugins={[remarkGfm]} components={COMPONENTS}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}

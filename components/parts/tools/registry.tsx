@@ -1,0 +1,37 @@
+import type { ComponentType } from "react";
+import type { IconName } from "../icons";
+import { BashToolBody, bashSummary } from "./bash";
+import { EditToolBody, ReadToolBody, WriteToolBody, fileSummary } from "./files";
+import { GenericToolBody } from "./generic";
+import { SearchToolBody, searchSummary } from "./search";
+import type { ToolBodyProps } from "./shared";
+import { TaskToolBody, taskSummary } from "./task";
+import { TodoToolBody } from "./todo";
+
+/** How one tool is shown inside the shared tool card. */
+export interface ToolRenderer {
+  icon: IconName;
+  Body: ComponentType<ToolBodyProps>;
+  /** A one-line subtitle from the input, used until the tool reports its own title. */
+  summary?: (input: Record<string, unknown>) => string | undefined;
+}
+
+/** One renderer per tool; a tool missing here gets the generic card. */
+export const TOOL_RENDERERS: Record<string, ToolRenderer> = {
+  bash: { icon: "terminal", Body: BashToolBody, summary: bashSummary },
+  read: { icon: "file", Body: ReadToolBody, summary: fileSummary },
+  write: { icon: "pencil", Body: WriteToolBody, summary: fileSummary },
+  edit: { icon: "pencil", Body: EditToolBody, summary: fileSummary },
+  list: { icon: "list", Body: SearchToolBody, summary: searchSummary },
+  glob: { icon: "search", Body: SearchToolBody, summary: searchSummary },
+  grep: { icon: "search", Body: SearchToolBody, summary: searchSummary },
+  task: { icon: "bot", Body: TaskToolBody, summary: taskSummary },
+  todowrite: { icon: "list", Body: TodoToolBody },
+  todoread: { icon: "list", Body: TodoToolBody },
+};
+
+export const GENERIC_TOOL: ToolRenderer = { icon: "wrench", Body: GenericToolBody };
+
+export function toolRenderer(tool: string): ToolRenderer {
+  return Object.hasOwn(TOOL_RENDERERS, tool) ? (TOOL_RENDERERS[tool] ?? GENERIC_TOOL) : GENERIC_TOOL;
+}

@@ -1,0 +1,116 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { MessageList } from "@/components/chat/message-list";
+import type { Status } from "@/components/chat/types";
+import { useLiveSession } from "@/components/chat/use-live-session";
+import { useTRPC } from "@/components/trpc/client";
+import { Badge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button";
+import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { Breadcrumbs } from "./breadcrumbs";
+import { ChildrenList } from "./children-list";
+import { SessionActions } from "./session-actions";
+import { SessionTitle } from "./session-title";
+import type { SessionInfo } from "./types";
+
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  const trpc = useTRPC();
+  const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
+  const live = useLiveSession(sessionId);
+
+  if (live.deleted) {
+    return (
+      <Gone title="This session was deleted">
+        It no longer exists. <BackLink />
+      </Gone>
+    );
+  }
+  if (session.isPending) return <Loading label="Loading session…" />;
+  if (session.isError) {
+    const notFound = session.error.data?.code === "NOT_FOUND" || session.error.data?.code === "BAD_REQUEST";
+    return notFound ? (
+      <Gone title="Session not found">
+        There is no session <code className="font-mono">{sessionId}</code> in your team. <BackLink />
+      </Gone>
+    ) : (
+      <ErrorNotice title="Could not load the session">{errorMessage(session.error)}</ErrorNotice>
+    );
+  }
+  return (
+    <div className="space-y-8">
+      <title>{`${session.data.title} · Parley`}</title>
+      <SessionHeader session={session.data} status={live.status} />
+      <ChildrenList sessionId={sessionId} />
+      <MessageList messages={live.messages} />
+    </div>
+  );
+}
+
+function SessionHeader({ session, status }: { session: SessionInfo; status: Status | undefined }) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <header className="space-y-3">
+      <Breadcrumbs session={session} />
+      <div className="flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0 flex-1 space-y-2">
+          <SessionTitle session={session} editing={editing} onEditingChange={setEditing} />
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-500">
+            <StatusBadge status={status} />
+            {session.time.archived !== undefined ? <Badge data-testid="archived-badge">Archived</Badge> : null}
+            {session.parentId ? <Badge tone="violet">Child session</Badge> : null}
+            <span>
+              Updated <RelativeTime time={session.time.updated} />
+            </span>
+            <span className="font-mono" title="Project directory">
+              {session.directory}
+            </span>
+            {session.model ? (
+              <span className="font-mono">
+                {session.model.providerId}/{session.model.modelId}
+              </span>
+            ) : null}
+            <span data-testid="session-tokens" className="tabular-nums">
+              {formatTokens(totalTokens(session.tokens))}
+            </span>
+            <span data-testid="session-cost" className="font-mono text-zinc-700 tabular-nums">
+              {formatCost(session.cost)}
+            </span>
+          </div>
+        </div>
+        {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
+      </div>
+    </header>
+  );
+}
+
+function StatusBadge({ status }: { status: Status | undefined }) {
+  if (!status || status.type === "idle") return null;
+  if (status.type === "busy") return <Badge tone="blue">Working</Badge>;
+  return (
+    <Badge tone="amber">
+      Retrying (attempt {status.attempt}): {status.message}
+    </Badge>
+  );
+}
+
+function Gone({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <div className="mx-auto max-w-md py-16 text-center">
+      <h1 className="text-lg font-semibold text-zinc-900">{title}</h1>
+      <p className="mt-2 text-sm text-zinc-500">{children}</p>
+    </div>
+  );
+}
+
+function BackLink() {
+  return (
+    <Link href="/" className={buttonClass("secondary", "sm", "mt-4 flex w-fit mx-auto")}>
+      Back to sessions
+    </Link>
+  );
+}
