@@ -1,0 +1,65 @@
+import { Session } from "../server/session";
+import { expect, test } from "./fixtures";
+import { SessionListPage } from "./pages/session-list-page";
+import { SessionPage } from "./pages/session-page";
+
+test("the session page follows the session's events live", async ({ page, seed }) => {
+  const session = await seed.session({ title: `Live ${Date.now().toString(36)}` });
+  const ask = await seed.userMessage(session.id, [{ type: "text", text: "List the files." }]);
+  const view = new SessionPage(page);
+  await view.goto(session.id);
+  await expect(page.getByText("List the files.")).toBeVisible();
+
+  // A new assistant message and a streamed text part arrive without a reload. Streamed
+  // text reaches the browser as compact deltas (server/session/wire.ts): appended, never duplicated.
+  const reply = await seed.assistantMessage(session.id, ask.id, [], { completed: false });
+  const text = await seed.part(reply, { type: "text", text: "Looking", time: { start: Date.now() } }, undefined, "Looking");
+  await seed.part(reply, { type: "text", text: "Looking at the", time: { start: Date.now() } }, text.id, " at the");
+  await seed.part(reply, { type: "text", text: "Looking at the project", time: { start: Date.now() } }, text.id, " project");
+  await seed.flush();
+  await expect(view.part("text").filter({ hasText: "Looking at the project" })).toHaveText("Looking at the project");
+
+  // A full update (the end of the text) replaces the part's text.
+  await seed.part(reply, { type: "text", text: "Looking at the project now.", time: { start: Date.now(), end: Date.now() } }, text.id);
+  await seed.flush();
+  await expect(view.part("text").filter({ hasText: "Looking at the project" })).toHaveText("Looking at the project now.");
+
+  // A reload mid-stream shows the same text (read from the database), not twice.
+  await page.reload();
+  await expect(view.part("text").filter({ hasText: "Looking at the project" })).toHaveText("Looking at the project now.");
+
+  // A tool moves pending → running → completed.
+  const tool = await seed.part(reply, { type: "tool", callId: "c1", tool: "list", state: { status: "pending", input: {}, raw: "" } });
+  await seed.flush();
+  await expect(view.tool("pending")).toBeVisible();
+  const start = Date.now();
+  await seed.part(reply, { type: "tool", callId: "c1", tool: "list", state: { status: "running", input: { path: "." }, time: { start } } }, tool.id);
+  await seed.flush();
+  await expect(view.tool("running")).toBeVisible();
+  await seed.part(
+    reply,
+    { type: "tool", callId: "c1", tool: "list", state: { status: "completed", input: { path: "." }, output: "README.md\nsrc/", title: ".", metadata: {}, time: { start, end: start + 40 } } },
+    tool.id,
+  );
+  await seed.flush();
+  await expect(view.tool("completed")).toContainText("README.md");
+  await expect(view.part("tool")).toHaveCount(1);
+
+  // Removing a part removes it from the page; a title change shows at once.
+  await Session.removePart(seed.ctx, session.id, reply.id, text.id);
+  await Session.update(seed.ctx, session.id, { title: `${session.title} (renamed)` });
+  await seed.flush();
+  await expect(view.part("text").filter({ hasText: "Looking at the project" })).toHaveCount(0);
+  await expect(view.title).toHaveText(`${session.title} (renamed)`);
+});
+
+test("the session list follows the team's events live", async ({ page, seed }) => {
+  const tag = Date.now().toString(36);
+  const list = new SessionListPage(page);
+  await list.goto();
+  await list.search.fill(tag);
+  await expect(list.rows).toHaveCount(0);
+  await seed.session({ title: `Appears live ${tag}` });
+  await seed.flush();
+  await expect(list.row(`Appears live ${tag}`)).toBeVisible();
+});

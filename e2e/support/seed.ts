@@ -1,0 +1,122 @@
+import path from "node:path";
+import { ensureLocalWorkspace } from "../../server/auth/local";
+import { Bus } from "../../server/bus/bus";
+import { type Bridge, bridge } from "../../server/bus/postgres";
+import { type Db, createDb } from "../../server/db/client";
+import { startEmbeddedDatabase } from "../../server/db/embedded";
+import * as Id from "../../server/id";
+import { type Context, Session } from "../../server/session";
+import type { AssistantMessage, MessageError, Part, UserMessage } from "../../server/session/message";
+
+/** Same folders as the web server in playwright.config.ts. */
+export const E2E_DATA_DIR = ".data-e2e";
+export const E2E_PROJECT_DIR = path.resolve(E2E_DATA_DIR, "project");
+
+/** Parts are written without their ids; the seeder gives each a fresh ascending one. */
+export type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
+
+/**
+ * Writes sessions, messages and parts straight through the session module, into the
+ * database of the running e2e server (joining its embedded PostgreSQL). Its bus is
+ * bridged over LISTEN/NOTIFY, so what it writes reaches the server's SSE clients live.
+ */
+export class Seeder {
+  private constructor(
+    readonly db: Db,
+    readonly ctx: Context,
+    readonly projectId: string,
+    private readonly link: Bridge,
+  ) {}
+
+  static async open(): Promise<Seeder> {
+    let url = process.env.DATABASE_URL;
+    if (!url) {
+      const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
+      if (embedded.owned) {
+        await embedded.stop();
+        throw new Error(`no PostgreSQL is running in ${E2E_DATA_DIR}: is the e2e web server up?`);
+      }
+      url = embedded.url;
+    }
+    const db = createDb(url, { max: 2 });
+    const workspace = await ensureLocalWorkspace(db, E2E_PROJECT_DIR);
+    const bus = new Bus();
+    // The server also sends its own internal events (e.g. the runner's), which this
+    // process has no definitions for and does not need.
+    const link = await bridge(bus, url, {
+      log: (message, error) => {
+        if (!String(error).includes("unknown event")) console.error(message, error);
+      },
+    });
+    return new Seeder(db, { db, bus, actor: workspace.actor }, workspace.projectId, link);
+  }
+
+  async close(): Promise<void> {
+    await this.link.flush();
+    await this.link.close();
+    await this.db.$disconnect();
+  }
+
+  /** Resolves once every event published so far has reached PostgreSQL (and so the server). */
+  flush(): Promise<void> {
+    return this.link.flush();
+  }
+
+  session(input: { title?: string; parentId?: string } = {}) {
+    return Session.create(this.ctx, { projectId: this.projectId, ...input });
+  }
+
+  async userMessage(sessionId: string, parts: PartInput[] = [], extra: Partial<UserMessage> = {}): Promise<UserMessage> {
+    const info: UserMessage = {
+      id: Id.ascending("message"),
+      sessionId,
+      role: "user",
+      time: { created: Date.now() },
+      agent: "build",
+      model: { providerId: "parley", modelId: "offline" },
+      ...extra,
+    };
+    await Session.updateMessage(this.ctx, info);
+    for (const part of parts) await this.part(info, part);
+    return info;
+  }
+
+  async assistantMessage(
+    sessionId: string,
+    parentId: string,
+    parts: PartInput[] = [],
+    extra: { cost?: number; error?: MessageError; completed?: boolean; tokens?: AssistantMessage["tokens"] } = {},
+  ): Promise<AssistantMessage> {
+    const created = Date.now();
+    const info: AssistantMessage = {
+      id: Id.ascending("message"),
+      sessionId,
+      role: "assistant",
+      parentId,
+      providerId: "parley",
+      modelId: "offline-1",
+      agent: "build",
+      path: { cwd: E2E_PROJECT_DIR, root: E2E_PROJECT_DIR },
+      cost: extra.cost ?? 0,
+      tokens: extra.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      error: extra.error,
+      time: { created, completed: extra.completed === false ? undefined : created + 4200 },
+    };
+    await Session.updateMessage(this.ctx, info);
+    for (const part of parts) await this.part(info, part);
+    return info;
+  }
+
+  /** Write a part (a new one, or the part `id`); `delta` is the text appended since the last write, as when streaming. */
+  async part(message: { id: string; sessionId: string }, input: PartInput, id = Id.ascending("part"), delta?: string): Promise<Part> {
+    const part = { ...input, id, sessionId: message.sessionId, messageId: message.id } as Part;
+    return Session.updatePart(this.ctx, part, delta);
+  }
+
+  /** A Part row whose JSON does not match its schema, as an old or broken writer might leave. */
+  async corruptPart(message: { id: string; sessionId: string }): Promise<string> {
+    const id = Id.ascending("part");
+    await this.db.part.create({ data: { id, messageId: message.id, sessionId: message.sessionId, type: "tool", data: { callId: "broken" } } });
+    return id;
+  }
+}

@@ -1,0 +1,54 @@
+import { existsSync } from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * End-to-end tests in a real Chromium against the production build, on its own data
+ * directory (.data-e2e, wiped at every start) and port. Debian's Chromium is used when
+ * installed, since Playwright cannot download its own browser on every machine.
+ */
+const PORT = 3100;
+const DATA_DIR = ".data-e2e";
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never" }]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+          args: ["--disable-background-networking", "--disable-component-update", "--no-first-run"],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: `rm -rf ${DATA_DIR} && npx tsx scripts/parley.ts start --build`,
+    url: `http://127.0.0.1:${PORT}`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    // SIGTERM lets the launcher stop its embedded PostgreSQL cleanly.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PARLEY_DATA_DIR: DATA_DIR,
+      PARLEY_PROJECT_DIR: `${DATA_DIR}/project`,
+      PORT: String(PORT),
+    },
+  },
+});
