@@ -4,9 +4,10 @@ import path from "node:path";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../server/db/client";
 import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
-import { Session } from "../server/session";
+import { type Context, Session } from "../server/session";
 import { appRouter } from "../server/trpc/router";
 import { databaseUrl, makeTeam, testDb, type TeamFixture } from "./db";
 import { seedTurns } from "./fixtures";
@@ -20,7 +21,7 @@ describe("tRPC over HTTP (integration)", () => {
     team = await makeTeam();
   });
 
-  async function call(procedure: string, input: unknown, method: "GET" | "POST" = "GET") {
+  async function call(procedure: string, input: unknown, method: "GET" | "POST" = "GET", ctx: Context = team.ctx) {
     const base = `http://parley.test/api/trpc/${procedure}`;
     const req =
       method === "GET"
@@ -30,11 +31,11 @@ describe("tRPC over HTTP (integration)", () => {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
-      createContext: () => ({ ...team.ctx, runtime: testServices(team.ctx.bus) }),
+      createContext: () => ({ ...ctx, runtime: testServices(ctx.bus) }),
     });
     const body = (await res.json()) as {
       result?: { data: unknown };
-      error?: { message: string; data: { code: string; httpStatus: number; parleyCode?: string; issues?: unknown[] } };
+      error?: { message: string; data: { code: string; httpStatus: number; parleyCode?: string; issues?: unknown[]; stack?: string } };
     };
     return { status: res.status, body };
   }
@@ -71,6 +72,22 @@ describe("tRPC over HTTP (integration)", () => {
     const create = await call("session.create", { projectId: team.projectId, title: "y".repeat(201) }, "POST");
     expect(create.status).toBe(400);
     expect((await Session.get(team.ctx, info.id)).title).toBe(info.title);
+  });
+
+  it("answers an unexpected error with 500 and a generic message, not the internal one", async () => {
+    const unreachable = createDb("postgresql://parley:s3cret-password@127.0.0.1:1/nowhere", { max: 1 });
+    try {
+      const { status, body } = await call("session.get", { sessionId: Id.descending("session") }, "GET", { ...team.ctx, db: unreachable });
+      expect(status).toBe(500);
+      expect(body.error?.data.code).toBe("INTERNAL_SERVER_ERROR");
+      expect(body.error?.data.parleyCode).toBeUndefined();
+      expect(body.error?.message).toBe("internal error");
+      // tRPC adds data.stack outside production only (NODE_ENV); nothing else may carry the internals.
+      const { stack: _stack, ...data } = body.error?.data ?? { code: "" };
+      expect(JSON.stringify({ ...body.error, data })).not.toMatch(/127\.0\.0\.1|s3cret|findUnique|prisma/i);
+    } finally {
+      await unreachable.$disconnect();
+    }
   });
 
   it("maps a corrupt part row to 500 with parleyCode CORRUPT and the row named", async () => {

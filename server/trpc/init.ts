@@ -26,8 +26,12 @@ const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // An error nobody expected (a driver failure, a bug) can carry server paths, SQL or
+    // connection details: the client gets a generic message, the server log the rest.
+    const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !isParleyError(cause);
     return {
       ...shape,
+      message: unexpected ? "internal error" : shape.message,
       data: {
         ...shape.data,
         parleyCode: isParleyError(cause) ? cause.code : undefined,
