@@ -12,6 +12,17 @@ export function errorResponse(error: unknown): Response {
   return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
 }
 
+const frames = new WeakMap<Envelope, string>();
+/** The SSE frame of an event, made once however many clients receive it. */
+function frame(event: Envelope): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = `id: ${event.id}\ndata: ${JSON.stringify(wire(event))}\n\n`;
+    frames.set(event, text);
+  }
+  return text;
+}
+
 export const HEARTBEAT_MS = Number(process.env.PARLEY_SSE_HEARTBEAT_MS ?? 15_000);
 
 export interface EventSource {
@@ -60,7 +71,7 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
           close("failed", error);
         }
       };
-      const send = (event: Envelope) => write(`id: ${event.id}\ndata: ${JSON.stringify(wire(event))}\n\n`);
+      const send = (event: Envelope) => write(frame(event));
       write(`retry: 1000\n: connected\n\n`);
       for (const event of source.initial ?? []) send(event);
       if (!open) return;

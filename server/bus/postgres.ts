@@ -1,6 +1,6 @@
 import pg from "pg";
 import { z } from "zod";
-import { type Bus, type Envelope, lookup } from "./bus";
+import { type Bus, type Envelope, isInternal, lookup } from "./bus";
 
 /**
  * Carries bus events between server processes over PostgreSQL LISTEN/NOTIFY (SPEC §14).
@@ -14,7 +14,7 @@ const INLINE_LIMIT = 7000; // bytes, leaves room for the wrapper under NOTIFY's 
 const PARKED_TTL_MS = 10 * 60 * 1000;
 
 const Wire = z.union([
-  z.object({ o: z.string(), e: z.unknown() }),
+  z.object({ o: z.string(), es: z.array(z.unknown()) }),
   z.object({ o: z.string(), r: z.string() }),
 ]);
 
@@ -48,46 +48,83 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
 
   let sending: Promise<void> = Promise.resolve();
   let sentSinceSweep = 0;
-  const send = async (original: Envelope) => {
-    const event = encode(original);
-    const json = JSON.stringify(event);
-    let wire: string;
-    if (Buffer.byteLength(json) <= INLINE_LIMIT) {
-      wire = JSON.stringify({ o: bus.instanceId, e: event });
-    } else {
-      const parked = await sender.query<{ id: string }>(
-        'INSERT INTO "EventPayload" (payload) VALUES ($1) RETURNING id::text AS id',
-        [json],
-      );
-      wire = JSON.stringify({ o: bus.instanceId, r: parked.rows[0]?.id });
-      if (++sentSinceSweep >= 100) {
-        sentSinceSweep = 0;
-        await sender.query(`DELETE FROM "EventPayload" WHERE "createdAt" < now() - interval '${PARKED_TTL_MS / 1000} seconds'`);
+  const queue: Envelope[] = [];
+  let pumping: Promise<void> | undefined;
+
+  const park = async (json: string): Promise<string> => {
+    const parked = await sender.query<{ id: string }>('INSERT INTO "EventPayload" (payload) VALUES ($1) RETURNING id::text AS id', [json]);
+    if (++sentSinceSweep >= 100) {
+      sentSinceSweep = 0;
+      await sender.query(`DELETE FROM "EventPayload" WHERE "createdAt" < now() - interval '${PARKED_TTL_MS / 1000} seconds'`);
+    }
+    return parked.rows[0]?.id ?? "";
+  };
+
+  /**
+   * Send what is queued, in order. Events that arrive while a NOTIFY is in flight are
+   * sent together in the next one (as many as fit), so a burst of streamed deltas costs
+   * a few round trips, not one each.
+   */
+  const pump = async () => {
+    while (queue.length) {
+      const batch: string[] = [];
+      let size = 0;
+      while (queue.length) {
+        const json = JSON.stringify(encode(queue[0] as Envelope));
+        const bytes = Buffer.byteLength(json);
+        if (bytes > INLINE_LIMIT) {
+          if (batch.length) break;
+          queue.shift();
+          const id = await park(json);
+          await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify({ o: bus.instanceId, r: id })]);
+          continue;
+        }
+        if (size + bytes + 1 > INLINE_LIMIT) break;
+        queue.shift();
+        batch.push(json);
+        size += bytes + 1;
+      }
+      if (batch.length) {
+        await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `{"o":${JSON.stringify(bus.instanceId)},"es":[${batch.join(",")}]}`]);
       }
     }
-    await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, wire]);
   };
   const unhook = bus.onPublish((event) => {
-    sending = sending.then(() => send(event)).catch((error: unknown) => log(`[bus] could not forward ${event.name} to other instances`, error));
+    queue.push(event);
+    pumping ??= pump()
+      .catch((error: unknown) => {
+        queue.length = 0;
+        log(`[bus] could not forward events to other instances`, error);
+      })
+      .finally(() => {
+        pumping = undefined;
+      });
+    sending = pumping;
   });
 
   let receiving: Promise<void> = Promise.resolve();
   const receive = async (raw: string) => {
     const wire = Wire.parse(JSON.parse(raw));
     if (wire.o === bus.instanceId) return;
-    let body: unknown;
-    if ("e" in wire) {
-      body = wire.e;
+    let bodies: unknown[];
+    if ("es" in wire) {
+      bodies = wire.es;
     } else {
       const row = await sender.query<{ payload: string }>('SELECT payload FROM "EventPayload" WHERE id = $1', [wire.r]);
       const payload = row.rows[0]?.payload;
       if (payload === undefined) throw new Error(`parked event ${wire.r} is gone`);
-      body = JSON.parse(payload);
+      bodies = [JSON.parse(payload)];
     }
-    const event = EnvelopeSchema.parse(body);
-    const def = lookup(event.name);
-    if (!def) throw new Error(`unknown event "${event.name}"`);
-    bus.deliver({ ...event, payload: def.schema.parse(event.payload) });
+    for (const body of bodies) {
+      const event = EnvelopeSchema.parse(body);
+      const def = lookup(event.name);
+      if (!def) {
+        // Server-coordination events this process has no part in (e.g. a seeding script).
+        if (isInternal(event.name)) continue;
+        throw new Error(`unknown event "${event.name}"`);
+      }
+      bus.deliver({ ...event, payload: def.schema.parse(event.payload) });
+    }
   };
   listener.on("notification", (message) => {
     // After close() began, nothing more is delivered (the sender may already be ending).
@@ -102,7 +139,9 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
   await listener.query(`LISTEN ${CHANNEL}`);
 
   return {
-    flush: () => sending,
+    flush: async () => {
+      while (pumping) await pumping;
+    },
     async close() {
       unhook();
       closed = true;

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Envelope } from "../bus/bus";
 import { PartUpdated } from "./events";
 
@@ -8,11 +9,19 @@ import { PartUpdated } from "./events";
  * append at the offset, skip what they already have, and wait for a full part (sent on
  * every non-delta change and on reconnect, see runner.sync) when they have a gap.
  */
+const encoded = new WeakMap<Envelope, Envelope>();
+
 export function wire(event: Envelope): Envelope {
   if (event.name !== PartUpdated.name) return event;
-  const payload = PartUpdated.schema.parse(event.payload);
+  const cached = encoded.get(event);
+  if (cached) return cached;
+  // Events on the bus were validated when published or received; only the shape matters here.
+  const payload = event.payload as z.output<typeof PartUpdated.schema>;
   const { part, delta } = payload;
-  if (delta === undefined || payload.offset !== undefined) return event;
-  if (part.type !== "text" && part.type !== "reasoning") return event;
-  return { ...event, payload: { part: { ...part, text: "" }, delta, offset: part.text.length - delta.length } };
+  let out = event;
+  if (delta !== undefined && payload.offset === undefined && (part.type === "text" || part.type === "reasoning")) {
+    out = { ...event, payload: { part: { ...part, text: "" }, delta, offset: part.text.length - delta.length } };
+  }
+  encoded.set(event, out);
+  return out;
 }

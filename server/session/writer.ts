@@ -28,10 +28,13 @@ export class TurnWriter {
 
   /** Publish a part change; persist it now, or within flushMs when it is a streamed delta. */
   async part(part: Part, delta?: string): Promise<void> {
-    this.bus.publish(Event.PartUpdated, delta === undefined ? { part } : { part, delta }, {
-      teamId: this.teamId,
-      sessionId: part.sessionId,
-    });
+    this.bus.publish(
+      Event.PartUpdated,
+      delta === undefined ? { part } : { part, delta },
+      { teamId: this.teamId, sessionId: part.sessionId },
+      // Streamed deltas are built by the processor from typed parts; see Bus.publish.
+      { trusted: delta !== undefined },
+    );
     this.dirty.set(part.id, part);
     if (delta !== undefined) {
       this.timer ??= setTimeout(() => {
@@ -101,10 +104,11 @@ export class TurnWriter {
 
   private enqueue(work: () => Promise<void>): Promise<void> {
     const next = this.chain.then(work);
-    // Keep the chain alive after a failure; the failure itself is returned to the caller.
-    this.chain = next.catch((error: unknown) => {
-      this.failure ??= error;
-    });
+    // Keep the chain alive after a failure. The failure itself goes to the caller of
+    // `next` only (a background flush records it for the next flush() itself): recording
+    // it here too would throw an already-reported error again at the next flush, failing
+    // the turn's cleanup.
+    this.chain = Promise.allSettled([next]).then(() => undefined);
     return next;
   }
 }
