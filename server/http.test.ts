@@ -52,7 +52,7 @@ describe("sseResponse", () => {
   it("sends the initial events, then live ones and heartbeats; cancel unsubscribes", async () => {
     const bus = new Bus();
     const res = sseResponse(new AbortController().signal, {
-      initial: [event(1)],
+      initial: async () => [event(1)],
       subscribe: (send) => bus.subscribe({ teamId: "t" }, send),
     });
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");

@@ -26,8 +26,11 @@ function frame(event: Envelope): string {
 export const HEARTBEAT_MS = Number(process.env.PARLEY_SSE_HEARTBEAT_MS ?? 15_000);
 
 export interface EventSource {
-  /** Events that open the stream (e.g. the current state), sent before live ones. */
-  initial?: Envelope[];
+  /**
+   * Events that open the stream (e.g. the current state). Read after subscribing, so no
+   * change is missed between the two; live events that arrive meanwhile follow them.
+   */
+  initial?: () => Promise<Envelope[]>;
   subscribe(send: (event: Envelope) => void): () => void;
 }
 
@@ -73,10 +76,25 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
       };
       const send = (event: Envelope) => write(frame(event));
       write(`retry: 1000\n: connected\n\n`);
-      for (const event of source.initial ?? []) send(event);
-      if (!open) return;
-      unsubscribe = source.subscribe(send);
+      let held: Envelope[] | undefined = source.initial ? [] : undefined;
+      unsubscribe = source.subscribe((event) => (held ? held.push(event) : send(event)));
       heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
+      if (source.initial) {
+        source
+          .initial()
+          .then((events) => {
+            for (const event of events) send(event);
+          })
+          .catch((error: unknown) => {
+            console.error("[http] could not read the initial state of an SSE stream", error);
+            close("failed", error);
+          })
+          .finally(() => {
+            const waiting = held ?? [];
+            held = undefined;
+            for (const event of waiting) send(event);
+          });
+      }
     },
     cancel() {
       cleanup("cancel");

@@ -43,3 +43,15 @@ describe("session titles", () => {
     expect(forkTitle("x (fork #a)")).toBe("x (fork #a) (fork #1)");
   });
 });
+
+describe("forkTitle length", () => {
+  it("keeps a fork's title within the maximum title length", async () => {
+    const { forkTitle, MAX_TITLE } = await import("./info");
+    const long = "x".repeat(MAX_TITLE);
+    const once = forkTitle(long);
+    expect(once.length).toBeLessThanOrEqual(MAX_TITLE);
+    expect(once.endsWith(" (fork #1)")).toBe(true);
+    expect(forkTitle(once).endsWith(" (fork #2)")).toBe(true);
+    expect(forkTitle(once).length).toBeLessThanOrEqual(MAX_TITLE);
+  });
+});

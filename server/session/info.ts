@@ -69,9 +69,13 @@ export function isDefaultTitle(title: string): boolean {
   return DEFAULT_TITLE.test(title);
 }
 
-/** "<title> (fork #n)" → "(fork #n+1)"; any other title gets " (fork #1)". */
+/**
+ * "<title> (fork #n)" → "(fork #n+1)"; any other title gets " (fork #1)". The base is
+ * shortened when needed so the result stays within MAX_TITLE.
+ */
 export function forkTitle(title: string): string {
-  const match = /^(.*) \(fork #(\d+)\)$/.exec(title);
-  if (match) return `${match[1]} (fork #${Number(match[2]) + 1})`;
-  return `${title} (fork #1)`;
+  const match = /^(.*) \(fork #(\d+)\)$/s.exec(title);
+  const base = match ? (match[1] ?? "") : title;
+  const suffix = ` (fork #${match ? Number(match[2]) + 1 : 1})`;
+  return `${base.slice(0, MAX_TITLE - suffix.length).trimEnd()}${suffix}`;
 }

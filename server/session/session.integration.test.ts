@@ -239,3 +239,15 @@ describe("Session.remove (integration)", () => {
     await parleyError(Session.remove(ctx, root.id), "NOT_FOUND");
   });
 });
+
+describe("remove a corrupt session", () => {
+  it("deletes a session whose JSON columns no longer match the schema", async () => {
+    const { makeTeam: team } = await import("../../test/db");
+    const { ctx, projectId } = await team();
+    const info = await Session.create(ctx, { projectId });
+    await ctx.db.session.update({ where: { id: info.id }, data: { permission: { not: "a ruleset" } } });
+    await expect(Session.get(ctx, info.id)).rejects.toMatchObject({ code: "CORRUPT" });
+    await Session.remove(ctx, info.id);
+    expect(await ctx.db.session.findUnique({ where: { id: info.id } })).toBeNull();
+  });
+});

@@ -195,7 +195,13 @@ export async function touch(ctx: Context, sessionId: string): Promise<Info> {
  */
 export async function remove(ctx: Context, sessionId: string): Promise<void> {
   const row = await sessionRow(ctx, sessionId);
-  const info = sessionFromRow(row, ctx.publicUrl);
+  // A session whose JSON fields are corrupt can still be deleted: report it without them.
+  let info: Info;
+  try {
+    info = sessionFromRow(row, ctx.publicUrl);
+  } catch {
+    info = sessionFromRow({ ...row, permission: null, revert: null, summaryDiffs: null, statusData: null }, ctx.publicUrl);
+  }
   const kids = await ctx.db.session.findMany({ where: { parentId: row.id }, select: { id: true } });
   for (const kid of kids) await remove(ctx, kid.id);
   await ctx.db.$transaction([

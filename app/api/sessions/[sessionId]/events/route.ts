@@ -13,8 +13,11 @@ export async function GET(req: Request, { params }: { params: Promise<{ sessionI
     const info = await Session.get(ctx, sessionId);
     const scope = { teamId: info.teamId, sessionId: info.id };
     const response = sseResponse(req.signal, {
-      initial: [{ id: `init-${info.id}-${info.time.updated}`, name: "session.updated", payload: { info }, scope, time: Date.now() }],
       subscribe: (send) => ctx.bus.subscribe(scope, send),
+      initial: async () => {
+        const current = await Session.get(ctx, sessionId);
+        return [{ id: `init-${current.id}-${current.time.updated}`, name: "session.updated", payload: { info: current }, scope, time: Date.now() }];
+      },
     });
     // Now subscribed: ask the runner (on whichever instance) to resend what is streaming in full.
     ctx.bus.publish(SyncRequested, { sessionId: info.id }, scope);
