@@ -11,6 +11,7 @@ import path from "node:path";
 import { loadConfig } from "../server/config";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations, createMigration } from "../server/db/migrate";
+import { defaultModel } from "../server/provider/provider";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const require = createRequire(import.meta.url);
@@ -18,6 +19,12 @@ const NEXT = require.resolve("next/dist/bin/next");
 
 function log(message: string): void {
   console.log(`[parley] ${message}`);
+}
+
+/** Stop at once, with a clear message, on configuration the app could not work with. */
+function checkConfig(): void {
+  const cfg = loadConfig();
+  defaultModel(cfg);
 }
 
 async function database(): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
   switch (command) {
     case "dev":
     case "start": {
+      checkConfig();
       const { url, embedded } = await database();
       await migrate(url);
       if (command === "start" && (rest.includes("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID")))) {

@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   OPENAI_BASE_URL: z.url().optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
   PARLEY_PUBLIC_URL: z.url().optional(),
+  PARLEY_OFFLINE_TPS: z.coerce.number().min(0).max(100_000).optional(),
 });
 
 export interface Config {
@@ -62,6 +63,8 @@ export interface Config {
   models: ModelOverrides | undefined;
   retry: { maxAttempts: number };
   publicUrl: string | undefined;
+  /** Pace of the built-in offline model (tokens per second; 0 = no delay). */
+  offline: { tokensPerSecond?: number };
 }
 
 export class ConfigError extends Error {
@@ -113,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     models: fromFile.models,
     retry: { maxAttempts: e.PARLEY_RETRY_MAX_ATTEMPTS ?? fromFile.retry?.maxAttempts ?? 8 },
     publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
+    offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
   };
 }
 
