@@ -88,9 +88,32 @@ export function waiter(started: () => void): Tool {
   });
 }
 
-const locks: RunLock[] = [];
+/** A RunLock whose releases can be awaited: a runner releases after `runners.idle()` resolves. */
+class TrackedLock extends RunLock {
+  private readonly releasing = new Set<Promise<void>>();
+
+  override async release(sessionId: string): Promise<void> {
+    const release = super.release(sessionId);
+    this.releasing.add(release);
+    try {
+      await release;
+    } finally {
+      this.releasing.delete(release);
+    }
+  }
+
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.releasing]);
+  }
+}
+
+const locks: TrackedLock[] = [];
 export async function closeLocks(): Promise<void> {
-  await Promise.all(locks.splice(0).map((l) => l.close()));
+  const all = locks.splice(0);
+  // Let the runners that just went idle release their locks before the connections end.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await Promise.all(all.map((l) => l.settle()));
+  await Promise.all(all.map((l) => l.close()));
 }
 
 export interface DepsOptions {
@@ -101,7 +124,7 @@ export interface DepsOptions {
 }
 
 export function makeDeps(bus: Bus, language: LanguageModel, options: DepsOptions = {}): Prompt.Deps {
-  const lock = new RunLock(databaseUrl());
+  const lock = new TrackedLock(databaseUrl());
   locks.push(lock);
   const engine: Engine = {
     db: testDb(),

@@ -148,6 +148,27 @@ describe("prompt loop runner", () => {
     expect(JSON.stringify(model.doStreamCalls[2]?.prompt)).toContain('"2"');
   });
 
+  it("the next step sends reasoning back with its provider metadata", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    const model = script([
+      [
+        { type: "reasoning-start", id: "r", providerMetadata: { test: { signature: "sig-1" } } },
+        { type: "reasoning-delta", id: "r", delta: "plan" },
+        { type: "reasoning-end", id: "r" },
+        { type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' },
+        finish("tool-calls"),
+      ],
+      answer("done"),
+    ]);
+    const deps = makeDeps(bus, model);
+    const session = await Session.create(ctx, { projectId });
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
+    await deps.runners.idle(session.id);
+    const assistantTurn = model.doStreamCalls[1]?.prompt.find((m) => m.role === "assistant");
+    expect(assistantTurn?.content[0]).toMatchObject({ type: "reasoning", text: "plan", providerOptions: { test: { signature: "sig-1" } } });
+  });
+
   it("noReply stores the message without asking the model", async () => {
     const bus = new Bus();
     const { ctx, projectId } = await makeTeam({ bus });

@@ -164,6 +164,23 @@ describe("toModelMessages", () => {
     ]);
   });
 
+  it("sends stored provider metadata back as providerOptions (reasoning signatures, item ids), even on empty signed reasoning", () => {
+    const out = toModelMessages([
+      user([text("q")]),
+      assistant([
+        { type: "reasoning", text: "", time: { start: 1, end: 2 }, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" } } },
+        { type: "reasoning", text: "", time: { start: 1, end: 2 } },
+        { type: "text", text: "answer", metadata: { openai: { itemId: "msg_1" } } },
+        { ...completed("c", "out"), metadata: { openai: { itemId: "fc_1" } } },
+      ]),
+    ]);
+    expect(out[1]?.content).toEqual([
+      { type: "reasoning", text: "", providerOptions: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" } } },
+      { type: "text", text: "answer", providerOptions: { openai: { itemId: "msg_1" } } },
+      { type: "tool-call", toolCallId: "c", toolName: "read", input: { path: "a.ts" }, providerOptions: { openai: { itemId: "fc_1" } } },
+    ]);
+  });
+
   it("keeps order: reasoning and text and tool calls of one message, then their results", () => {
     const out = toModelMessages([
       user([text("q")]),

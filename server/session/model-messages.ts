@@ -1,4 +1,4 @@
-import type { AssistantContent, ModelMessage, ToolContent, UserContent } from "ai";
+import type { AssistantContent, ModelMessage, TextPart, ToolContent, UserContent } from "ai";
 import type { FilePart, WithParts } from "./message";
 
 /**
@@ -33,6 +33,18 @@ function fileContent(part: FilePart): Exclude<UserContent, string>[number] | und
     return { type: "file", data: part.url, mediaType: part.mime, ...(part.filename ? { filename: part.filename } : {}) };
   }
   return undefined;
+}
+
+type ProviderOptions = NonNullable<TextPart["providerOptions"]>;
+
+/** A part's stored provider metadata, sent back to the provider (reasoning signatures, item ids). */
+function providerOptions(metadata: Record<string, unknown> | undefined): { providerOptions?: ProviderOptions } {
+  if (!metadata) return {};
+  const options: ProviderOptions = {};
+  for (const [provider, value] of Object.entries(metadata)) {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) options[provider] = value as ProviderOptions[string];
+  }
+  return Object.keys(options).length ? { providerOptions: options } : {};
 }
 
 function hasRealContent(message: WithParts): boolean {
@@ -70,11 +82,12 @@ export function toModelMessages(history: WithParts[]): ModelMessage[] {
     const results: ToolContent = [];
     for (const part of message.parts) {
       if (part.type === "text") {
-        if (part.text.trim() !== "") assistant.push({ type: "text", text: part.text });
+        if (part.text.trim() !== "") assistant.push({ type: "text", text: part.text, ...providerOptions(part.metadata) });
       } else if (part.type === "reasoning") {
-        if (part.text.trim() !== "") assistant.push({ type: "reasoning", text: part.text });
+        // Reasoning may be empty but signed (encrypted reasoning): the metadata is what counts.
+        if (part.text.trim() !== "" || part.metadata) assistant.push({ type: "reasoning", text: part.text, ...providerOptions(part.metadata) });
       } else if (part.type === "tool") {
-        assistant.push({ type: "tool-call", toolCallId: part.callId, toolName: part.tool, input: part.state.input });
+        assistant.push({ type: "tool-call", toolCallId: part.callId, toolName: part.tool, input: part.state.input, ...providerOptions(part.metadata) });
         const state = part.state;
         const output =
           state.status === "completed"

@@ -235,6 +235,50 @@ describe("openai chat provider through the loop", () => {
     expect(s.rec.statuses().at(-1)).toEqual({ type: "idle" });
   });
 
+  it("a 401 is an AuthError and a context-length 400 a ContextOverflowError; neither is retried", async () => {
+    const s = await setup();
+    fake.enqueue(reply.error(401, { message: "Incorrect API key provided", type: "invalid_request_error" }));
+    await s.ask("hi");
+    await s.idle();
+    const [denied] = assistants(await s.messages());
+    expect(denied?.info.error).toMatchObject({ name: "AuthError", providerId: "openai", message: "Incorrect API key provided" });
+    expect(s.requests()).toHaveLength(1);
+
+    const t = await setup();
+    fake.enqueue(
+      reply.error(400, {
+        body: { error: { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } },
+      }),
+    );
+    await t.ask("hi");
+    await t.idle();
+    const [overflow] = assistants(await t.messages());
+    expect(overflow?.info.error?.name).toBe("ContextOverflowError");
+    expect(t.requests()).toHaveLength(1);
+  });
+
+  it("an abort mid-stream stops the request, keeps the text so far and ends idle with AbortedError", async () => {
+    const s = await setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fake.enqueue(reply.stream([...text("Once upon", " a time"), { kind: "gate", until: gate }, ...text(" never sent")]));
+    try {
+      await s.ask("tell a story");
+      await s.rec.when((e) => isPartUpdate(e, (_p, delta) => delta === " a time"));
+      await Prompt.abort(s.ctx, s.deps, s.session.id);
+      await s.idle();
+    } finally {
+      release();
+    }
+    const [answer] = assistants(await s.messages());
+    expect(answer?.info.error?.name).toBe("AbortedError");
+    const [part] = only(answer?.parts ?? [], "text");
+    expect(part?.text).toBe("Once upon a time");
+    expect(part?.time?.end).toBeDefined();
+    expect(s.rec.statuses().at(-1)).toEqual({ type: "idle" });
+    expect(s.requests()).toHaveLength(1);
+  });
+
   it("queues a second prompt sent while the first streams and answers it after, in order, one runner at a time", async () => {
     const s = await setup();
     let release!: () => void;

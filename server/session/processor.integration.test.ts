@@ -16,6 +16,7 @@ import {
   waiter,
 } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
+import type { Db } from "../db/client";
 import * as Id from "../id";
 import type { AssistantMessage, Part, PartOf, ToolPart, UserMessage } from "./message";
 import { emptyTokens } from "./message";
@@ -178,6 +179,33 @@ describe("processor: reasoning and text", () => {
     await run(t, model);
     const { parts } = await stored(t);
     expect(only(parts, "text").map((p) => p.text)).toEqual(["first", "second"]);
+  });
+});
+
+describe("processor: provider metadata", () => {
+  it("stores the provider metadata of reasoning, text and tool calls on their parts, merged per provider", async () => {
+    const t = await turn();
+    const model = script([
+      [
+        { type: "reasoning-start", id: "r", providerMetadata: { test: { itemId: "rs_1" } } },
+        { type: "reasoning-delta", id: "r", delta: "thinking" },
+        { type: "reasoning-delta", id: "r", delta: "", providerMetadata: { test: { signature: "sig-1" } } },
+        { type: "reasoning-end", id: "r", providerMetadata: { test: { encrypted: "enc" } } },
+        { type: "text-start", id: "t", providerMetadata: { test: { itemId: "msg_1" } } },
+        { type: "text-delta", id: "t", delta: "hi" },
+        { type: "text-end", id: "t" },
+        { type: "tool-call", toolCallId: "c", toolName: "echo", input: '{"text":"a"}', providerMetadata: { test: { itemId: "fc_1" } } },
+        finish("tool-calls"),
+      ],
+    ]);
+    const tools = { echo: echoTool(async (input) => ({ title: "", output: input.text, metadata: {} })) };
+    await run(t, model, { tools });
+    const { parts } = await stored(t);
+    expect(only(parts, "reasoning")[0]?.metadata).toEqual({ test: { itemId: "rs_1", signature: "sig-1", encrypted: "enc" } });
+    expect(only(parts, "text")[0]?.metadata).toEqual({ test: { itemId: "msg_1" } });
+    const [tool] = only(parts, "tool");
+    expect(tool?.metadata).toEqual({ test: { itemId: "fc_1" } });
+    expect(tool?.state.status).toBe("completed");
   });
 });
 
@@ -526,7 +554,36 @@ describe("processor: abort", () => {
   });
 });
 
+/** The test database with the `part.upsert` calls for which `fail` answers true rejected. */
+function failingPartWrites(fail: () => boolean): Db {
+  const db = testDb();
+  const part = new Proxy(db.part, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== "upsert" || typeof value !== "function") return value;
+      return (args: unknown) => {
+        if (fail()) return Promise.reject(new Error("part write failed"));
+        return (value as (a: unknown) => Promise<unknown>).call(target, args);
+      };
+    },
+  });
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === "part" ? part : Reflect.get(target, prop, receiver)) });
+}
+
 describe("processor: cleanup", () => {
+  it("a database write failing mid-turn ends the turn with a stored error; the cleanup still completes", async () => {
+    const t = await turn();
+    let writes = 0;
+    // The second part write (the text's creation, after the step-start) fails.
+    const db = failingPartWrites(() => ++writes === 2);
+    const model = script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "x" }, { type: "text-end", id: "t" }, finish("stop")]]);
+    const { result } = await run(t, model, { db });
+    expect(result).toBe("stop");
+    const { info } = await stored(t);
+    expect(info.error).toMatchObject({ name: "UnknownError", message: "part write failed" });
+    expect(info.time.completed).toBeDefined();
+  });
+
   it("closes a text that never got text-end and turns an unfinished tool into an aborted error", async () => {
     const t = await turn();
     const model = script([

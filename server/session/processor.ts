@@ -59,6 +59,22 @@ function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
 }
 
+/**
+ * Provider metadata of a streamed part (e.g. a reasoning signature or an item id), merged
+ * per provider as start/delta/end events add to it. Stored as the part's `metadata` and
+ * sent back with the part (toModelMessages), as providers require for reasoning.
+ */
+function withMetadata<P extends { metadata?: Record<string, unknown> }>(part: P, metadata: Record<string, unknown> | undefined): P {
+  if (!metadata || Object.keys(metadata).length === 0) return part;
+  const merged: Record<string, unknown> = { ...part.metadata };
+  for (const [provider, value] of Object.entries(metadata)) {
+    const before = merged[provider];
+    merged[provider] =
+      typeof before === "object" && before !== null && typeof value === "object" && value !== null ? { ...before, ...value } : value;
+  }
+  return { ...part, metadata: merged };
+}
+
 function isOutcome(value: unknown): value is ToolOutcome {
   const v = value as Partial<ToolOutcome> | null;
   return typeof v === "object" && v !== null && typeof v.output === "string" && typeof v.title === "string";
@@ -235,7 +251,8 @@ export class Processor {
       case "reasoning-start":
       case "text-start": {
         const type = event.type === "text-start" ? "text" : "reasoning";
-        const part = { ...this.base(), type, text: "", time: { start: this.now() } } as PartOf<"text"> | PartOf<"reasoning">;
+        const created = { ...this.base(), type, text: "", time: { start: this.now() } } as PartOf<"text"> | PartOf<"reasoning">;
+        const part = withMetadata(created, event.providerMetadata);
         this.texts.set(`${type}:${event.id}`, part);
         await this.savePart(part);
         return undefined;
@@ -244,8 +261,13 @@ export class Processor {
       case "text-delta": {
         const key = `${event.type === "text-delta" ? "text" : "reasoning"}:${event.id}`;
         const part = this.texts.get(key);
-        if (!part || event.text === "") return undefined;
-        const next = { ...part, text: part.text + event.text };
+        if (!part) return undefined;
+        if (event.text === "") {
+          // A delta can carry only metadata (e.g. a reasoning signature).
+          if (event.providerMetadata) this.texts.set(key, withMetadata(part, event.providerMetadata));
+          return undefined;
+        }
+        const next = withMetadata({ ...part, text: part.text + event.text }, event.providerMetadata);
         this.texts.set(key, next);
         await this.savePart(next, event.text);
         return undefined;
@@ -257,7 +279,7 @@ export class Processor {
         if (!part) return undefined;
         this.texts.delete(key);
         const text = event.type === "text-end" ? part.text.trimEnd() : part.text;
-        await this.savePart({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } });
+        await this.savePart(withMetadata({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } }, event.providerMetadata));
         return undefined;
       }
       case "tool-input-start": {
@@ -277,10 +299,12 @@ export class Processor {
       case "tool-call": {
         const part = this.toolFor(event.toolCallId, event.toolName);
         if (part.state.status !== "pending") return undefined;
-        await this.savePart({
-          ...part,
-          state: { status: "running", input: asRecord(event.input), time: { start: this.now() } },
-        });
+        await this.savePart(
+          withMetadata<ToolPart>(
+            { ...part, state: { status: "running", input: asRecord(event.input), time: { start: this.now() } } },
+            event.providerMetadata,
+          ),
+        );
         return undefined;
       }
       case "tool-result": {

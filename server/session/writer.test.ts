@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { Bus, type Envelope } from "../bus/bus";
+import type { Db } from "../db/client";
+import * as Id from "../id";
+import type { AssistantMessage, Part } from "./message";
+import { emptyTokens } from "./message";
+import { TurnWriter } from "./writer";
+
+/** TurnWriter with an in-memory stand-in for the three Prisma calls it makes. */
+
+interface Write {
+  op: "part" | "message" | "delete";
+  id: string;
+  text?: string;
+  at: number;
+}
+
+function fakeDb(options: { failPart?: () => boolean; failMessage?: () => boolean; slowMs?: number } = {}) {
+  const writes: Write[] = [];
+  const pause = () => new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 0));
+  const db = {
+    part: {
+      upsert: async (args: { where: { id: string }; create: { data: unknown } }) => {
+        await pause();
+        if (options.failPart?.()) throw new Error("part write failed");
+        const data = args.create.data as { text?: string };
+        writes.push({ op: "part", id: args.where.id, text: data.text, at: Date.now() });
+      },
+      deleteMany: async (args: { where: { id: string } }) => {
+        writes.push({ op: "delete", id: args.where.id, at: Date.now() });
+      },
+    },
+    message: {
+      upsert: async (args: { where: { id: string } }) => {
+        if (options.failMessage?.()) throw new Error("message write failed");
+        writes.push({ op: "message", id: args.where.id, at: Date.now() });
+      },
+    },
+  };
+  return { db: db as unknown as Db, writes };
+}
+
+const sessionId = Id.ascending("session");
+const messageId = Id.ascending("message");
+const text = (id: string, value: string): Part => ({ id, sessionId, messageId, type: "text", text: value, time: { start: 1 } });
+const message: AssistantMessage = {
+  id: messageId,
+  sessionId,
+  role: "assistant",
+  parentId: Id.ascending("message"),
+  providerId: "p",
+  modelId: "m",
+  agent: "build",
+  path: { cwd: "/", root: "/" },
+  cost: 0,
+  tokens: emptyTokens(),
+  time: { created: 1 },
+};
+
+function setup(db: Db, flushMs = 40) {
+  const bus = new Bus();
+  const events: Envelope[] = [];
+  bus.subscribe({ teamId: "team", sessionId }, (e) => events.push(e));
+  return { writer: new TurnWriter(db, bus, "team", flushMs), events };
+}
+
+describe("TurnWriter", () => {
+  it("publishes every delta at once and persists a burst of deltas once, within flushMs", async () => {
+    const { db, writes } = fakeDb();
+    const { writer, events } = setup(db, 40);
+    const id = Id.ascending("part");
+    const started = Date.now();
+    await writer.part(text(id, "a"), "a");
+    await writer.part(text(id, "ab"), "b");
+    await writer.part(text(id, "abc"), "c");
+    expect(events.map((e) => (e.payload as { delta?: string }).delta)).toEqual(["a", "b", "c"]);
+    expect(writes).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(writes).toEqual([{ op: "part", id, text: "abc", at: expect.any(Number) }]);
+    expect((writes[0]?.at ?? 0) - started).toBeLessThan(200);
+  });
+
+  it("a change without delta persists at once, after the pending deltas, in order", async () => {
+    const { db, writes } = fakeDb();
+    const { writer } = setup(db, 10_000);
+    const a = Id.ascending("part");
+    const b = Id.ascending("part");
+    await writer.part(text(a, "streamed"), "streamed");
+    await writer.part(text(b, "final"));
+    expect(writes.map((w) => [w.id, w.text])).toEqual([
+      [a, "streamed"],
+      [b, "final"],
+    ]);
+  });
+
+  it("removing a part drops its pending write", async () => {
+    const { db, writes } = fakeDb();
+    const { writer, events } = setup(db, 10_000);
+    const a = Id.ascending("part");
+    await writer.part(text(a, "half"), "half");
+    await writer.removePart(text(a, "half"));
+    await writer.flush();
+    expect(writes.map((w) => w.op)).toEqual(["delete"]);
+    expect(events.at(-1)?.name).toBe("message.part.removed");
+  });
+
+  it("writes stay in call order even when a write is slow", async () => {
+    const { db, writes } = fakeDb({ slowMs: 15 });
+    const { writer } = setup(db, 5);
+    const a = Id.ascending("part");
+    await writer.part(text(a, "x"), "x");
+    await new Promise((resolve) => setTimeout(resolve, 8)); // the timer flush is now in flight
+    await writer.message(message);
+    await writer.part(text(a, "xy"));
+    expect(writes.map((w) => w.op + (w.text ?? ""))).toEqual(["partx", "message", "partxy"]);
+  });
+
+  it("a failed write is reported once, to its caller; later writes go on", async () => {
+    let fail = true;
+    const { db, writes } = fakeDb({ failMessage: () => fail });
+    const { writer } = setup(db, 10_000);
+    await expect(writer.message(message)).rejects.toThrow("message write failed");
+    fail = false;
+    await expect(writer.flush()).resolves.toBeUndefined();
+    await writer.part(text(Id.ascending("part"), "after"));
+    await writer.message(message);
+    expect(writes.map((w) => w.op)).toEqual(["part", "message"]);
+  });
+
+  it("a failed background flush of deltas is reported by the next flush, once", async () => {
+    let fail = true;
+    const { db } = fakeDb({ failPart: () => fail });
+    const { writer } = setup(db, 5);
+    await writer.part(text(Id.ascending("part"), "lost?"), "lost?");
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    fail = false;
+    await expect(writer.flush()).rejects.toThrow("part write failed");
+    await expect(writer.flush()).resolves.toBeUndefined();
+  });
+});
