@@ -169,6 +169,21 @@ describe("prompt loop runner", () => {
     expect(assistantTurn?.content[0]).toMatchObject({ type: "reasoning", text: "plan", providerOptions: { test: { signature: "sig-1" } } });
   });
 
+  it("on an agent's last step the model gets no tools and is told to answer in text; the loop then ends", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    // The hidden compaction agent has a single step.
+    const model = script([[{ type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' }, finish("tool-calls")], answer("never asked")]);
+    const deps = makeDeps(bus, model);
+    const session = await Session.create(ctx, { projectId });
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }], agent: "compaction" });
+    await deps.runners.idle(session.id);
+    expect(model.doStreamCalls).toHaveLength(1);
+    const call = model.doStreamCalls[0];
+    expect(call?.tools ?? []).toHaveLength(0);
+    expect(JSON.stringify(call?.prompt[0])).toContain("MAXIMUM STEPS REACHED");
+  });
+
   it("noReply stores the message without asking the model", async () => {
     const bus = new Bus();
     const { ctx, projectId } = await makeTeam({ bus });
