@@ -6,7 +6,7 @@ import { defineConfig, devices } from "@playwright/test";
  * directory (.data-e2e, wiped at every start) and port. Debian's Chromium is used when
  * installed, since Playwright cannot download its own browser on every machine.
  */
-const PORT = 3100;
+const PORT = Number(process.env.PARLEY_E2E_PORT ?? 3100);
 const DATA_DIR = ".data-e2e";
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
@@ -18,7 +18,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [["list"], ["html", { open: "never" }]],
+  reporter: [["list"], ["html", { open: "never" }], ["json", { outputFile: "reports/playwright.json" }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: "retain-on-failure",
