@@ -6,7 +6,7 @@ import { Permissions } from "./permission/permission";
 import { defaultModel, loadModel } from "./provider/provider";
 import type { Engine } from "./session/engine";
 import { RunLock } from "./session/lock";
-import type { Deps } from "./session/prompt";
+import { type Deps, start, unanswered } from "./session/prompt";
 import { recover } from "./session/recovery";
 import { Runners } from "./session/runner";
 import { wire } from "./session/wire";
@@ -68,8 +68,14 @@ async function boot(): Promise<Runtime> {
 
   const recoverNow = () =>
     recover({ db, bus, lock, permissions, isLocal: (id) => runners.get(id) !== undefined })
-      .then((ids) => {
+      .then(async (ids) => {
         if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
+        // A prompt that arrived while a session was being recovered found it locked: answer it now.
+        for (const id of ids) {
+          if (!(await unanswered(deps, id))) continue;
+          const row = await db.session.findUnique({ where: { id }, select: { teamId: true } });
+          if (row) await start(deps, row.teamId, id);
+        }
       })
       .catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
   await recoverNow();

@@ -126,7 +126,7 @@ async function history(deps: Deps, sessionId: string): Promise<WithParts[]> {
  * True when the newest user message has no assistant answer after it — and, when `after`
  * is given, was written after that id (a message newer than an abort is a new request).
  */
-async function unanswered(deps: Deps, sessionId: string, after?: string): Promise<boolean> {
+export async function unanswered(deps: Deps, sessionId: string, after?: string): Promise<boolean> {
   const last = await deps.engine.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { id: true, role: true } });
   return last?.role === "user" && (after === undefined || last.id > after);
 }
@@ -257,6 +257,9 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
               }),
           abortSignal: signal,
           maxRetries: 0,
+          // Errors come through fullStream, where the processor classifies, stores and
+          // retries them; the SDK's default onError would only print each one again.
+          onError: () => undefined,
         }),
     });
     await processor.writer.message(assistant);

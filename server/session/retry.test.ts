@@ -104,3 +104,13 @@ describe("sleep", () => {
     await expect(sleep(10, controller.signal)).rejects.toMatchObject({ name: "AbortError" });
   });
 });
+
+describe("quota errors", () => {
+  it("does not retry a 429 that reports a spent quota", async () => {
+    const { retryable } = await import("./retry");
+    expect(
+      retryable({ name: "APIError", message: "You exceeded your current quota", statusCode: 429, isRetryable: true, responseBody: '{"error":{"code":"insufficient_quota"}}' }),
+    ).toBeUndefined();
+    expect(retryable({ name: "APIError", message: "Rate limit reached", statusCode: 429, isRetryable: true })).toBeDefined();
+  });
+});

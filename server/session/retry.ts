@@ -12,6 +12,8 @@ const TRANSIENT = /rate.?limit|too many requests|overloaded|capacity|temporarily
 export function retryable(error: MessageError): string | undefined {
   if (error.name !== "APIError") return undefined;
   const status = error.statusCode;
+  // A spent quota is not a rate limit: waiting will not bring it back.
+  if (status === 429 && /insufficient_quota|exceeded your current quota/i.test(`${error.message} ${error.responseBody ?? ""}`)) return undefined;
   if (status === 429) return error.message || "rate limited";
   if (status !== undefined && status >= 500) return error.message || `server error ${status}`;
   if (status !== undefined && status >= 400) return undefined;
