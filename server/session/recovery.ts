@@ -75,8 +75,18 @@ function close(part: Part, now: number): Part | undefined {
     return { ...part, time: { start: part.time?.start ?? now, end: now } };
   }
   if (part.type === "tool" && (part.state.status === "pending" || part.state.status === "running")) {
-    const start = part.state.status === "running" ? part.state.time.start : now;
-    return { ...part, state: { status: "error", input: part.state.input, error: ABORTED_TOOL, time: { start, end: now } } };
+    const running = part.state.status === "running" ? part.state : undefined;
+    // A running tool keeps what it had shown (e.g. the output a command printed before the crash).
+    return {
+      ...part,
+      state: {
+        status: "error",
+        input: part.state.input,
+        error: ABORTED_TOOL,
+        ...(running?.metadata ? { metadata: running.metadata } : {}),
+        time: { start: running?.time.start ?? now, end: now },
+      },
+    };
   }
   return undefined;
 }
