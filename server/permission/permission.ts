@@ -4,9 +4,9 @@ import { ParleyError } from "../errors";
 import * as Id from "../id";
 import type { Actor } from "../session/context";
 import type { PermissionRequest } from "../tool/tool";
-import { evaluate, matches } from "./evaluate";
+import { evaluate } from "./evaluate";
 import { Asked, Replied, type Reply, Request } from "./events";
-import type { Ruleset } from "./schema";
+import { type Ruleset, Ruleset as RulesetSchema } from "./schema";
 
 /**
  * The ask flow (SPEC §10). `ask` decides from the rules; when they say "ask" it stores a
@@ -79,7 +79,11 @@ export class Permissions {
     return rows.map((row) => ({ permission: row.permission, pattern: row.pattern, action: "allow" as const }));
   }
 
-  async ask(input: AskInput): Promise<void> {
+  /**
+   * What the rules (with the stored approvals) say about a request: "allow" when every
+   * pattern is allowed, "ask" when one needs an answer. A denied pattern throws.
+   */
+  private async decide(input: AskInput): Promise<"allow" | "ask"> {
     const approved = await this.approvals(input.projectId, input.agent);
     let needsAsk = false;
     for (const pattern of input.request.patterns) {
@@ -93,7 +97,11 @@ export class Permissions {
       }
       if (decision.action === "ask") needsAsk = true;
     }
-    if (!needsAsk) return;
+    return needsAsk ? "ask" : "allow";
+  }
+
+  async ask(input: AskInput): Promise<void> {
+    if ((await this.decide(input)) === "allow") return;
     if (input.signal.aborted) throw new DOMException("aborted", "AbortError");
 
     const request: Request = {
@@ -107,21 +115,26 @@ export class Permissions {
       time: { created: Date.now() },
     };
     const answered = new Promise<void>((resolve, reject) => this.waiters.set(request.id, { resolve, reject }));
-    await this.db.permissionRequest.create({
-      data: {
-        id: request.id,
-        teamId: input.teamId,
-        sessionId: input.sessionId,
-        projectId: input.projectId,
-        agent: input.agent,
-        permission: request.permission,
-        patterns: request.patterns,
-        always: request.always,
-        metadata: request.metadata as object,
-        tool: request.tool ?? undefined,
-        createdAt: new Date(request.time.created),
-      },
-    });
+    try {
+      await this.db.permissionRequest.create({
+        data: {
+          id: request.id,
+          teamId: input.teamId,
+          sessionId: input.sessionId,
+          projectId: input.projectId,
+          agent: input.agent,
+          permission: request.permission,
+          patterns: request.patterns,
+          always: request.always,
+          metadata: request.metadata as object,
+          tool: request.tool ?? undefined,
+          createdAt: new Date(request.time.created),
+        },
+      });
+    } catch (error) {
+      this.waiters.delete(request.id);
+      throw error;
+    }
     this.bus.publish(Asked, { request }, { teamId: input.teamId, sessionId: input.sessionId });
     const onAbort = () => {
       void this.settle(input.teamId, request.id, "reject", "aborted").catch((error: unknown) => {
@@ -131,11 +144,26 @@ export class Permissions {
       this.waiters.delete(request.id);
     };
     input.signal.addEventListener("abort", onAbort, { once: true });
+    // An abort while the request was being stored fired no event for the listener above.
+    if (input.signal.aborted) onAbort();
+    // An "always" answered while the request was being stored did not see it among the
+    // pending ones: if its approval covers this request now, the request is resolved too.
+    // (Not awaited: the answer may come first, and `answered` must have its handler now.)
+    else void this.resolveIfApproved(input, request.id);
     try {
       await answered;
     } finally {
       input.signal.removeEventListener("abort", onAbort);
       this.waiters.delete(request.id);
+    }
+  }
+
+  private async resolveIfApproved(input: AskInput, requestId: string): Promise<void> {
+    try {
+      if ((await this.decide(input)) === "allow") await this.settle(input.teamId, requestId, "always");
+    } catch (error) {
+      // The request stays pending and can still be answered.
+      console.error("[permission] could not check a new request against the stored approvals", error);
     }
   }
 
@@ -195,14 +223,18 @@ export class Permissions {
         skipDuplicates: true,
       });
       await this.settle(row.teamId, row.id, "always");
-      // Other pending requests that the new rules now allow are answered too.
+      // Other pending requests that the new rules now allow are answered too. The approvals
+      // come after the defaults, config and agent rules, but before the session's own
+      // ruleset, which may still say "ask" (or "deny") for the request.
       const approved = await this.approvals(row.projectId, row.agent);
       const others = await this.db.permissionRequest.findMany({
         where: { projectId: row.projectId, agent: row.agent, status: "pending" },
+        include: { session: { select: { permission: true } } },
       });
       for (const other of others) {
-        const allowed = strings(other.patterns).every((pattern) =>
-          approved.some((rule) => matches(rule.permission, other.permission) && matches(rule.pattern, pattern)),
+        const sessionRules = RulesetSchema.safeParse(other.session.permission).data;
+        const allowed = strings(other.patterns).every(
+          (pattern) => evaluate(other.permission, pattern, approved, sessionRules).action === "allow",
         );
         if (allowed) await this.settle(other.teamId, other.id, "always");
       }
