@@ -24,6 +24,7 @@ import { ABORTED_TOOL, Processor, type ProcessorOptions, type Result } from "./p
 import * as Prompt from "./prompt";
 import { messageData, messageFromRow, partFromRow } from "./rows";
 import * as Status from "./status";
+import type { Tool } from "../tool/tool";
 import { Session } from ".";
 
 /**
@@ -340,6 +341,8 @@ describe("processor: steps, usage and cost", () => {
     const row = await testDb().session.findUniqueOrThrow({ where: { id: t.sessionId } });
     expect(Number(row.cost)).toBe(0.009765);
     expect([row.tokensInput, row.tokensOutput, row.tokensReasoning, row.tokensCacheRead, row.tokensCacheWrite].map(Number)).toEqual([600, 300, 200, 300, 100]);
+    // The dashboard's sort column: the sum of the five.
+    expect(Number(row.tokensTotal)).toBe(1500);
   });
 
   it("adds the steps of a turn without floating-point drift", async () => {
@@ -551,6 +554,35 @@ describe("processor: abort", () => {
     expect(rec.statuses().at(-1)).toEqual({ type: "idle" });
     const row = await testDb().session.findUniqueOrThrow({ where: { id: session.id } });
     expect(Status.fromRow(row)).toEqual({ type: "idle" });
+  });
+});
+
+describe("processor: abort keeps what a running tool reported", () => {
+  it("an aborted tool keeps its live metadata (e.g. output so far)", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    let started!: () => void;
+    const toolStarted = new Promise<void>((resolve) => (started = resolve));
+    const base = waiter(() => started());
+    const reporting: Tool = {
+      ...base,
+      execute: (input, toolCtx) => {
+        toolCtx.update({ title: "printing", metadata: { output: "line 1\n" } });
+        return base.execute(input, toolCtx);
+      },
+    };
+    const model = script([[{ type: "tool-call", toolCallId: "w1", toolName: "wait", input: "{}" }, finish("tool-calls")]]);
+    const deps = makeDeps(bus, model, { tools: [reporting] });
+    const session = await Session.create(ctx, { projectId });
+    const rec = recorder(bus, ctx.actor.teamId, session.id);
+    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "wait" }] });
+    await toolStarted;
+    await rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "running" && p.state.metadata?.output === "line 1\n"));
+    await Prompt.abort(ctx, deps, session.id);
+    await deps.runners.idle(session.id);
+    const messages = await Session.allMessages(ctx, session.id);
+    const tool = messages[1]?.parts.find((p): p is ToolPart => p.type === "tool");
+    expect(tool?.state).toMatchObject({ status: "error", error: ABORTED_TOOL, metadata: { output: "line 1\n" } });
   });
 });
 

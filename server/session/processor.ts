@@ -49,6 +49,17 @@ export interface ProcessorOptions {
 
 export const ABORTED_TOOL = "Tool execution aborted";
 
+type ToolPatch = { title?: string; metadata?: Record<string, unknown> };
+type RunningState = Extract<ToolPart["state"], { status: "running" }>;
+
+function patched(state: RunningState, patch: ToolPatch): RunningState {
+  return {
+    ...state,
+    ...(patch.title !== undefined ? { title: patch.title } : {}),
+    ...(patch.metadata !== undefined ? { metadata: { ...state.metadata, ...patch.metadata } } : {}),
+  };
+}
+
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === "string") return error;
@@ -111,15 +122,23 @@ export class Processor {
     return this.tools.get(callId);
   }
 
-  async updateTool(callId: string, patch: { title?: string; metadata?: Record<string, unknown> }): Promise<void> {
+  /** Live updates a tool sent before its part was marked running, applied when it is. */
+  private readonly early = new Map<string, ToolPatch>();
+
+  async updateTool(callId: string, patch: ToolPatch): Promise<void> {
     const part = this.tools.get(callId);
-    if (!part || part.state.status !== "running") return;
-    const state = {
-      ...part.state,
-      ...(patch.title !== undefined ? { title: patch.title } : {}),
-      ...(patch.metadata !== undefined ? { metadata: { ...part.state.metadata, ...patch.metadata } } : {}),
-    };
-    await this.savePart({ ...part, state });
+    if (!part || part.state.status === "pending") {
+      // The tool may start before the stream's tool-call event is handled: keep the update.
+      const earlier = this.early.get(callId);
+      this.early.set(callId, {
+        ...earlier,
+        ...patch,
+        ...(patch.metadata || earlier?.metadata ? { metadata: { ...earlier?.metadata, ...patch.metadata } } : {}),
+      });
+      return;
+    }
+    if (part.state.status !== "running") return;
+    await this.savePart({ ...part, state: patched(part.state, patch) });
   }
 
   async run(): Promise<Result> {
@@ -299,11 +318,11 @@ export class Processor {
       case "tool-call": {
         const part = this.toolFor(event.toolCallId, event.toolName);
         if (part.state.status !== "pending") return undefined;
+        const early = this.early.get(event.toolCallId);
+        this.early.delete(event.toolCallId);
+        const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
         await this.savePart(
-          withMetadata<ToolPart>(
-            { ...part, state: { status: "running", input: asRecord(event.input), time: { start: this.now() } } },
-            event.providerMetadata,
-          ),
+          withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata),
         );
         return undefined;
       }
@@ -387,6 +406,7 @@ export class Processor {
         tokensReasoning: { increment: step.reasoning },
         tokensCacheRead: { increment: step.cache.read },
         tokensCacheWrite: { increment: step.cache.write },
+        tokensTotal: { increment: step.input + step.output + step.reasoning + step.cache.read + step.cache.write },
         timeUpdated: new Date(this.now()),
       },
       include: { share: true },
@@ -405,10 +425,17 @@ export class Processor {
     this.texts.clear();
     for (const part of this.tools.values()) {
       if (part.state.status === "pending" || part.state.status === "running") {
-        const start = part.state.status === "running" ? part.state.time.start : end;
+        const running = part.state.status === "running" ? part.state : undefined;
         await this.savePart({
           ...part,
-          state: { status: "error", input: part.state.input, error: ABORTED_TOOL, time: { start, end } },
+          state: {
+            status: "error",
+            input: part.state.input,
+            error: ABORTED_TOOL,
+            // Keep what a running tool reported (e.g. a command's output so far).
+            ...(running?.metadata ? { metadata: running.metadata } : {}),
+            time: { start: running?.time.start ?? end, end },
+          },
         });
       }
     }
