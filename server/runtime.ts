@@ -3,7 +3,7 @@ import { type Bridge, bridge } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
 import { Permissions } from "./permission/permission";
-import { defaultModel, loadModel } from "./provider/provider";
+import { defaultModel, loadModel, smallModel } from "./provider/provider";
 import type { Engine } from "./session/engine";
 import { RunLock } from "./session/lock";
 import { type Deps, start, unanswered } from "./session/prompt";
@@ -61,6 +61,7 @@ async function boot(): Promise<Runtime> {
     dataDir: cfg.dataDir,
     resolveModel: (ref) => loadModel(ref, cfg),
     defaultModel: () => defaultModel(cfg),
+    smallModel: () => loadModel(smallModel(cfg), cfg),
     maxAttempts: cfg.retry.maxAttempts,
     compaction: cfg.compaction,
   };

@@ -9,6 +9,7 @@ import type { Deps } from "../server/session/prompt";
 import { Runners } from "../server/session/runner";
 import { builtinTools, executeTool } from "../server/tool/registry";
 import { databaseUrl, testDb } from "./db";
+import { titleModel } from "./title-model";
 
 /**
  * The services a tRPC context or a prompt needs, built for tests around a given bus:
@@ -35,6 +36,7 @@ export function testServices(bus: Bus, options: { engine?: Partial<Engine>; data
       throw new Error(`no model configured for this test (${ref.providerId}/${ref.modelId})`);
     },
     defaultModel: () => ({ providerId: "offline", modelId: "parley-offline" }),
+    smallModel: () => titleModel(),
     maxAttempts: 3,
     compaction: config.compaction,
     flushMs: 20,

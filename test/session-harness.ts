@@ -13,6 +13,7 @@ import { Runners } from "../server/session/runner";
 import type { Prices } from "../server/session/usage";
 import { define, type Tool } from "../server/tool/tool";
 import { databaseUrl, testDb } from "./db";
+import { titleModel } from "./title-model";
 
 /** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
 
@@ -133,6 +134,7 @@ export function makeDeps(bus: Bus, language: LanguageModel, options: DepsOptions
     dataDir: "/tmp/parley-test-data",
     resolveModel: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: options.prices ?? PRICES }),
     defaultModel: () => ({ providerId: "openai", modelId: "gpt-test" }),
+    smallModel: () => titleModel(),
     maxAttempts: options.maxAttempts ?? 3,
     compaction: { auto: false, prune: false },
     flushMs: options.flushMs ?? 20,

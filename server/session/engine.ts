@@ -24,6 +24,8 @@ export interface Engine {
   dataDir: string;
   resolveModel(ref: ModelRef): ResolvedModel;
   defaultModel(): ModelRef;
+  /** The small/fast model for titles (SPEC §12); without one, the session's model is used. */
+  smallModel?(): ResolvedModel;
   /** Provider attempts per step (SPEC §6, default 8). */
   maxAttempts: number;
   compaction: { auto: boolean; prune: boolean };

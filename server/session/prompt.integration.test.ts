@@ -3,6 +3,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { databaseUrl, makeTeam, testDb } from "../../test/db";
+import { titleModel } from "../../test/title-model";
 import { Bus } from "../bus/bus";
 import { define, type Tool } from "../tool/tool";
 import type { Engine } from "./engine";
@@ -51,6 +52,8 @@ function deps(bus: Bus, language: MockLanguageModelV4): Prompt.Deps {
     dataDir: "/tmp/parley-test-data",
     resolveModel: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }),
     defaultModel: () => ({ providerId: "test", modelId: "scripted" }),
+    // Titles of these default-titled sessions come from their own model, not the script.
+    smallModel: () => titleModel(),
     maxAttempts: 3,
     compaction: { auto: true, prune: true },
     flushMs: 20,

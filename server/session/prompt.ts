@@ -14,12 +14,19 @@ import { toModelMessages } from "./model-messages";
 import { Processor } from "./processor";
 import { AbortRequested, Runners } from "./runner";
 import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
+import { isDefaultTitle } from "./info";
 import * as Status from "./status";
 import * as Todo from "./todo";
 import { systemPrompt } from "./system";
 import { DEFAULTS, disabled } from "../permission/evaluate";
 import { type Permissions, isRejection } from "../permission/permission";
 import { type Call, isDoomLoop } from "./doom";
+import * as Background from "./background";
+import * as Compaction from "./compaction";
+import { filterCompacted, pendingCompaction } from "./filter";
+import { isOverflow } from "./overflow";
+import { prune } from "./prune";
+import * as Title from "./title";
 
 /**
  * The prompt loop (SPEC §5): write the user's message, then — one runner per session —
@@ -96,8 +103,36 @@ export async function prompt(ctx: Context, deps: Deps, input: PromptInput): Prom
   }
   const touched = await ctx.db.session.update({ where: { id: session.id }, data: { timeUpdated: new Date(time) }, include: { share: true } });
   ctx.bus.publish(Event.Updated, { info: sessionFromRow(touched, ctx.publicUrl) }, { teamId: session.teamId, sessionId: session.id });
+  if (!session.parentId && isDefaultTitle(touched.title)) {
+    const input = { teamId: session.teamId, sessionId: session.id, messageId: user.id, ...(ctx.publicUrl ? { publicUrl: ctx.publicUrl } : {}) };
+    Background.run(session.id, "title generation", () => Title.ensure(deps.engine, input));
+  }
   if (!data.noReply) await start(deps, session.teamId, session.id);
   return user;
+}
+
+export const CompactInput = z.object({ sessionId: Id.schema("session") });
+export type CompactInput = z.input<typeof CompactInput>;
+
+/**
+ * Manual compaction (SPEC §8): write a compaction request and let the runner answer it
+ * with a summary. Refused while the session runs (compact it when it is idle), and on a
+ * session with nothing to summarise.
+ */
+export async function compact(ctx: Context, deps: Deps, input: CompactInput): Promise<UserMessage> {
+  const parsed = CompactInput.safeParse(input);
+  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  const row = await sessionRow(ctx, parsed.data.sessionId);
+  if (await Runners.busy(deps.engine.lock, deps.runners, row.id)) {
+    throw new ParleyError("BUSY", "the session is running; compact it when it is idle", { details: { sessionId: row.id } });
+  }
+  const lastRow = await ctx.db.message.findFirst({ where: { sessionId: row.id, role: "user" }, orderBy: { id: "desc" } });
+  const last = lastRow ? messageFromRow(lastRow) : undefined;
+  if (last?.role !== "user") throw ParleyError.invalid("the session has no messages to compact");
+  // The summary is written by the model of the last message, for the agent of the last message.
+  const request = await Compaction.create(deps.engine, { teamId: row.teamId, sessionId: row.id, agent: last.agent, model: last.model, auto: false });
+  await start(deps, row.teamId, row.id);
+  return request.info;
 }
 
 /** Ask the runner of a session, wherever it is, to stop. */
@@ -160,6 +195,10 @@ export async function start(deps: Deps, teamId: string, sessionId: string): Prom
       do {
         await loop(deps, teamId, sessionId, controller.signal);
       } while (!controller.signal.aborted && (await unanswered(deps, sessionId)));
+      if (deps.engine.compaction.prune) {
+        const pruneDeps = { db: deps.engine.db, bus: deps.engine.bus, ...(deps.engine.now ? { now: deps.engine.now } : {}) };
+        Background.run(sessionId, "prune", () => prune(pruneDeps, teamId, sessionId));
+      }
     } catch (error) {
       console.error(`[session] the loop of ${sessionId} failed`, error);
     } finally {
@@ -190,20 +229,56 @@ export async function start(deps: Deps, teamId: string, sessionId: string): Prom
 async function loop(deps: Deps, teamId: string, sessionId: string, signal: AbortSignal): Promise<void> {
   const { engine } = deps;
   let step = 0;
+  // Cleared when a compaction could not help (Compaction.canHelp): no more automatic
+  // compactions in this run, so a context that stays full cannot loop.
+  let compactable = true;
+  const runner = () => deps.runners.get(sessionId);
   while (!signal.aborted) {
-    const messages = await history(deps, sessionId);
+    // §5 step 1: the history from the last completed compaction on (§8 filterCompacted).
+    const messages = filterCompacted(await history(deps, sessionId));
     const lastUser = messages.findLast((m) => m.info.role === "user");
     if (!lastUser || lastUser.info.role !== "user") return;
-    const lastAssistant = messages.findLast((m) => m.info.role === "assistant");
+    // A summary answering an older compaction does not end the turn: the synthetic
+    // "continue" message or a prompt queued behind the compaction is answered next.
+    const lastAssistant = messages.findLast(
+      (m) => m.info.role === "assistant" && !(m.info.summary && m.info.parentId !== lastUser.info.id),
+    );
     if (lastAssistant && lastAssistant.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
       const a = lastAssistant.info;
       if (a.error) return;
       if (a.finish && a.finish !== "tool-calls" && a.finish !== "unknown") return;
     }
-    step++;
     const user = lastUser.info;
     const agent = Agent.get(user.agent);
     const row = await engine.db.session.findUniqueOrThrow({ where: { id: sessionId } });
+    // §5 step 3: a compaction waiting to run goes first.
+    const request = pendingCompaction(messages);
+    if (request) {
+      const result = await Compaction.process({
+        engine,
+        teamId,
+        sessionId,
+        history: messages,
+        request,
+        directory: row.directory,
+        signal,
+        onProcessor: (processor) => {
+          const current = runner();
+          if (current) current.current = processor;
+        },
+      });
+      if (result === "stop") return;
+      continue;
+    }
+    const autoCompact = (overflowingId: string): boolean => {
+      if (!compactable || !engine.compaction.auto) return false;
+      if (!Compaction.canHelp(messages, overflowingId)) {
+        compactable = false;
+        return false;
+      }
+      return true;
+    };
+    const compaction = { teamId, sessionId, agent: user.agent, model: user.model, auto: true, overflow: true };
     const assistant: AssistantMessage = {
       id: Id.ascending("message"),
       sessionId,
@@ -224,6 +299,18 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
       await failBeforeStart(deps, teamId, assistant, error);
       return;
     }
+    // §5 step 4: the last finished answer filled the context — compact before going on.
+    const lastFinished = messages.findLast((m) => m.info.role === "assistant" && m.info.finish !== undefined);
+    if (
+      lastFinished?.info.role === "assistant" &&
+      !lastFinished.info.summary &&
+      isOverflow({ tokens: lastFinished.info.tokens, limit: model.limit, auto: engine.compaction.auto }) &&
+      autoCompact(lastFinished.info.id)
+    ) {
+      await Compaction.create(engine, compaction);
+      continue;
+    }
+    step++;
     const lastStep = step >= agent.steps;
     const processor: Processor = new Processor({
       db: engine.db,
@@ -236,6 +323,7 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
       isRejection,
       flushMs: engine.flushMs,
       now: engine.now,
+      overflows: (tokens) => compactable && isOverflow({ tokens, limit: model.limit, auto: engine.compaction.auto }),
       stream: () =>
         streamText({
           model: model.language,
@@ -263,10 +351,18 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
         }),
     });
     await processor.writer.message(assistant);
-    const runner = deps.runners.get(sessionId);
-    if (runner) runner.current = processor;
+    const current = runner();
+    if (current) current.current = processor;
     const result = await processor.run();
-    if (runner) runner.current = undefined;
+    if (current) current.current = undefined;
+    // §5 step 6: the step filled the context (its usage says so, or the provider refused
+    // the request as too long) — compact and go on. On the agent's last step the turn
+    // ends instead; the next prompt compacts first (step 4).
+    const tooLong = result === "stop" && processor.message.error?.name === "ContextOverflowError";
+    if (((result === "compact" && !lastStep) || tooLong) && !signal.aborted && autoCompact(assistant.id)) {
+      await Compaction.create(engine, compaction);
+      continue;
+    }
     if (result === "stop") return;
     if (lastStep) return;
   }

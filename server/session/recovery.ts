@@ -5,7 +5,7 @@ import * as Event from "./events";
 import type { RunLock } from "./lock";
 import type { Part } from "./message";
 import { ABORTED_TOOL } from "./processor";
-import { messageData, messageFromRow, partData, partFromRow } from "./rows";
+import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
 import * as Status from "./status";
 
 /**
@@ -67,6 +67,12 @@ async function recoverSession(deps: RecoveryDeps, teamId: string, sessionId: str
     deps.bus.publish(Event.MessageUpdated, { info: closedInfo }, scope);
   }
   await deps.permissions.failPending([sessionId]);
+  // A compaction the crash interrupted is not running any more.
+  const { count } = await deps.db.session.updateMany({ where: { id: sessionId, timeCompacting: { not: null } }, data: { timeCompacting: null } });
+  if (count > 0) {
+    const row = await deps.db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
+    if (row) deps.bus.publish(Event.Updated, { info: sessionFromRow(row) }, scope);
+  }
   await Status.set({ db: deps.db, bus: deps.bus, teamId }, sessionId, { type: "idle" });
 }
 

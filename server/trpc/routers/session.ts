@@ -21,4 +21,5 @@ export const sessionRouter = router({
   unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
   prompt: procedure.input(Prompt.PromptInput).mutation(({ ctx, input }) => Prompt.prompt(ctx, ctx.runtime.deps, input)),
   abort: procedure.input(ById).mutation(({ ctx, input }) => Prompt.abort(ctx, ctx.runtime.deps, input.sessionId)),
+  compact: procedure.input(Prompt.CompactInput).mutation(({ ctx, input }) => Prompt.compact(ctx, ctx.runtime.deps, input)),
 });

@@ -1,0 +1,32 @@
+/**
+ * Work a session starts in the background and nobody awaits (title generation, prune).
+ * A failure is logged with what failed, never thrown at nobody; `settled` lets tests and
+ * shutdown wait for what is still running.
+ */
+
+const running = new Map<string, Set<Promise<void>>>();
+
+export function run(sessionId: string, what: string, work: () => Promise<unknown>): void {
+  const set = running.get(sessionId) ?? new Set<Promise<void>>();
+  running.set(sessionId, set);
+  const task: Promise<void> = Promise.resolve()
+    .then(work)
+    .then(
+      () => undefined,
+      (error: unknown) => console.error(`[session] ${what} of ${sessionId} failed`, error),
+    );
+  set.add(task);
+  void task.finally(() => {
+    set.delete(task);
+    if (set.size === 0 && running.get(sessionId) === set) running.delete(sessionId);
+  });
+}
+
+/** Resolves when the background work of a session (or of every session) has ended. */
+export async function settled(sessionId?: string): Promise<void> {
+  for (;;) {
+    const tasks = sessionId === undefined ? [...running.values()].flatMap((s) => [...s]) : [...(running.get(sessionId) ?? [])];
+    if (tasks.length === 0) return;
+    await Promise.allSettled(tasks);
+  }
+}

@@ -1,0 +1,49 @@
+import type { Tokens } from "./message";
+
+/**
+ * Overflow detection (SPEC §8): does a step's usage mean the model's context is full?
+ *
+ * - off when `compaction.auto` is false or the model's context limit is 0 (unknown model);
+ * - output reserve = min(output limit, 32,000), or 32,000 when the output limit is unknown (0);
+ * - usable = the model's input limit when it has one, else context − reserve;
+ * - overflow when input + output + cache read + cache write ≥ usable.
+ */
+
+export const OUTPUT_TOKEN_MAX = 32_000;
+
+export interface Limit {
+  context: number;
+  input?: number;
+  output: number;
+}
+
+/** Tokens kept free for the model's answer. */
+export function outputReserve(limit: Limit): number {
+  return limit.output > 0 ? Math.min(limit.output, OUTPUT_TOKEN_MAX) : OUTPUT_TOKEN_MAX;
+}
+
+/** Tokens the conversation may use before it must be compacted. */
+export function usable(limit: Limit): number {
+  return limit.input !== undefined && limit.input > 0 ? limit.input : limit.context - outputReserve(limit);
+}
+
+/** The tokens a step's usage puts in the context. */
+export function count(tokens: Tokens): number {
+  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
+}
+
+export function isOverflow(input: { tokens: Tokens; limit: Limit; auto: boolean }): boolean {
+  if (!input.auto) return false;
+  if (input.limit.context <= 0) return false;
+  return count(input.tokens) >= usable(input.limit);
+}
+
+/**
+ * A compaction's own request did not fit: its usage reached the whole context window (a
+ * server that truncates the prompt silently reports that much). Unlike `isOverflow`, the
+ * summary step is not held to the usable limit — it is asked exactly when the history
+ * has reached that limit, so its own request is always at least that large.
+ */
+export function fillsWindow(tokens: Tokens, limit: Limit): boolean {
+  return limit.context > 0 && count(tokens) >= limit.context;
+}

@@ -1,0 +1,188 @@
+import { streamText } from "ai";
+import type { Engine, ResolvedModel } from "./engine";
+import * as Event from "./events";
+import { isDefaultTitle } from "./info";
+import type { Part, WithParts } from "./message";
+import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
+
+/**
+ * Generated titles (SPEC §2): after the first real user message of a root session whose
+ * title is still the default one, a small/fast model names the session. It runs in the
+ * background; a failure is retried once, then a readable fallback taken from the user's
+ * message is written instead, so no session stays "New session - …". Child sessions and
+ * sessions the user renamed are left alone — also when the rename happens while the
+ * title is being generated: the write only replaces the default title it started from.
+ */
+
+export const TITLE_PROMPT = [
+  "Generate a short title for the conversation that starts with the user's message below.",
+  "Rules: at most 50 characters; the same language as the user's message; name the task or topic, not the user;",
+  "no quotes, no trailing punctuation, no explanation; answer with the title only, on one line.",
+].join("\n");
+
+/** The longest title kept from the model. */
+export const MAX_GENERATED = 100;
+/** About how long a fallback title is (then "…"). */
+export const FALLBACK_LENGTH = 50;
+const INPUT_LIMIT = 8_000;
+const TIMEOUT_MS = 60_000;
+const RETRY_DELAY_MS = 500;
+
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join("").trimEnd();
+}
+
+/**
+ * The title in a model's answer: `<think>` blocks (and an unclosed one) removed, the
+ * first non-empty line, without a "Title:" label, markdown emphasis or surrounding
+ * quotes, cut to 100 characters. Undefined when nothing is left.
+ */
+export function cleanTitle(raw: string): string | undefined {
+  const visible = raw.replace(/<think>[\s\S]*?<\/think>/gi, "").replace(/<think>[\s\S]*$/i, "");
+  const line = visible
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .find((l) => l !== "");
+  if (!line) return undefined;
+  const title = line
+    .replace(/^#+\s*/, "")
+    .replace(/^title\s*:\s*/i, "")
+    .replace(/^(\*\*|__)(.*)\1$/, "$2")
+    .replace(/^["'“”‘’«»`]+|["'“”‘’«»`]+$/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return title === "" ? undefined : cut(title, MAX_GENERATED);
+}
+
+/** A readable title from the user's own words: the first line, cut near 50 characters with "…". */
+export function fallbackTitle(text: string): string {
+  const line =
+    text
+      .split(/\r?\n/)
+      .map((l) => l.replace(/\s+/g, " ").trim())
+      .find((l) => l !== "") ?? "";
+  if (line === "") return "Untitled session";
+  if (Array.from(line).length <= FALLBACK_LENGTH) return line;
+  return `${cut(line, FALLBACK_LENGTH - 1)}…`;
+}
+
+/** The text of a user message the model is asked to name (real text only). */
+export function userText(parts: Part[]): string {
+  return parts
+    .flatMap((p) => (p.type === "text" && !p.synthetic && !p.ignored && p.text.trim() !== "" ? [p.text] : []))
+    .join("\n\n");
+}
+
+/** Ask a model for a title once; rejects on a provider error or an empty answer. */
+export async function ask(model: ResolvedModel, text: string, signal?: AbortSignal): Promise<string> {
+  const timeout = AbortSignal.timeout(TIMEOUT_MS);
+  const result = streamText({
+    model: model.language,
+    system: TITLE_PROMPT,
+    messages: [{ role: "user", content: cut(text, INPUT_LIMIT) }],
+    abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    maxRetries: 0,
+    // Errors arrive in fullStream below; the SDK's default onError would only log them again.
+    onError: () => undefined,
+  });
+  let answer = "";
+  for await (const event of result.fullStream) {
+    if (event.type === "text-delta") answer += event.text;
+    else if (event.type === "error") throw event.error instanceof Error ? event.error : new Error(String(event.error));
+    else if (event.type === "abort") throw new Error("the title request was aborted");
+  }
+  const title = cleanTitle(answer);
+  if (!title) throw new Error("the model returned no title");
+  return title;
+}
+
+export interface TitleInput {
+  teamId: string;
+  sessionId: string;
+  /** The user message that was just written. */
+  messageId: string;
+  /** Base of share URLs, for the published session info. */
+  publicUrl?: string;
+}
+
+export interface TitleOptions {
+  /** Pause before the one retry (default 500 ms). */
+  retryDelayMs?: number;
+}
+
+export type TitleOutcome =
+  | { kind: "skipped"; reason: "not-found" | "child" | "renamed" | "no-text" | "busy" }
+  | { kind: "generated" | "fallback"; title: string; written: boolean };
+
+const inFlight = new Set<string>();
+
+/**
+ * Name the session after a user message with real text (not synthetic), when it is a
+ * root session still bearing its default title. The title is made from the session's
+ * first real user message — normally the one just written; a later message only gets
+ * here when an earlier attempt never finished (e.g. the server stopped meanwhile).
+ */
+export async function ensure(engine: Engine, input: TitleInput, options: TitleOptions = {}): Promise<TitleOutcome> {
+  if (inFlight.has(input.sessionId)) return { kind: "skipped", reason: "busy" };
+  inFlight.add(input.sessionId);
+  try {
+    return await generate(engine, input, options);
+  } finally {
+    inFlight.delete(input.sessionId);
+  }
+}
+
+async function generate(engine: Engine, input: TitleInput, options: TitleOptions): Promise<TitleOutcome> {
+  const row = await engine.db.session.findUnique({ where: { id: input.sessionId } });
+  if (!row) return { kind: "skipped", reason: "not-found" };
+  if (row.parentId) return { kind: "skipped", reason: "child" };
+  if (!isDefaultTitle(row.title)) return { kind: "skipped", reason: "renamed" };
+  const written = (await engine.db.part.findMany({ where: { messageId: input.messageId }, orderBy: { id: "asc" } })).map(partFromRow);
+  if (userText(written) === "") return { kind: "skipped", reason: "no-text" };
+  const first = await firstRealUserMessage(engine, input.sessionId);
+  if (!first || first.info.role !== "user") return { kind: "skipped", reason: "no-text" };
+  const text = userText(first.parts);
+
+  let title: string | undefined;
+  for (let attempt = 1; attempt <= 2 && title === undefined; attempt++) {
+    try {
+      title = await ask(modelFor(engine, first.info.model), text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(`[session] title generation for ${input.sessionId} failed (attempt ${attempt} of 2): ${reason}`);
+      if (attempt === 1) await new Promise((resolve) => setTimeout(resolve, options.retryDelayMs ?? RETRY_DELAY_MS));
+    }
+  }
+  const kind = title === undefined ? "fallback" : "generated";
+  const chosen = title ?? fallbackTitle(text);
+  // Only over the default title read above: a rename made meanwhile wins.
+  const { count } = await engine.db.session.updateMany({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } });
+  if (count === 1) {
+    const updated = await engine.db.session.findUnique({ where: { id: input.sessionId }, include: { share: true } });
+    if (updated) engine.bus.publish(Event.Updated, { info: sessionFromRow(updated, input.publicUrl) }, { teamId: input.teamId, sessionId: input.sessionId });
+  }
+  return { kind, title: chosen, written: count === 1 };
+}
+
+/** The small model when there is one, else the model of the user's message. */
+function modelFor(engine: Engine, ref: Parameters<Engine["resolveModel"]>[0]): ResolvedModel {
+  if (engine.smallModel) {
+    try {
+      return engine.smallModel();
+    } catch (error) {
+      console.error("[session] the small model is not usable; titles use the session's model", error);
+    }
+  }
+  return engine.resolveModel(ref);
+}
+
+async function firstRealUserMessage(engine: Engine, sessionId: string): Promise<WithParts | undefined> {
+  // User messages are few compared with parts: read them, then the parts of the candidates.
+  const users = await engine.db.message.findMany({ where: { sessionId, role: "user" }, orderBy: { id: "asc" }, take: 50 });
+  for (const row of users) {
+    const parts = (await engine.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
+    if (userText(parts) !== "") return { info: messageFromRow(row), parts };
+  }
+  return undefined;
+}
