@@ -87,4 +87,54 @@ describe("sseResponse", () => {
     expect((await late.body!.getReader().read()).done).toBe(true);
     expect(subscribe).not.toHaveBeenCalled();
   });
+
+  async function readAll(res: Response): Promise<string> {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    return text;
+  }
+  const ids = (text: string) => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+
+  it("ends the stream when the source asks, after what it sent, and unsubscribes", async () => {
+    const bus = new Bus();
+    let end = () => {};
+    const res = sseResponse(new AbortController().signal, {
+      subscribe: (send, stop) => {
+        end = stop;
+        return bus.subscribe({ teamId: "t" }, send);
+      },
+    });
+    const all = readAll(res);
+    bus.deliver(event(1));
+    bus.deliver(event(2));
+    end();
+    bus.deliver(event(3));
+    expect(ids(await all)).toEqual(["e1", "e2"]);
+    expect(bus.subscriberCount).toBe(0);
+  });
+
+  it("an end asked for while the initial events are read waits for them and for the live ones held meanwhile", async () => {
+    const bus = new Bus();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let end = () => {};
+    const res = sseResponse(new AbortController().signal, {
+      subscribe: (send, stop) => {
+        end = stop;
+        return bus.subscribe({ teamId: "t" }, send);
+      },
+      initial: async () => {
+        await gate;
+        return [event(1)];
+      },
+    });
+    const all = readAll(res);
+    bus.deliver(event(2));
+    end();
+    release();
+    expect(ids(await all)).toEqual(["e1", "e2"]);
+    expect(bus.subscriberCount).toBe(0);
+  });
 });

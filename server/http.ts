@@ -31,7 +31,11 @@ export interface EventSource {
    * change is missed between the two; live events that arrive meanwhile follow them.
    */
   initial?: () => Promise<Envelope[]>;
-  subscribe(send: (event: Envelope) => void): () => void;
+  /**
+   * Start delivering events to `send`; returns the unsubscribe. `end` closes the stream
+   * from the server side once what was sent is flushed (e.g. a revoked share link).
+   */
+  subscribe(send: (event: Envelope) => void, end: () => void): () => void;
 }
 
 /**
@@ -46,14 +50,14 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
       let open = true;
       let heartbeat: ReturnType<typeof setInterval> | undefined = undefined;
       let unsubscribe = () => {};
-      const close = (reason: "cancel" | "abort" | "failed", error?: unknown) => {
+      const close = (reason: "cancel" | "abort" | "end" | "failed", error?: unknown) => {
         if (!open) return;
         open = false;
         clearInterval(heartbeat);
         unsubscribe();
         signal.removeEventListener("abort", onAbort);
         // A cancelled stream is already closed (closing it again would throw); error() never throws.
-        if (reason === "abort") controller.close();
+        if (reason === "abort" || reason === "end") controller.close();
         else if (reason === "failed") controller.error(error);
       };
       const onAbort = () => close("abort");
@@ -77,7 +81,20 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
       const send = (event: Envelope) => write(frame(event));
       write(`retry: 1000\n: connected\n\n`);
       let held: Envelope[] | undefined = source.initial ? [] : undefined;
-      unsubscribe = source.subscribe((event) => (held ? held.push(event) : send(event)));
+      // An end asked for before the subscription exists, or while the initial events are
+      // still being read, waits until everything before it has been sent.
+      let subscribed = false;
+      let ending = false;
+      const end = () => {
+        if (!subscribed || held) ending = true;
+        else close("end");
+      };
+      unsubscribe = source.subscribe((event) => (held ? held.push(event) : send(event)), end);
+      subscribed = true;
+      if (ending && !held) {
+        close("end");
+        return;
+      }
       heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
       if (source.initial) {
         source
@@ -93,6 +110,7 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
             const waiting = held ?? [];
             held = undefined;
             for (const event of waiting) send(event);
+            if (ending) close("end");
           });
       }
     },

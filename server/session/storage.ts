@@ -2,6 +2,7 @@ import { z } from "zod";
 import * as Id from "../id";
 import { ParleyError } from "../errors";
 import { sessionRow } from "./access";
+import type { Db } from "../db/client";
 import type { Context } from "./context";
 import * as Event from "./events";
 import { Message, Part, type WithParts } from "./message";
@@ -28,20 +29,33 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The newest page of messages (or the page before `before`), each with its parts in order. */
-export async function messages(ctx: Context, sessionId: string, input: MessagesInput = {}): Promise<MessagePage> {
+export function parseMessagesInput(input: MessagesInput): z.output<typeof MessagesInput> {
   const parsed = MessagesInput.safeParse(input);
   if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => i.message).join("; "));
-  const { limit, before } = parsed.data;
+  return parsed.data;
+}
+
+/** The newest page of messages (or the page before `before`), each with its parts in order. */
+export async function messages(ctx: Context, sessionId: string, input: MessagesInput = {}): Promise<MessagePage> {
+  const page = parseMessagesInput(input);
   await sessionRow(ctx, sessionId);
-  const rows = await ctx.db.message.findMany({
+  return messagePage(ctx.db, sessionId, page);
+}
+
+/**
+ * A page of one session's messages, for a caller that has already authorized the read
+ * (the session module for a member, server/share for a share link).
+ */
+export async function messagePage(db: Db, sessionId: string, input: z.output<typeof MessagesInput>): Promise<MessagePage> {
+  const { limit, before } = input;
+  const rows = await db.message.findMany({
     where: { sessionId, ...(before ? { id: { lt: before } } : {}) },
     orderBy: { id: "desc" },
     take: limit + 1,
   });
   const page = rows.slice(0, limit).reverse();
   const partRows = page.length
-    ? await ctx.db.part.findMany({ where: { messageId: { in: page.map((m) => m.id) } }, orderBy: { id: "asc" } })
+    ? await db.part.findMany({ where: { messageId: { in: page.map((m) => m.id) } }, orderBy: { id: "asc" } })
     : [];
   const corrupt: MessagePage["corrupt"] = [];
   const byMessage = new Map<string, Part[]>();

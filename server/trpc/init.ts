@@ -53,4 +53,12 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const procedure = t.procedure.use(mapDomainErrors);
+
+/**
+ * For anonymous share viewers (server/share): the member context is taken away — no
+ * actor, no bus, no services — and only what reading a share link needs is left.
+ */
+export const publicProcedure = procedure.use(({ ctx, next }) =>
+  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl }, db: undefined, bus: undefined, actor: undefined, runtime: undefined, share: undefined, now: undefined } }),
+);
 export const createCallerFactory = t.createCallerFactory;

@@ -1,9 +1,11 @@
 import { router } from "./init";
+import { dashboardRouter } from "./routers/dashboard";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
 import { projectRouter } from "./routers/project";
 import { sessionRouter } from "./routers/session";
+import { shareRouter } from "./routers/share";
 
 export const appRouter = router({
   session: sessionRouter,
@@ -11,5 +13,7 @@ export const appRouter = router({
   project: projectRouter,
   permission: permissionRouter,
   model: modelRouter,
+  dashboard: dashboardRouter,
+  share: shareRouter,
 });
 export type AppRouter = typeof appRouter;

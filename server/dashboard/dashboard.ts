@@ -1,0 +1,231 @@
+import { z } from "zod";
+import { Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import type { Context } from "../session/context";
+import type { Info } from "../session/info";
+import type { Tokens } from "../session/message";
+import { sessionFromRow } from "../session/rows";
+
+/**
+ * The team dashboard (SPEC §13): every session of the team, roots and children, filtered,
+ * searched and sorted, with totals over the whole filter. Built for 100,000 sessions: the
+ * filter is one SQL WHERE used twice — for the page (keyset-paginated on the sort key and
+ * id, both descending, so the cursor is an index bound) and for the totals — and every
+ * column it touches is in an index (prisma/schema.prisma, "dashboard"); only the page's
+ * rows are then read in full.
+ */
+
+export const Sort = z.enum(["updated", "cost", "tokens"]);
+export type Sort = z.infer<typeof Sort>;
+
+export const ListInput = z.object({
+  projectId: Id.schema("project").optional(),
+  authorId: z.string().min(1).max(64).optional(),
+  status: z.enum(["idle", "busy", "retry"]).optional(),
+  /** Updated at or after this time (epoch ms). */
+  updatedFrom: z.number().int().nonnegative().optional(),
+  /** Updated at or before this time (epoch ms). */
+  updatedTo: z.number().int().nonnegative().optional(),
+  /** false (default): not archived; true: archived only; "all": both. */
+  archived: z.union([z.boolean(), z.literal("all")]).default(false),
+  /** Case-insensitive substring of the title. */
+  search: z.string().trim().max(200).optional(),
+  /** A session id: its children; null: root sessions only; omitted: all. */
+  parentId: Id.schema("session").nullable().optional(),
+  /** Always descending; ties are broken by id. */
+  sort: Sort.default("updated"),
+  cursor: z.string().max(300).optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListInput = z.input<typeof ListInput>;
+type Filter = z.output<typeof ListInput>;
+
+export interface Item {
+  session: Info;
+  author: { id: string; name: string; email: string };
+  project: { id: string; name: string };
+  childCount: number;
+}
+
+export interface Totals {
+  sessions: number;
+  cost: number;
+  tokens: Tokens;
+  additions: number;
+  deletions: number;
+}
+
+export interface ListResult {
+  items: Item[];
+  nextCursor: string | undefined;
+  /** Over every session the filter matches, not only this page. */
+  totals: Totals;
+  /** Rows that could not be read, reported instead of failing the page. */
+  corrupt: { id: string; error: string }[];
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  }
+  return parsed.data;
+}
+
+/** The sort key of each sort, and how a cursor's key is turned back into a SQL value. */
+const SORT_KEYS: Record<Sort, { column: Prisma.Sql; asText: Prisma.Sql; value: (key: string) => Prisma.Sql }> = {
+  updated: {
+    column: Prisma.sql`s."timeUpdated"`,
+    asText: Prisma.sql`(extract(epoch from s."timeUpdated") * 1000)::bigint::text`,
+    value: (key) => Prisma.sql`${new Date(Number(key))}::timestamptz`,
+  },
+  cost: { column: Prisma.sql`s."cost"`, asText: Prisma.sql`s."cost"::text`, value: (key) => Prisma.sql`${key}::numeric` },
+  tokens: { column: Prisma.sql`s."tokensTotal"`, asText: Prisma.sql`s."tokensTotal"::text`, value: (key) => Prisma.sql`${key}::bigint` },
+};
+
+/** A cursor names its sort, so a cursor of one sort cannot be replayed against another. */
+const Cursor = z.tuple([Sort, z.string().regex(/^\d+(\.\d+)?$/).max(60), Id.schema("session")]);
+
+function encodeCursor(sort: Sort, key: string, id: string): string {
+  return Buffer.from(JSON.stringify([sort, key, id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string, sort: Sort): { key: string; id: string } {
+  let decoded: z.output<typeof Cursor>;
+  try {
+    decoded = Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch (error) {
+    throw new ParleyError("INVALID", "cursor is malformed", { cause: error });
+  }
+  const [cursorSort, key, id] = decoded;
+  if (cursorSort !== sort) throw ParleyError.invalid(`cursor is for sort "${cursorSort}", not "${sort}"`);
+  return { key, id };
+}
+
+/** ILIKE pattern matching `text` literally anywhere in the title. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+}
+
+/** The WHERE of a filter (without the cursor): always inside the acting team. */
+export function whereOf(teamId: string, filter: Filter): Prisma.Sql {
+  const conditions: Prisma.Sql[] = [Prisma.sql`s."teamId" = ${teamId}`];
+  if (filter.projectId) conditions.push(Prisma.sql`s."projectId" = ${filter.projectId}`);
+  if (filter.authorId) conditions.push(Prisma.sql`s."authorId" = ${filter.authorId}`);
+  if (filter.status) conditions.push(Prisma.sql`s."status" = ${filter.status}`);
+  if (filter.updatedFrom !== undefined) conditions.push(Prisma.sql`s."timeUpdated" >= ${new Date(filter.updatedFrom)}::timestamptz`);
+  if (filter.updatedTo !== undefined) conditions.push(Prisma.sql`s."timeUpdated" <= ${new Date(filter.updatedTo)}::timestamptz`);
+  if (filter.archived !== "all") conditions.push(filter.archived ? Prisma.sql`s."timeArchived" IS NOT NULL` : Prisma.sql`s."timeArchived" IS NULL`);
+  if (filter.search) conditions.push(Prisma.sql`s."title" ILIKE ${containsPattern(filter.search)}`);
+  if (filter.parentId === null) conditions.push(Prisma.sql`s."parentId" IS NULL`);
+  else if (filter.parentId !== undefined) conditions.push(Prisma.sql`s."parentId" = ${filter.parentId}`);
+  return Prisma.join(conditions, " AND ");
+}
+
+/** The page query: ids and sort keys of one page (plus one row to tell whether more follow). */
+export function pageQuery(teamId: string, filter: Filter): Prisma.Sql {
+  const key = SORT_KEYS[filter.sort];
+  let where = whereOf(teamId, filter);
+  if (filter.cursor) {
+    const after = decodeCursor(filter.cursor, filter.sort);
+    where = Prisma.sql`${where} AND (${key.column}, s."id") < (${key.value(after.key)}, ${after.id})`;
+  }
+  return Prisma.sql`SELECT s."id", ${key.asText} AS "key" FROM "Session" s WHERE ${where}
+    ORDER BY ${key.column} DESC, s."id" DESC LIMIT ${filter.limit + 1}`;
+}
+
+/** The totals query: sums over every session the filter matches. */
+export function totalsQuery(teamId: string, filter: Filter): Prisma.Sql {
+  return Prisma.sql`SELECT count(*)::text AS "sessions",
+      coalesce(sum(s."cost"), 0)::text AS "cost",
+      coalesce(sum(s."tokensInput"), 0)::text AS "input",
+      coalesce(sum(s."tokensOutput"), 0)::text AS "output",
+      coalesce(sum(s."tokensReasoning"), 0)::text AS "reasoning",
+      coalesce(sum(s."tokensCacheRead"), 0)::text AS "cacheRead",
+      coalesce(sum(s."tokensCacheWrite"), 0)::text AS "cacheWrite",
+      coalesce(sum(s."summaryAdditions"), 0)::text AS "additions",
+      coalesce(sum(s."summaryDeletions"), 0)::text AS "deletions"
+    FROM "Session" s WHERE ${whereOf(teamId, filter)}`;
+}
+
+/** Both queries of a filter, as the list runs them (the bench explains these). */
+export function queries(teamId: string, input: ListInput = {}): { page: Prisma.Sql; totals: Prisma.Sql } {
+  const filter = parse(ListInput, input);
+  return { page: pageQuery(teamId, filter), totals: totalsQuery(teamId, filter) };
+}
+
+const DecimalText = z.string().regex(/^-?\d+(\.\d+)?$/);
+const Count = DecimalText.transform(Number);
+const PageRow = z.object({ id: Id.schema("session"), key: DecimalText });
+const TotalsRow = z.object({
+  sessions: Count,
+  cost: Count,
+  input: Count,
+  output: Count,
+  reasoning: Count,
+  cacheRead: Count,
+  cacheWrite: Count,
+  additions: Count,
+  deletions: Count,
+});
+
+function rows<T extends z.ZodType>(schema: T, result: unknown, query: string): z.output<T>[] {
+  const parsed = z.array(schema).safeParse(result);
+  if (!parsed.success) throw new ParleyError("INTERNAL", `unexpected ${query} rows: ${parsed.error.message}`, { cause: parsed.error });
+  return parsed.data;
+}
+
+async function totals(ctx: Context, filter: Filter): Promise<Totals> {
+  const [row] = rows(TotalsRow, await ctx.db.$queryRaw(totalsQuery(ctx.actor.teamId, filter)), "totals");
+  if (!row) throw new ParleyError("INTERNAL", "the totals query returned no row");
+  return {
+    sessions: row.sessions,
+    cost: row.cost,
+    tokens: { input: row.input, output: row.output, reasoning: row.reasoning, cache: { read: row.cacheRead, write: row.cacheWrite } },
+    additions: row.additions,
+    deletions: row.deletions,
+  };
+}
+
+/** A page of the team's sessions for the filter, with totals over the whole filter. */
+export async function list(ctx: Context, input: ListInput = {}): Promise<ListResult> {
+  const filter = parse(ListInput, input);
+  const teamId = ctx.actor.teamId;
+  const [pageRows, sums] = await Promise.all([
+    ctx.db.$queryRaw(pageQuery(teamId, filter)).then((result) => rows(PageRow, result, "dashboard page")),
+    totals(ctx, filter),
+  ]);
+  const page = pageRows.slice(0, filter.limit);
+  const full = page.length
+    ? await ctx.db.session.findMany({
+        where: { id: { in: page.map((row) => row.id) }, teamId },
+        include: {
+          share: true,
+          author: { select: { id: true, name: true, email: true } },
+          project: { select: { id: true, name: true } },
+          _count: { select: { children: true } },
+        },
+      })
+    : [];
+  const byId = new Map(full.map((row) => [row.id, row]));
+  const items: Item[] = [];
+  const corrupt: ListResult["corrupt"] = [];
+  for (const { id } of page) {
+    const row = byId.get(id);
+    // Deleted between the two reads: it is simply no longer listed.
+    if (!row) continue;
+    try {
+      items.push({ session: sessionFromRow(row, ctx.publicUrl), author: row.author, project: row.project, childCount: row._count.children });
+    } catch (error) {
+      corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  const last = page.at(-1);
+  return {
+    items,
+    nextCursor: pageRows.length > filter.limit && last ? encodeCursor(filter.sort, last.key, last.id) : undefined,
+    totals: sums,
+    corrupt,
+  };
+}

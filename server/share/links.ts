@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import type { Context } from "../session/context";
+import { shareUrl } from "../session/rows";
+
+/** The team's shared links (SPEC §13), for its members: newest first, revoked ones included unless asked otherwise. */
+
+export const ListInput = z.object({
+  /** "all" (default): active and revoked; false: active only; true: revoked only. */
+  revoked: z.union([z.boolean(), z.literal("all")]).default("all"),
+  cursor: z.string().max(200).optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListInput = z.input<typeof ListInput>;
+
+export interface Link {
+  id: string;
+  url: string;
+  sessionId: string;
+  title: string;
+  /** Set when the shared session is a child session. */
+  parentId: string | undefined;
+  created: number;
+  /** When it was revoked; undefined while the link works. */
+  revoked: number | undefined;
+}
+
+export interface LinkPage {
+  items: Link[];
+  nextCursor: string | undefined;
+}
+
+const Cursor = z.tuple([z.number().int(), z.string().min(1).max(64)]);
+
+function decodeCursor(cursor: string): z.output<typeof Cursor> {
+  try {
+    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch (error) {
+    throw new ParleyError("INVALID", "cursor is malformed", { cause: error });
+  }
+}
+
+export async function list(ctx: Pick<Context, "db" | "actor" | "publicUrl">, input: ListInput = {}): Promise<LinkPage> {
+  const parsed = ListInput.safeParse(input);
+  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  const { revoked, cursor, limit } = parsed.data;
+  const where: Prisma.ShareWhereInput = { teamId: ctx.actor.teamId };
+  if (revoked !== "all") where.revokedAt = revoked ? { not: null } : null;
+  if (cursor) {
+    const [created, id] = decodeCursor(cursor);
+    where.OR = [{ createdAt: { lt: new Date(created) } }, { createdAt: new Date(created), id: { lt: id } }];
+  }
+  const rows = await ctx.db.share.findMany({
+    where,
+    include: { session: { select: { title: true, parentId: true } } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => ({
+      id: row.id,
+      url: shareUrl(row.id, ctx.publicUrl),
+      sessionId: row.sessionId,
+      title: row.session.title,
+      parentId: row.session.parentId ?? undefined,
+      created: row.createdAt.getTime(),
+      revoked: row.revokedAt?.getTime(),
+    })),
+    nextCursor:
+      rows.length > limit && last ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.id])).toString("base64url") : undefined,
+  };
+}

@@ -1,0 +1,147 @@
+import { z } from "zod";
+import { type Db, Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import type { Info } from "../session/info";
+import { sessionFromRow, shareUrl } from "../session/rows";
+import { type MessagePage, messagePage } from "../session/storage";
+
+/**
+ * What the holder of a share link may read (SPEC §13), without an account: the shared
+ * session and its descendants (the child sessions its tools started), read-only. The
+ * share id is the only credential: an unknown or revoked id is NOT_FOUND, and a session
+ * outside the shared tree is NOT_FOUND too, so nothing else can be probed. Nothing here
+ * writes.
+ */
+
+export interface Options {
+  /** Base of share URLs; relative URLs when unset. */
+  publicUrl?: string;
+}
+
+/** Share ids are 22 base64url characters (server/session/share.ts); anything else is unknown. */
+const SHARE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const ShareId = z.string().min(1).max(64);
+
+/** How deep a tree of child sessions is followed; far beyond what agents create. */
+const MAX_DEPTH = 64;
+/** Sessions of one shared tree that are considered at most. */
+const MAX_SESSIONS = 10_000;
+
+function unknownShare(): ParleyError {
+  return new ParleyError("NOT_FOUND", "this share link does not exist or was revoked");
+}
+
+async function sharedRow(db: Db, shareId: string) {
+  if (!SHARE_ID.test(shareId)) throw unknownShare();
+  const found = await db.share.findUnique({ where: { id: shareId }, include: { session: true } });
+  if (!found || found.revokedAt !== null) throw unknownShare();
+  const { session, ...share } = found;
+  return { ...session, share };
+}
+
+/** The shared session; NOT_FOUND when the id is unknown or revoked. */
+export async function resolve(db: Db, shareId: string, options: Options = {}): Promise<Info> {
+  return sessionFromRow(await sharedRow(db, shareId), options.publicUrl);
+}
+
+const IdRow = z.object({ id: Id.schema("session") });
+
+/** The shared session and every descendant, by id (the root first). */
+export async function descendants(db: Db, rootId: string): Promise<string[]> {
+  const result = await db.$queryRaw(Prisma.sql`
+    WITH RECURSIVE tree(id, depth) AS (
+      SELECT s."id", 0 FROM "Session" s WHERE s."id" = ${rootId}
+      UNION ALL
+      SELECT s."id", tree.depth + 1 FROM "Session" s JOIN tree ON s."parentId" = tree.id WHERE tree.depth < ${MAX_DEPTH}
+    )
+    SELECT id FROM tree ORDER BY depth LIMIT ${MAX_SESSIONS}`);
+  return z.array(IdRow).parse(result).map((row) => row.id);
+}
+
+/** Whether `sessionId` is `rootId` or one of its descendants (walked upwards from the session). */
+export async function isPartOf(db: Db, rootId: string, sessionId: string): Promise<boolean> {
+  if (sessionId === rootId) return true;
+  const result = await db.$queryRaw(Prisma.sql`
+    WITH RECURSIVE up(id, "parentId", depth) AS (
+      SELECT s."id", s."parentId", 0 FROM "Session" s WHERE s."id" = ${sessionId}
+      UNION ALL
+      SELECT s."id", s."parentId", up.depth + 1 FROM "Session" s JOIN up ON s."id" = up."parentId" WHERE up.depth < ${MAX_DEPTH}
+    )
+    SELECT id FROM up WHERE id = ${rootId} LIMIT 1`);
+  return z.array(IdRow).parse(result).length > 0;
+}
+
+/**
+ * A session of the shared tree: the shared session when `sessionId` is omitted, else
+ * that session if it is a descendant (NOT_FOUND otherwise).
+ */
+export async function session(db: Db, shareId: string, sessionId?: string, options: Options = {}): Promise<{ root: Info; session: Info }> {
+  const root = await resolve(db, shareId, options);
+  if (sessionId === undefined || sessionId === root.id) return { root, session: root };
+  Id.assert("session", sessionId);
+  if (!(await isPartOf(db, root.id, sessionId))) throw ParleyError.notFound("session", sessionId);
+  const row = await db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
+  if (!row) throw ParleyError.notFound("session", sessionId);
+  return { root, session: sessionFromRow(row, options.publicUrl) };
+}
+
+export const MessagesInput = z.object({
+  /** A descendant of the shared session; the shared session itself when omitted. */
+  sessionId: Id.schema("session").optional(),
+  /** Older than this message id (the previous page's cursor); the newest page when omitted. */
+  before: Id.schema("message").optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type MessagesInput = z.input<typeof MessagesInput>;
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  }
+  return parsed.data;
+}
+
+/** A page of messages (oldest first) of the shared session or one of its descendants. */
+export async function messages(db: Db, shareId: string, input: MessagesInput = {}): Promise<MessagePage> {
+  const { sessionId, before, limit } = parse(MessagesInput, input);
+  const { session: target } = await session(db, shareId, sessionId);
+  return messagePage(db, target.id, { before, limit });
+}
+
+async function childrenOf(db: Db, sessionId: string, options: Options): Promise<Info[]> {
+  const rows = await db.session.findMany({ where: { parentId: sessionId }, include: { share: true }, orderBy: { id: "desc" } });
+  return rows.map((row) => sessionFromRow(row, options.publicUrl));
+}
+
+/** The direct children of the shared session, or of one of its descendants. */
+export async function children(db: Db, shareId: string, sessionId?: string, options: Options = {}): Promise<Info[]> {
+  const { session: parent } = await session(db, shareId, sessionId, options);
+  return childrenOf(db, parent.id, options);
+}
+
+export const PageInput = MessagesInput.extend({ shareId: ShareId });
+export type PageInput = z.input<typeof PageInput>;
+
+export interface Page {
+  share: { id: string; url: string };
+  /** The shared session. */
+  root: Info;
+  /** The session shown: the shared one or a descendant. */
+  session: Info;
+  messages: MessagePage;
+  /** Direct children of the session shown. */
+  children: Info[];
+}
+
+/**
+ * Everything a share page renders on the server, in one call: the session shown, its
+ * newest (or an older) page of messages with their parts, and its child sessions.
+ */
+export async function page(db: Db, input: PageInput, options: Options = {}): Promise<Page> {
+  const { shareId, sessionId, before, limit } = parse(PageInput, input);
+  const { root, session: shown } = await session(db, shareId, sessionId, options);
+  const [page, kids] = await Promise.all([messagePage(db, shown.id, { before, limit }), childrenOf(db, shown.id, options)]);
+  return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: page, children: kids };
+}

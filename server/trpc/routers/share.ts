@@ -1,0 +1,11 @@
+import { ShareLinks, ShareView } from "../../share";
+import { procedure, publicProcedure, router } from "../init";
+
+export const shareRouter = router({
+  /** Members: the team's shared links. */
+  listShares: procedure.input(ShareLinks.ListInput).query(({ ctx, input }) => ShareLinks.list(ctx, input)),
+  /** Anyone holding the link: a page of the shared session (or a descendant), read-only. */
+  page: publicProcedure
+    .input(ShareView.PageInput)
+    .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl })),
+});

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations } from "../server/db/migrate";
+import { Session } from "../server/session";
+import { databaseUrl, makeTeam, type TeamFixture } from "./db";
+import { userMessage } from "./fixtures";
+
+/** The share link's SSE Route Handler, through the process runtime as in production. */
+
+type ShareRoute = typeof import("../app/api/share/[shareId]/events/route");
+type RuntimeModule = typeof import("../server/runtime");
+
+interface Frame {
+  name: string;
+  payload: unknown;
+}
+
+/** Reads an SSE response: every `data:` line parsed, in order, and whether the stream ended. */
+function sseReader(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: Frame[] = [];
+  let buffer = "";
+  let done = false;
+  const pump = (async () => {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) {
+        done = true;
+        return;
+      }
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        for (const line of frame.split("\n")) if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as Frame);
+      }
+    }
+  })();
+  async function until(condition: () => boolean, what: string) {
+    const deadline = Date.now() + 5000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${events.map((e) => e.name).join(", ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  return { events, until, pump, closed: () => done };
+}
+
+const sessionOf = (frame: Frame): string | undefined => {
+  const payload = frame.payload as { info?: { id: string }; sessionId?: string };
+  return payload.info?.id ?? payload.sessionId;
+};
+
+describe("share SSE Route Handler (integration)", () => {
+  let dir: string;
+  let dbName: string;
+  let route: ShareRoute;
+  let rt: Awaited<ReturnType<RuntimeModule["runtime"]>>;
+  let team: TeamFixture;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "parley-share-sse-"));
+    // The runtime recovers every session of its database at boot: give it its own database.
+    dbName = `parley_share_sse_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: databaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${dbName}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(databaseUrl());
+    url.pathname = `/${dbName}`;
+    await applyMigrations(url.toString());
+    process.env.DATABASE_URL = url.toString();
+    process.env.PARLEY_PROJECT_DIR = path.join(dir, "project");
+    process.env.PARLEY_DATA_DIR = path.join(dir, "data");
+    route = await import("../app/api/share/[shareId]/events/route");
+    rt = await (await import("../server/runtime")).runtime();
+    team = await makeTeam({ db: rt.db, bus: rt.bus });
+  });
+
+  afterAll(async () => {
+    await rt?.bridge.close();
+    await rt?.lock.close();
+    await rt?.db.$disconnect();
+    const admin = new pg.Client({ connectionString: databaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = (shareId: string, signal?: AbortSignal) =>
+    route.GET(new Request(`http://parley.test/api/share/${shareId}/events`, { signal }), { params: Promise.resolve({ shareId }) });
+
+  async function shared(title: string) {
+    const info = await Session.create(team.ctx, { projectId: team.projectId, title });
+    const shareId = (await Session.share(team.ctx, info.id)).share!.id;
+    return { info, shareId };
+  }
+
+  it("answers an unknown or revoked link with 404 JSON", async () => {
+    const unknown = await open("AAAAAAAAAAAAAAAAAAAAAA");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
+    const { info, shareId } = await shared("Revoked before");
+    await Session.unshare(team.ctx, info.id);
+    const revoked = await open(shareId);
+    expect(revoked.status).toBe(404);
+  });
+
+  it("streams the shared session and its descendants live, and nothing else", async () => {
+    const { info, shareId } = await shared("Live shared");
+    const unrelated = await Session.create(team.ctx, { projectId: team.projectId, title: "Unrelated" });
+    const before = rt.bus.subscriberCount;
+    const abort = new AbortController();
+    const res = await open(shareId, abort.signal);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const stream = sseReader(res);
+    await stream.until(() => stream.events.length >= 1, "the initial state");
+    expect(stream.events[0]).toMatchObject({ name: "session.updated", payload: { info: { id: info.id, share: { id: shareId } } } });
+
+    await Session.update(team.ctx, unrelated.id, { title: "Unrelated, renamed" });
+    await Session.update(team.ctx, info.id, { title: "Live shared, renamed" });
+    const child = await Session.create(team.ctx, { projectId: team.projectId, parentId: info.id, title: "A child" });
+    const grandchild = await Session.create(team.ctx, { projectId: team.projectId, parentId: child.id, title: "A grandchild" });
+    await Session.updateMessage(team.ctx, userMessage(grandchild.id));
+    await Session.updateMessage(team.ctx, userMessage(unrelated.id));
+    await Session.update(team.ctx, info.id, { title: "Last" });
+
+    await stream.until(() => stream.events.some((e) => e.name === "session.updated" && (e.payload as { info: { title: string } }).info.title === "Last"), "the last update");
+    const names = stream.events.map((e) => `${e.name}:${sessionOf(e)}`);
+    expect(names).toContain(`session.created:${child.id}`);
+    expect(names).toContain(`session.created:${grandchild.id}`);
+    expect(stream.events.some((e) => e.name === "message.updated" && (e.payload as { info: { sessionId: string } }).info.sessionId === grandchild.id)).toBe(true);
+    expect(stream.events.map(sessionOf)).not.toContain(unrelated.id);
+    expect(stream.events.some((e) => e.name === "message.updated" && (e.payload as { info: { sessionId: string } }).info.sessionId === unrelated.id)).toBe(false);
+
+    abort.abort();
+    await stream.pump;
+    expect(rt.bus.subscriberCount).toBe(before);
+  });
+
+  it("on unshare sends share.revoked, ends the stream at once and delivers nothing more", async () => {
+    const { info, shareId } = await shared("To revoke");
+    const before = rt.bus.subscriberCount;
+    const stream = sseReader(await open(shareId));
+    await stream.until(() => stream.events.length >= 1, "the initial state");
+    await Session.unshare(team.ctx, info.id);
+    await stream.pump;
+    expect(stream.closed()).toBe(true);
+    expect(stream.events.at(-1)).toMatchObject({ name: "share.revoked", payload: { shareId, sessionId: info.id } });
+    // The revoking update itself (which no longer carries the share) is not forwarded.
+    expect(stream.events.filter((e) => e.name === "session.updated")).toHaveLength(1);
+    expect(rt.bus.subscriberCount).toBe(before);
+    // Reconnecting is refused.
+    expect((await open(shareId)).status).toBe(404);
+  });
+
+  it("ends the stream with share.revoked when the shared session is deleted", async () => {
+    const { info, shareId } = await shared("To delete");
+    const stream = sseReader(await open(shareId));
+    await stream.until(() => stream.events.length >= 1, "the initial state");
+    await Session.remove(team.ctx, info.id);
+    await stream.pump;
+    expect(stream.events.at(-1)?.name).toBe("share.revoked");
+  });
+});
