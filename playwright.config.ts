@@ -3,11 +3,12 @@ import { defineConfig, devices } from "@playwright/test";
 
 /**
  * End-to-end tests in a real Chromium against the production build, on its own data
- * directory (.data-e2e, wiped at every start) and port. Debian's Chromium is used when
+ * directory (.data-e2e, wiped at every start) and port. PARLEY_E2E_PORT, PARLEY_E2E_DATA_DIR
+ * and PARLEY_DIST_DIR (the Next.js build directory) let two runs share one checkout. Debian's Chromium is used when
  * installed, since Playwright cannot download its own browser on every machine.
  */
 const PORT = Number(process.env.PARLEY_E2E_PORT ?? 3100);
-const DATA_DIR = ".data-e2e";
+const DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({

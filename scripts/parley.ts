@@ -75,7 +75,7 @@ async function main(): Promise<void> {
       checkConfig();
       const { url, embedded } = await database();
       await migrate(url);
-      if (command === "start" && (rest.includes("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID")))) {
+      if (command === "start" && (rest.includes("--build") || !existsSync(path.join(ROOT, process.env.PARLEY_DIST_DIR ?? ".next", "BUILD_ID")))) {
         log("building the app (next build)");
         const build = spawnSync(process.execPath, [NEXT, "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, DATABASE_URL: url } });
         if (build.status !== 0) {
