@@ -9,7 +9,7 @@ import { type Context, Session } from "../../server/session";
 import type { AssistantMessage, MessageError, Part, UserMessage } from "../../server/session/message";
 
 /** Same folders as the web server in playwright.config.ts. */
-export const E2E_DATA_DIR = ".data-e2e";
+export const E2E_DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
 export const E2E_PROJECT_DIR = path.resolve(E2E_DATA_DIR, "project");
 
 /** Parts are written without their ids; the seeder gives each a fresh ascending one. */
