@@ -6,6 +6,7 @@ import { useState } from "react";
 import { MessageList } from "@/components/chat/message-list";
 import type { Status } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
+import { PermissionPrompt } from "@/components/permission/permission-prompt";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
@@ -15,6 +16,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ChildrenList } from "./children-list";
 import { SessionActions } from "./session-actions";
+import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
 import type { SessionInfo } from "./types";
 
@@ -47,6 +49,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <SessionHeader session={session.data} status={live.status} />
       <ChildrenList sessionId={sessionId} />
       <MessageList messages={live.messages} />
+      <PermissionPrompt sessionId={sessionId} />
     </div>
   );
 }
@@ -83,6 +86,7 @@ function SessionHeader({ session, status }: { session: SessionInfo; status: Stat
           </div>
         </div>
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
+        {editing ? null : <SessionSettingsButton session={session} />}
       </div>
     </header>
   );
