@@ -1,0 +1,66 @@
+import { type Locator, type Page, expect } from "@playwright/test";
+
+/** The pending permission questions of the open session, and the session settings dialog. */
+export class PermissionPrompt {
+  readonly requests: Locator;
+  readonly replyErrors: Locator;
+
+  constructor(readonly page: Page) {
+    this.requests = page.getByTestId("permission-request");
+    this.replyErrors = page.getByTestId("permission-reply-error");
+  }
+
+  /** The card asking for this command / path. */
+  request(pattern: string): Locator {
+    return this.requests.filter({ has: this.page.getByTestId("permission-patterns").getByText(pattern, { exact: true }) });
+  }
+
+  async allowOnce(pattern: string): Promise<void> {
+    await this.request(pattern).getByRole("button", { name: "Allow once" }).click();
+    await expect(this.request(pattern)).toHaveCount(0);
+  }
+
+  async allowAlways(pattern: string): Promise<void> {
+    await this.request(pattern).getByRole("button", { name: "Always allow" }).click();
+    await expect(this.request(pattern)).toHaveCount(0);
+  }
+
+  async reject(pattern: string, feedback?: string): Promise<void> {
+    const card = this.request(pattern);
+    await card.getByRole("button", { name: "Reject…" }).click();
+    if (feedback) await card.getByRole("textbox", { name: /Tell the agent why/ }).fill(feedback);
+    await card.getByRole("button", { name: feedback ? "Reject with feedback" : "Reject", exact: true }).click();
+    await expect(card).toHaveCount(0);
+  }
+}
+
+/** The "Settings" dialog of a session: its own permission rules. */
+export class SessionSettingsDialog {
+  readonly dialog: Locator;
+  readonly rules: Locator;
+
+  constructor(readonly page: Page) {
+    this.dialog = page.getByRole("dialog", { name: "Session settings" });
+    this.rules = this.dialog.getByTestId("permission-rule");
+  }
+
+  async open(): Promise<void> {
+    await this.page.getByRole("button", { name: "Settings" }).click();
+    await expect(this.dialog).toBeVisible();
+  }
+
+  async addRule(rule: { permission: string; pattern: string; action: "allow" | "ask" | "deny" }): Promise<void> {
+    const index = await this.rules.count();
+    await this.dialog.getByRole("button", { name: "Add rule" }).click();
+    await expect(this.rules).toHaveCount(index + 1);
+    const n = index + 1;
+    await this.dialog.getByRole("combobox", { name: `Permission of rule ${n}` }).fill(rule.permission);
+    await this.dialog.getByRole("textbox", { name: `Pattern of rule ${n}` }).fill(rule.pattern);
+    await this.dialog.getByRole("combobox", { name: `Action of rule ${n}` }).selectOption(rule.action);
+  }
+
+  async save(): Promise<void> {
+    await this.dialog.getByRole("button", { name: "Save rules" }).click();
+    await expect(this.dialog).toBeHidden();
+  }
+}
