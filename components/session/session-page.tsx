@@ -18,6 +18,7 @@ import { ChildrenList } from "./children-list";
 import { SessionActions } from "./session-actions";
 import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
+import { ShareButton } from "./share-button";
 import type { SessionInfo } from "./types";
 
 export function SessionPage({ sessionId }: { sessionId: string }) {
@@ -88,6 +89,7 @@ function SessionHeader({ session, status }: { session: SessionInfo; status: Stat
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
         {editing ? null : <SessionSettingsButton session={session} />}
       </div>
+      <ShareButton session={session} />
     </header>
   );
 }

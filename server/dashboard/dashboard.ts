@@ -229,3 +229,19 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     corrupt,
   };
 }
+
+export interface Author {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** The people a dashboard can filter by: the team's members, by name. */
+export async function authors(ctx: Pick<Context, "db" | "actor">): Promise<Author[]> {
+  const rows = await ctx.db.membership.findMany({
+    where: { teamId: ctx.actor.teamId },
+    select: { user: { select: { id: true, name: true, email: true } } },
+    orderBy: [{ user: { name: "asc" } }, { user: { email: "asc" } }],
+  });
+  return rows.map((row) => row.user);
+}

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Markdown } from "../markdown";
+import { useSessionHref } from "../session-link";
 import { type ToolBodyProps, ToolSection, ToolResult, field, metadataOf } from "./shared";
 
 interface ChildCall {
@@ -35,13 +36,14 @@ export function TaskToolBody({ part, state, input, title }: ToolBodyProps) {
   const metadata = metadataOf(state) ?? part.metadata;
   const childId = field(metadata, "sessionId");
   const calls = childCalls(metadata);
+  const sessionHref = useSessionHref();
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
         {agent ? <Badge tone="violet">@{agent}</Badge> : null}
         {description && description !== title ? <span className="text-zinc-700">{description}</span> : null}
         {childId ? (
-          <Link href={`/sessions/${childId}`} className="ml-auto text-xs font-medium text-indigo-600 hover:text-indigo-800">
+          <Link href={sessionHref(childId)} className="ml-auto text-xs font-medium text-indigo-600 hover:text-indigo-800">
             Open child session →
           </Link>
         ) : null}

@@ -3,4 +3,6 @@ import { procedure, router } from "../init";
 
 export const dashboardRouter = router({
   list: procedure.input(Dashboard.ListInput).query(({ ctx, input }) => Dashboard.list(ctx, input)),
+  /** The team's members, for the author filter. */
+  authors: procedure.query(({ ctx }) => Dashboard.authors(ctx)),
 });
