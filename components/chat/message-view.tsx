@@ -4,6 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
 import { MessageErrorNotice } from "./message-error";
+import { QueuedBadge } from "./queued";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
 export function MessageView({ message }: { message: WithParts }) {
@@ -37,6 +38,7 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
           <span className="text-sm font-semibold text-zinc-900">You</span>
           <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
           <span className="font-mono">@{info.agent}</span>
+          <QueuedBadge messageId={info.id} />
         </header>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
           {parts.length ? <Parts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}

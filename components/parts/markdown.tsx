@@ -1,12 +1,19 @@
 import ReactMarkdown, { type Components } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import "./code-highlight.css";
 
 /**
  * Markdown from the model or the user. No rehype-raw: raw HTML in the source is shown as
  * text, never rendered, and react-markdown's default URL filter drops `javascript:` and
  * other unsafe links. Images are shown as links so a message cannot make the browser
- * fetch arbitrary URLs.
+ * fetch arbitrary URLs. Fenced code with a language (```ts) is highlighted by
+ * rehype-highlight, which only wraps the code's text in <span class="hljs-…"> elements —
+ * it never parses HTML — and leaves unknown languages plain.
  */
+const REMARK_PLUGINS = [remarkGfm];
+const REHYPE_PLUGINS = [rehypeHighlight];
+
 const COMPONENTS: Components = {
   p: ({ children }) => <p className="my-2 leading-relaxed first:mt-0 last:mb-0">{children}</p>,
   // An unsafe URL (javascript: …) arrives here emptied: show the text only.
@@ -70,7 +77,7 @@ const COMPONENTS: Components = {
 export function Markdown({ text, className = "" }: { text: string; className?: string }) {
   return (
     <div className={`text-[15px] break-words text-zinc-800 ${className}`}>
-      <ReactMarkdown remarkPlugins={[remarkGfm]} components={COMPONENTS}>
+      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={REHYPE_PLUGINS} components={COMPONENTS}>
         {text}
       </ReactMarkdown>
     </div>

@@ -12,6 +12,10 @@ const STATUS: Record<ToolState["status"], { label: string; tone: Tone; ring: str
   error: { label: "Error", tone: "red", ring: "border-red-200" },
 };
 
+/** What the server writes on a tool that was still open when its reply was stopped or cut off. */
+const ABORTED_TOOL = "Tool execution aborted";
+const ABORTED = { label: "Aborted", tone: "amber", ring: "border-amber-200" } as const;
+
 function titleOf(state: ToolState): string | undefined {
   return state.status === "running" || state.status === "completed" ? state.title : undefined;
 }
@@ -24,7 +28,7 @@ function durationOf(state: ToolState): number | undefined {
 export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
   const { state } = part;
   const renderer = toolRenderer(part.tool);
-  const status = STATUS[state.status];
+  const status = state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const title = titleOf(state) || renderer.summary?.(state.input);
   const duration = durationOf(state);
   const Body = renderer.Body;

@@ -3,7 +3,10 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Composer } from "@/components/chat/composer";
 import { MessageList } from "@/components/chat/message-list";
+import { QueuedMessages } from "@/components/chat/queued";
+import { SessionStatusBadge, useSessionStatus } from "@/components/chat/session-status";
 import type { Status } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
@@ -25,6 +28,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const live = useLiveSession(sessionId);
+  const status = useSessionStatus(session.data?.status, live.status);
 
   if (live.deleted) {
     return (
@@ -47,15 +51,18 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   return (
     <div className="space-y-8">
       <title>{`${session.data.title} · Parley`}</title>
-      <SessionHeader session={session.data} status={live.status} />
+      <SessionHeader session={session.data} status={status} />
       <ChildrenList sessionId={sessionId} />
-      <MessageList messages={live.messages} />
+      <QueuedMessages data={live.messages.data} status={status}>
+        <MessageList messages={live.messages} />
+      </QueuedMessages>
       <PermissionPrompt sessionId={sessionId} />
+      <Composer session={session.data} status={status} data={live.messages.data} />
     </div>
   );
 }
 
-function SessionHeader({ session, status }: { session: SessionInfo; status: Status | undefined }) {
+function SessionHeader({ session, status }: { session: SessionInfo; status: Status }) {
   const [editing, setEditing] = useState(false);
   return (
     <header className="space-y-3">
@@ -64,7 +71,7 @@ function SessionHeader({ session, status }: { session: SessionInfo; status: Stat
         <div className="min-w-0 flex-1 space-y-2">
           <SessionTitle session={session} editing={editing} onEditingChange={setEditing} />
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-500">
-            <StatusBadge status={status} />
+            <SessionStatusBadge status={status} />
             {session.time.archived !== undefined ? <Badge data-testid="archived-badge">Archived</Badge> : null}
             {session.parentId ? <Badge tone="violet">Child session</Badge> : null}
             <span>
@@ -91,16 +98,6 @@ function SessionHeader({ session, status }: { session: SessionInfo; status: Stat
       </div>
       <ShareButton session={session} />
     </header>
-  );
-}
-
-function StatusBadge({ status }: { status: Status | undefined }) {
-  if (!status || status.type === "idle") return null;
-  if (status.type === "busy") return <Badge tone="blue">Working</Badge>;
-  return (
-    <Badge tone="amber">
-      Retrying (attempt {status.attempt}): {status.message}
-    </Badge>
   );
 }
 
