@@ -3,7 +3,11 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-const NAV = [{ href: "/", label: "Sessions", match: (path: string) => path === "/" || path.startsWith("/sessions") }];
+const NAV = [
+  { href: "/", label: "Sessions", match: (path: string) => path === "/" || path.startsWith("/sessions") },
+  { href: "/dashboard", label: "Dashboard", match: (path: string) => path.startsWith("/dashboard") },
+  { href: "/shares", label: "Shared links", match: (path: string) => path.startsWith("/shares") },
+];
 
 export function Header() {
   const pathname = usePathname();
@@ -15,7 +19,7 @@ export function Header() {
           <span className="text-[15px] font-semibold tracking-tight text-zinc-900">Parley</span>
         </Link>
         <nav aria-label="Main" className="flex items-center gap-1">
-          {NAV.map((item) => {
+          {pathname.startsWith("/share/") ? null : NAV.map((item) => {
             const active = item.match(pathname);
             return (
               <Link

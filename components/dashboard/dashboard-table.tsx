@@ -1,0 +1,201 @@
+"use client";
+
+import Link from "next/link";
+import type { Status } from "@/components/chat/types";
+import { Badge } from "@/components/ui/badge";
+import { formatCost, formatCount, formatTokens, totalTokens } from "@/components/ui/format";
+import { RelativeTime } from "@/components/ui/relative-time";
+import type { DashboardItem, DashboardTotals } from "./query";
+import type { TreeRow } from "./tree";
+
+const th = "px-3 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-500 uppercase";
+const td = "px-3 py-2.5 align-top whitespace-nowrap";
+
+/** The sessions as a tree table, with the totals of the whole filter in its footer. */
+export function DashboardTable({
+  rows,
+  totals,
+  statuses,
+  collapsed,
+  onToggle,
+}: {
+  rows: TreeRow<DashboardItem>[];
+  totals: DashboardTotals;
+  statuses: ReadonlyMap<string, Status>;
+  collapsed: ReadonlySet<string>;
+  onToggle: (sessionId: string) => void;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200">
+      <table data-testid="dashboard-table" className="min-w-full divide-y divide-zinc-200 text-sm">
+        <thead className="bg-zinc-50/80">
+          <tr>
+            <th scope="col" className={th}>
+              Session
+            </th>
+            <th scope="col" className={th}>
+              Author
+            </th>
+            <th scope="col" className={th}>
+              Project
+            </th>
+            <th scope="col" className={th}>
+              Status
+            </th>
+            <th scope="col" className={th}>
+              Updated
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Cost
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Tokens
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Lines
+            </th>
+            <th scope="col" className={th}>
+              Share
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100">
+          {rows.map((row) => (
+            <Row
+              key={row.item.session.id}
+              row={row}
+              status={statuses.get(row.item.session.id) ?? row.item.session.status ?? { type: "idle" }}
+              collapsed={collapsed.has(row.item.session.id)}
+              onToggle={onToggle}
+            />
+          ))}
+        </tbody>
+        <tfoot data-testid="dashboard-totals" className="border-t-2 border-zinc-200 bg-zinc-50/80 font-medium text-zinc-900">
+          <tr>
+            <td className={td} colSpan={5}>
+              Total for this filter: <span data-testid="totals-sessions">{totals.sessions.toLocaleString("en")}</span>{" "}
+              {totals.sessions === 1 ? "session" : "sessions"}
+            </td>
+            <td className={`${td} text-right font-mono tabular-nums`} data-testid="totals-cost">
+              {formatCost(totals.cost)}
+            </td>
+            <td className={`${td} text-right tabular-nums`} data-testid="totals-tokens" data-tokens={totalTokens(totals.tokens)} title={`${totalTokens(totals.tokens).toLocaleString("en")} tokens`}>
+              {formatTokens(totalTokens(totals.tokens))}
+            </td>
+            <td className={`${td} text-right font-mono`} data-testid="totals-lines">
+              <Lines additions={totals.additions} deletions={totals.deletions} />
+            </td>
+            <td className={td} />
+          </tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}
+
+function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>; status: Status; collapsed: boolean; onToggle: (sessionId: string) => void }) {
+  const { session, author, project, childCount } = row.item;
+  const tokens = totalTokens(session.tokens);
+  return (
+    <tr
+      data-testid="dashboard-row"
+      data-session-id={session.id}
+      data-parent-id={session.parentId ?? ""}
+      data-depth={row.depth}
+      className="transition-colors hover:bg-zinc-50"
+    >
+      <td className={`${td} max-w-md whitespace-normal`}>
+        <div className="flex items-start gap-1.5" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
+          {row.children > 0 ? (
+            <button
+              type="button"
+              onClick={() => onToggle(session.id)}
+              aria-expanded={!collapsed}
+              aria-label={`${collapsed ? "Show" : "Hide"} child sessions of ${session.title}`}
+              className="mt-0.5 grid size-5 shrink-0 place-items-center rounded text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900"
+            >
+              <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className={`size-3.5 transition-transform ${collapsed ? "" : "rotate-90"}`}>
+                <path fillRule="evenodd" d="M7.2 14.8a.75.75 0 0 1 0-1.06L10.94 10 7.2 6.26a.75.75 0 1 1 1.06-1.06l4.27 4.27a.75.75 0 0 1 0 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0z" clipRule="evenodd" />
+              </svg>
+            </button>
+          ) : session.parentId ? (
+            <span className="mt-0.5 w-5 shrink-0 text-center text-zinc-400" aria-hidden="true">
+              ↳
+            </span>
+          ) : (
+            <span className="w-5 shrink-0" aria-hidden="true" />
+          )}
+          <div className="min-w-0">
+            <Link href={`/sessions/${session.id}`} className="font-medium break-words text-zinc-900 hover:text-indigo-600">
+              {session.title}
+            </Link>
+            <div className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-zinc-500">
+              {session.time.archived !== undefined ? <Badge>Archived</Badge> : null}
+              {childCount > 0 ? (
+                <span data-testid="child-count">
+                  {childCount} {childCount === 1 ? "child" : "children"}
+                </span>
+              ) : null}
+              {row.detachedFrom ? (
+                <span data-testid="detached-parent">
+                  child of{" "}
+                  <Link href={`/sessions/${row.detachedFrom}`} className="text-indigo-600 hover:text-indigo-800">
+                    its parent session
+                  </Link>
+                </span>
+              ) : null}
+            </div>
+          </div>
+        </div>
+      </td>
+      <td className={`${td} text-zinc-700`} title={author.email}>
+        {author.name || author.email}
+      </td>
+      <td className={`${td} text-zinc-700`}>{project.name}</td>
+      <td className={td} data-testid="row-status" data-status={status.type}>
+        <StatusBadge status={status} />
+      </td>
+      <td className={`${td} text-zinc-600`}>
+        <RelativeTime time={session.time.updated} />
+      </td>
+      <td className={`${td} text-right font-mono text-zinc-700 tabular-nums`} data-testid="row-cost">
+        {formatCost(session.cost)}
+      </td>
+      <td className={`${td} text-right text-zinc-600 tabular-nums`} data-testid="row-tokens" data-tokens={tokens} title={`${tokens.toLocaleString("en")} tokens`}>
+        {formatCount(tokens)}
+      </td>
+      <td className={`${td} text-right font-mono`} data-testid="row-lines">
+        {session.summary ? <Lines additions={session.summary.additions} deletions={session.summary.deletions} /> : <span className="text-zinc-300">—</span>}
+      </td>
+      <td className={td}>
+        {session.share ? (
+          <a href={session.share.url} target="_blank" rel="noopener noreferrer" data-testid="row-share" className="text-indigo-600 hover:text-indigo-800">
+            Shared link
+          </a>
+        ) : (
+          <span className="text-zinc-300">—</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function Lines({ additions, deletions }: { additions: number; deletions: number }) {
+  return (
+    <span className="whitespace-nowrap">
+      <span className="text-emerald-600">+{formatCount(additions)}</span> <span className="text-red-600">−{formatCount(deletions)}</span>
+    </span>
+  );
+}
+
+function StatusBadge({ status }: { status: Status }) {
+  if (status.type === "busy") return <Badge tone="blue">Working</Badge>;
+  if (status.type === "retry") {
+    return (
+      <span title={status.message}>
+        <Badge tone="amber">Retrying ({status.attempt})</Badge>
+      </span>
+    );
+  }
+  return <span className="text-xs text-zinc-400">Idle</span>;
+}
