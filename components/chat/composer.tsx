@@ -6,11 +6,9 @@ import type { SessionInfo } from "@/components/session/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
-import type { MessagesData } from "./message-cache";
 import { ModelPicker, type ModelRef, useModelChoice } from "./model-picker";
-import { messagesOf } from "./queued";
 import { RetryBanner, isRunning } from "./session-status";
-import type { Status } from "./types";
+import type { Status, WithParts } from "./types";
 
 /**
  * A readable reason a request failed: the validation messages of a rejected input (e.g.
@@ -26,8 +24,8 @@ export function isSendKey(event: Pick<KeyboardEvent, "key" | "shiftKey" | "altKe
   return event.key === "Enter" && !event.shiftKey && !event.altKey && !event.nativeEvent.isComposing;
 }
 
-function lastUserModel(data: MessagesData | undefined): ModelRef | undefined {
-  const last = messagesOf(data).findLast((m) => m.info.role === "user")?.info;
+function lastUserModel(messages: readonly WithParts[]): ModelRef | undefined {
+  const last = messages.findLast((m) => m.info.role === "user")?.info;
   return last?.role === "user" ? last.model : undefined;
 }
 
@@ -35,11 +33,11 @@ function lastUserModel(data: MessagesData | undefined): ModelRef | undefined {
  * Where the user talks to the agent: the message box, the model picker, Send and — while
  * the agent works — Stop. A message sent while the agent works is queued by the server.
  */
-export function Composer({ session, status, data }: { session: SessionInfo; status: Status; data: MessagesData | undefined }) {
+export function Composer({ session, status, messages }: { session: SessionInfo; status: Status; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
   const inputId = useId();
   const [text, setText] = useState("");
-  const choice = useModelChoice(session.id, lastUserModel(data), session.model);
+  const choice = useModelChoice(session.id, lastUserModel(messages), session.model);
   const prompt = useMutation(trpc.session.prompt.mutationOptions());
   const abort = useMutation(trpc.session.abort.mutationOptions());
   const running = isRunning(status);

@@ -2,13 +2,7 @@
 
 import { type ReactNode, createContext, useContext, useMemo } from "react";
 import { Badge } from "@/components/ui/badge";
-import type { MessagesData } from "./message-cache";
 import type { Status, WithParts } from "./types";
-
-/** Every loaded message, oldest first (pages are newest first, messages in a page oldest first). */
-export function messagesOf(data: MessagesData | undefined): WithParts[] {
-  return data ? [...data.pages].reverse().flatMap((page) => page.messages) : [];
-}
 
 /**
  * A message sent while the agent is still answering an earlier one is stored at once and
@@ -28,8 +22,8 @@ export function queuedMessageIds(messages: readonly WithParts[], status: Status)
 
 const QueuedContext = createContext<ReadonlySet<string>>(new Set());
 
-export function QueuedMessages({ data, status, children }: { data: MessagesData | undefined; status: Status; children: ReactNode }) {
-  const queued = useMemo(() => queuedMessageIds(messagesOf(data), status), [data, status]);
+export function QueuedMessages({ messages, status, children }: { messages: readonly WithParts[]; status: Status; children: ReactNode }) {
+  const queued = useMemo(() => queuedMessageIds(messages, status), [messages, status]);
   return <QueuedContext.Provider value={queued}>{children}</QueuedContext.Provider>;
 }
 

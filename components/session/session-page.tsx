@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { Composer } from "@/components/chat/composer";
 import { MessageList } from "@/components/chat/message-list";
 import { QueuedMessages } from "@/components/chat/queued";
@@ -29,6 +29,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const live = useLiveSession(sessionId);
   const status = useSessionStatus(session.data?.status, live.status);
+  // Every loaded message, oldest first (pages are newest first).
+  const messages = useMemo(() => [...(live.messages.data?.pages ?? [])].reverse().flatMap((page) => page.messages), [live.messages.data]);
 
   if (live.deleted) {
     return (
@@ -53,11 +55,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <title>{`${session.data.title} · Parley`}</title>
       <SessionHeader session={session.data} status={status} />
       <ChildrenList sessionId={sessionId} />
-      <QueuedMessages data={live.messages.data} status={status}>
+      <QueuedMessages messages={messages} status={status}>
         <MessageList messages={live.messages} />
       </QueuedMessages>
       <PermissionPrompt sessionId={sessionId} />
-      <Composer session={session.data} status={status} data={live.messages.data} />
+      <Composer session={session.data} status={status} messages={messages} />
     </div>
   );
 }

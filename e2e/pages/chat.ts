@@ -1,0 +1,119 @@
+import { type Locator, type Page, expect } from "@playwright/test";
+
+/** What the page recorder saw: every DOM state React committed, not just what polling caught. */
+export interface Recording {
+  /** Per tool part id, its data-tool-status values in the order they appeared. */
+  tools: Record<string, string[]>;
+  /** Per part id, its type, its message's role and the session status when it first appeared. */
+  firstSeen: Record<string, { type: string; role: string | undefined; status: string | undefined }>;
+  /** The session statuses shown, in order. */
+  statuses: string[];
+  /** Every distinct text of the retry banner. */
+  banners: string[];
+  /** Per text part id, every distinct text it showed. */
+  texts: Record<string, string[]>;
+}
+
+declare global {
+  interface Window {
+    __chatRecording?: Recording;
+  }
+}
+
+/** The chat of a session page: composer, Stop, status, model picker. */
+export class Chat {
+  readonly composer: Locator;
+  readonly input: Locator;
+  readonly send: Locator;
+  readonly stop: Locator;
+  readonly status: Locator;
+  readonly retryBanner: Locator;
+  readonly modelPicker: Locator;
+  readonly error: Locator;
+  readonly messages: Locator;
+
+  constructor(readonly page: Page) {
+    this.composer = page.getByTestId("composer");
+    this.input = page.getByRole("textbox", { name: "Message" });
+    this.send = page.getByTestId("send-button");
+    this.stop = page.getByTestId("stop-button");
+    this.status = page.getByTestId("session-status");
+    this.retryBanner = page.getByTestId("retry-banner");
+    this.modelPicker = page.getByTestId("model-picker");
+    this.error = page.getByTestId("composer-error");
+    this.messages = page.getByTestId("message");
+  }
+
+  /** Types a message and sends it with Enter. */
+  async ask(text: string): Promise<void> {
+    await this.input.fill(text);
+    await this.input.press("Enter");
+    await expect(this.input).toHaveValue("");
+  }
+
+  user(text: string): Locator {
+    return this.page.locator('[data-testid="message"][data-role="user"]').filter({ hasText: text });
+  }
+
+  get assistants(): Locator {
+    return this.page.locator('[data-testid="message"][data-role="assistant"]');
+  }
+
+  get lastAssistant(): Locator {
+    return this.assistants.last();
+  }
+
+  part(scope: Locator, type: string): Locator {
+    return scope.locator(`[data-part-type="${type}"]`);
+  }
+
+  tools(scope: Locator, status?: "pending" | "running" | "completed" | "error"): Locator {
+    return scope.locator(status ? `[data-part-type="tool"][data-tool-status="${status}"]` : '[data-part-type="tool"]');
+  }
+
+  async waitIdle(timeout = 60_000): Promise<void> {
+    await expect(this.status).toHaveAttribute("data-status", "idle", { timeout });
+    await expect(this.stop).toHaveCount(0);
+  }
+
+  /**
+   * Starts recording, in the page, every change of tool states, parts, text parts and the
+   * retry banner (a MutationObserver sees each committed render). Reset by a reload.
+   */
+  async record(): Promise<void> {
+    await this.page.evaluate(() => {
+      const recording: Recording = { tools: {}, firstSeen: {}, statuses: [], banners: [], texts: {} };
+      window.__chatRecording = recording;
+      const take = () => {
+        const status = document.querySelector<HTMLElement>('[data-testid="session-status"]')?.dataset.status;
+        if (status && recording.statuses[recording.statuses.length - 1] !== status) recording.statuses.push(status);
+        for (const el of document.querySelectorAll<HTMLElement>("[data-part-id]")) {
+          const id = el.dataset.partId ?? "";
+          const type = el.dataset.partType ?? "";
+          const role = el.closest<HTMLElement>('[data-testid="message"]')?.dataset.role;
+          recording.firstSeen[id] ??= { type, role, status };
+          if (type === "tool") {
+            const log = (recording.tools[id] ??= []);
+            const state = el.dataset.toolStatus ?? "";
+            if (log[log.length - 1] !== state) log.push(state);
+          }
+          if (type === "text") {
+            const log = (recording.texts[id] ??= []);
+            const text = el.textContent ?? "";
+            if (log[log.length - 1] !== text) log.push(text);
+          }
+        }
+        const banner = document.querySelector('[data-testid="retry-banner"]')?.textContent;
+        if (banner && recording.banners[recording.banners.length - 1] !== banner) recording.banners.push(banner);
+      };
+      new MutationObserver(take).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      take();
+    });
+  }
+
+  async recording(): Promise<Recording> {
+    const recording = await this.page.evaluate(() => window.__chatRecording);
+    if (!recording) throw new Error("record() was not called on this page");
+    return recording;
+  }
+}
