@@ -22,6 +22,8 @@ export const ConfigFileSchema = z
     smallModel: ModelRef.optional(),
     projectsRoot: z.string().min(1).optional(),
     defaultProject: z.string().min(1).optional(),
+    /** Who may sign up once the first user has: "invite" (only invited emails) or "open". */
+    signUp: z.enum(["invite", "open"]).optional(),
     /** Team/project permission rules, e.g. {"bash": "ask", "edit": {"*.env": "deny"}} (SPEC §10). */
     permission: ConfigRules.optional(),
     /** Model catalog overrides: {"openai/gpt-4.1": {"limit": {...}, "cost": {...}}}. */
@@ -42,6 +44,9 @@ const EnvSchema = z.object({
   PARLEY_MODEL: ModelRef.optional(),
   PARLEY_SMALL_MODEL: ModelRef.optional(),
   PARLEY_PROJECT_DIR: z.string().min(1).optional(),
+  PARLEY_PROJECTS_ROOT: z.string().min(1).optional(),
+  PARLEY_SIGNUP: z.enum(["invite", "open"]).optional(),
+  PARLEY_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
@@ -56,8 +61,17 @@ export interface Config {
   compaction: { auto: boolean; prune: boolean };
   model: string | undefined;
   smallModel: string | undefined;
-  /** Directory of the project the local default team starts with. */
+  /** Directory of the project the first team starts with (a sample project when missing). */
   defaultProject: string;
+  /**
+   * Team admins register project directories only inside this one. (The default project
+   * is registered by the server itself and may lie elsewhere.)
+   */
+  projectsRoot: string;
+  /** After the first user: "invite" (sign-up needs an invitation) or "open" (anyone, with a team of their own). */
+  signUp: "invite" | "open";
+  /** Key that signs sign-in cookies; when unset, one is made and kept in the database. */
+  authSecret: string | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   permission: Ruleset;
   models: ModelOverrides | undefined;
@@ -111,6 +125,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cwd,
       e.PARLEY_PROJECT_DIR ?? fromFile.defaultProject ?? path.join(dataDir, "projects", "default"),
     ),
+    projectsRoot: path.resolve(cwd, e.PARLEY_PROJECTS_ROOT ?? fromFile.projectsRoot ?? path.join(dataDir, "projects")),
+    signUp: e.PARLEY_SIGNUP ?? fromFile.signUp ?? "invite",
+    authSecret: e.PARLEY_AUTH_SECRET,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     permission: fromConfig(fromFile.permission),
     models: fromFile.models,

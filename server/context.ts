@@ -1,19 +1,32 @@
-import { ensureLocalWorkspace, type LocalWorkspace } from "./auth/local";
+import { getAuth } from "./auth/instance";
+import { type SignedIn, signedInFromHeaders } from "./auth/member";
+import { ParleyError } from "./errors";
 import { type Runtime, runtime } from "./runtime";
-import type { Context } from "./session/context";
+import type { Actor, Context } from "./session/context";
 
 /**
- * The acting user for a request. Until sign-in exists, every request acts as the local
- * default user in the local team.
+ * The context of a request: the runtime's services and who is acting. `actor` is the
+ * signed-in user in their active team, undefined when nobody is signed in (`signedIn` is
+ * null) or the user belongs to no team. Member-only transports go through `requireActor`.
  */
-let workspace: Promise<LocalWorkspace> | undefined;
+export type RequestContext = Omit<Context, "actor"> & { actor: Actor | undefined; signedIn: SignedIn | null; runtime: Runtime };
 
-export async function requestContext(): Promise<Context & { workspace: LocalWorkspace; runtime: Runtime }> {
+export async function requestContext(headers: Headers): Promise<RequestContext> {
   const rt = await runtime();
-  workspace ??= ensureLocalWorkspace(rt.db, rt.config.defaultProject).catch((error: unknown) => {
-    workspace = undefined;
-    throw error;
-  });
-  const ws = await workspace;
-  return { db: rt.db, bus: rt.bus, actor: ws.actor, share: rt.config.share, publicUrl: rt.config.publicUrl, workspace: ws, runtime: rt };
+  const signedIn = await signedInFromHeaders(await getAuth(), rt.db, headers);
+  const actor = signedIn?.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined;
+  return { db: rt.db, bus: rt.bus, actor, signedIn, share: rt.config.share, publicUrl: rt.config.publicUrl, runtime: rt };
+}
+
+/** UNAUTHORIZED when nobody is signed in, FORBIDDEN when the user is in no team. */
+export function requireActor<T extends { actor?: Actor | undefined; signedIn?: SignedIn | null }>(ctx: T): T & { actor: Actor } {
+  const { actor } = ctx;
+  if (actor) return { ...ctx, actor };
+  if (ctx.signedIn) throw new ParleyError("FORBIDDEN", "You are not a member of any team yet.");
+  throw new ParleyError("UNAUTHORIZED", "Sign in to continue.");
+}
+
+/** The member context of a Route Handler's request (see requireActor). */
+export async function memberContext(headers: Headers): Promise<RequestContext & { actor: Actor }> {
+  return requireActor(await requestContext(headers));
 }

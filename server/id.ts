@@ -19,6 +19,12 @@ export const PREFIXES = {
   share: "shr",
   approval: "apr",
   tool: "tool",
+  // Sign-in and teams (server/auth): better-auth's records get Parley ids too.
+  authSession: "aus",
+  account: "acc",
+  verification: "vrf",
+  membership: "mem",
+  invitation: "inv",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

@@ -1,6 +1,8 @@
+import pg from "pg";
 import { inject } from "vitest";
 import { Bus } from "../server/bus/bus";
 import { type Db, createDb } from "../server/db/client";
+import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import type { Context } from "../server/session/context";
 
@@ -33,4 +35,40 @@ export async function makeTeam(options: { bus?: Bus; db?: Db; directory?: string
   await db.membership.create({ data: { teamId, userId, role: "owner" } });
   await db.project.create({ data: { id: projectId, teamId, name: "project", directory: options.directory ?? `/tmp/${projectId}` } });
   return { teamId, userId, projectId, ctx: { db, bus, actor: { userId, teamId } } };
+}
+
+export interface OwnDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+let databases = 0;
+/**
+ * A fresh, migrated database in the test cluster, for a test that needs one to itself
+ * (a process runtime that recovers every session it finds, "the first user of an install").
+ */
+export async function ownDatabase(label: string): Promise<OwnDatabase> {
+  const name = `parley_${label}_${process.pid}_${Date.now()}_${databases++}`;
+  const admin = new pg.Client({ connectionString: databaseUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl());
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: databaseUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../server/db/client";
-import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import { type Context, Session } from "../server/session";
+import { Project } from "../server/project";
 import { appRouter } from "../server/trpc/router";
-import { databaseUrl, makeTeam, testDb, type TeamFixture } from "./db";
+import { type OwnDatabase, makeTeam, ownDatabase, testDb, type TeamFixture } from "./db";
+import { signUp } from "./auth";
 import { seedTurns } from "./fixtures";
 import { testServices } from "./runtime";
 
@@ -110,6 +110,7 @@ type SessionRoute = typeof import("../app/api/sessions/[sessionId]/events/route"
 type TeamRoute = typeof import("../app/api/teams/[teamId]/events/route");
 type RuntimeModule = typeof import("../server/runtime");
 type ContextModule = typeof import("../server/context");
+type AuthModule = typeof import("../server/auth/instance");
 
 /** Reads an SSE response: every `data:` line parsed, in order. */
 function sseReader(res: Response) {
@@ -146,44 +147,15 @@ function sseReader(res: Response) {
   return { events, until, closed: () => done, pump };
 }
 
-interface OwnDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh, migrated database in the test cluster. */
-async function ownDatabase(): Promise<OwnDatabase> {
-  const name = `parley_sse_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: databaseUrl() });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(databaseUrl());
-  url.pathname = `/${name}`;
-  await applyMigrations(url.toString());
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: databaseUrl() });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
-
 describe("SSE Route Handlers (integration)", () => {
   let dir: string;
   let sessionRoute: SessionRoute;
   let teamRoute: TeamRoute;
   let rt: Awaited<ReturnType<RuntimeModule["runtime"]>>;
   let context: ContextModule;
+  let auth: AuthModule;
+  /** The first user of the runtime's database, signed in: owner of its first team and default project. */
+  let member: { headers: Headers; ctx: Awaited<ReturnType<ContextModule["memberContext"]>>; projectId: string };
 
   let own: OwnDatabase;
 
@@ -191,7 +163,7 @@ describe("SSE Route Handlers (integration)", () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "parley-sse-"));
     // The process runtime recovers and sweeps every session of its database at boot:
     // give it a database of its own so it cannot touch other test files' sessions.
-    own = await ownDatabase();
+    own = await ownDatabase("sse");
     // The routes build their context from the process runtime: configure it before loading them.
     process.env.DATABASE_URL = own.url;
     process.env.PARLEY_PROJECT_DIR = path.join(dir, "project");
@@ -199,7 +171,12 @@ describe("SSE Route Handlers (integration)", () => {
     sessionRoute = await import("../app/api/sessions/[sessionId]/events/route");
     teamRoute = await import("../app/api/teams/[teamId]/events/route");
     context = await import("../server/context");
+    auth = await import("../server/auth/instance");
     rt = await (await import("../server/runtime")).runtime();
+    const browser = await signUp(await auth.getAuth(), "owner@sse.test");
+    const ctx = await context.memberContext(browser.headers);
+    const [project] = await Project.list(ctx);
+    member = { headers: browser.headers, ctx, projectId: project!.id };
   });
   afterAll(async () => {
     await rt?.bridge.close();
@@ -212,8 +189,8 @@ describe("SSE Route Handlers (integration)", () => {
   /** Another team in the runtime's database. */
   const otherTeam = () => makeTeam({ db: rt.db, bus: rt.bus });
 
-  const open = (sessionId: string, signal?: AbortSignal) =>
-    sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal }), { params: Promise.resolve({ sessionId }) });
+  const open = (sessionId: string, signal?: AbortSignal, headers: Headers = member.headers) =>
+    sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal, headers }), { params: Promise.resolve({ sessionId }) });
 
   it("answers a bad id with 400 and an unknown session with 404, as JSON", async () => {
     const bad = await open("msg_nope");
@@ -233,8 +210,8 @@ describe("SSE Route Handlers (integration)", () => {
   });
 
   it("streams the session state first, then live events, and unsubscribes when the client goes away", async () => {
-    const ctx = await context.requestContext();
-    const info = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    const { ctx, projectId } = member;
+    const info = await Session.create(ctx, { projectId });
     const subscribersBefore = rt.bus.subscriberCount;
     const abort = new AbortController();
     const res = await open(info.id, abort.signal);
@@ -256,8 +233,8 @@ describe("SSE Route Handlers (integration)", () => {
   });
 
   it("does not leak a subscription when the client went away before the stream started", async () => {
-    const ctx = await context.requestContext();
-    const info = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    const { ctx, projectId } = member;
+    const info = await Session.create(ctx, { projectId });
     const subscribersBefore = rt.bus.subscriberCount;
     const abort = new AbortController();
     abort.abort();
@@ -269,9 +246,9 @@ describe("SSE Route Handlers (integration)", () => {
   });
 
   it("team stream: 404 for another team, events of its sessions for the own team", async () => {
-    const ctx = await context.requestContext();
+    const { ctx, projectId } = member;
     const teamOpen = (teamId: string, signal?: AbortSignal) =>
-      teamRoute.GET(new Request(`http://parley.test/api/teams/${teamId}/events`, { signal }), { params: Promise.resolve({ teamId }) });
+      teamRoute.GET(new Request(`http://parley.test/api/teams/${teamId}/events`, { signal, headers: member.headers }), { params: Promise.resolve({ teamId }) });
     const other = await otherTeam();
     const denied = await teamOpen(other.teamId);
     expect(denied.status).toBe(404);
@@ -282,7 +259,7 @@ describe("SSE Route Handlers (integration)", () => {
     const res = await teamOpen(ctx.actor.teamId, abort.signal);
     expect(res.status).toBe(200);
     const stream = sseReader(res);
-    const created = await Session.create(ctx, { projectId: ctx.workspace.projectId });
+    const created = await Session.create(ctx, { projectId });
     await Session.create(other.ctx, { projectId: other.projectId });
     await stream.until(() => stream.events.some((e) => e.name === "session.created"), "session.created");
     const ids = stream.events.map((e) => (e.payload as { info?: { id: string } }).info?.id);

@@ -1,15 +1,19 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { type ParleyErrorCode, isParleyError } from "../errors";
-import { requestContext } from "../context";
+import type { SignedIn } from "../auth/member";
+import { requestContext, requireActor } from "../context";
 import type { Runtime } from "../runtime";
-import type { Context } from "../session/context";
+import type { Actor, Context } from "../session/context";
 
-/** What a procedure gets: the acting user and the services it may call. */
-export type TrpcContext = Context & { runtime: Pick<Runtime, "deps" | "permissions" | "config"> };
+/** What a member procedure gets: the acting user in their active team, and the services it may call. */
+export type TrpcContext = Context & { runtime: Pick<Runtime, "deps" | "permissions" | "config">; signedIn?: SignedIn | null };
 
-export async function createTrpcContext(): Promise<TrpcContext> {
-  return requestContext();
+/** What every request starts with: `actor` is missing when nobody is signed in or the user is in no team. */
+export type TrpcRequestContext = Omit<TrpcContext, "actor"> & { actor: Actor | undefined };
+
+export async function createTrpcContext({ req }: { req: Request }): Promise<TrpcRequestContext> {
+  return requestContext(req.headers);
 }
 
 const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
@@ -23,7 +27,7 @@ const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
 
-const t = initTRPC.context<TrpcContext>().create({
+const t = initTRPC.context<TrpcRequestContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     // An error nobody expected (a driver failure, a bug) can carry server paths, SQL or
@@ -51,14 +55,17 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Every procedure but the share viewer's: signed in, and a member of the active team. */
+const requireMember = t.middleware(({ ctx, next }) => next({ ctx: requireActor(ctx) }));
+
 export const router = t.router;
-export const procedure = t.procedure.use(mapDomainErrors);
+export const procedure = t.procedure.use(mapDomainErrors).use(requireMember);
 
 /**
  * For anonymous share viewers (server/share): the member context is taken away — no
  * actor, no bus, no services — and only what reading a share link needs is left.
  */
-export const publicProcedure = procedure.use(({ ctx, next }) =>
-  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl }, db: undefined, bus: undefined, actor: undefined, runtime: undefined, share: undefined, now: undefined } }),
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) =>
+  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl }, db: undefined, bus: undefined, actor: undefined, signedIn: undefined, runtime: undefined, share: undefined, now: undefined } }),
 );
 export const createCallerFactory = t.createCallerFactory;

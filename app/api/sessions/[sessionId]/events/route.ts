@@ -1,4 +1,4 @@
-import { requestContext } from "@/server/context";
+import { memberContext } from "@/server/context";
 import { errorResponse, sseResponse } from "@/server/http";
 import { Session } from "@/server/session";
 import { SyncRequested } from "@/server/session/runner";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, { params }: { params: Promise<{ sessionId: string }> }) {
   try {
     const { sessionId } = await params;
-    const ctx = await requestContext();
+    const ctx = await memberContext(req.headers);
     const info = await Session.get(ctx, sessionId);
     const scope = { teamId: info.teamId, sessionId: info.id };
     const response = sseResponse(req.signal, {

@@ -1,4 +1,4 @@
-import { requestContext } from "@/server/context";
+import { memberContext } from "@/server/context";
 import { ParleyError } from "@/server/errors";
 import { errorResponse, sseResponse } from "@/server/http";
 
@@ -10,7 +10,7 @@ const TEAM_EVENTS = /^(session\.|permission\.)/;
 export async function GET(req: Request, { params }: { params: Promise<{ teamId: string }> }) {
   try {
     const { teamId } = await params;
-    const ctx = await requestContext();
+    const ctx = await memberContext(req.headers);
     if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
     // Lists and dashboards need session-level changes, not every streamed token.
     return sseResponse(req.signal, {

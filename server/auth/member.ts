@@ -1,0 +1,43 @@
+import type { Db } from "../db/client";
+import type { Auth } from "./auth";
+
+export type TeamRole = "owner" | "admin" | "member";
+
+export interface TeamInfo {
+  id: string;
+  name: string;
+  role: TeamRole;
+}
+
+/** Who is signed in on a request, and the team they work in. */
+export interface SignedIn {
+  user: { id: string; name: string; email: string };
+  /** The active team; undefined when the user belongs to no team. */
+  team: TeamInfo | undefined;
+  /** Every team of the user, oldest membership first. */
+  teams: TeamInfo[];
+}
+
+/**
+ * Who is signed in on a request, from its sign-in cookie (checked by better-auth against
+ * AuthSession), or null when not signed in. The active team is the browser session's
+ * when the user is still a member of it, else their first team: membership is read from
+ * the database on every request, so a removed member loses access at once.
+ */
+export async function signedInFromHeaders(auth: Auth, db: Db, headers: Headers): Promise<SignedIn | null> {
+  const found = await auth.api.getSession({ headers });
+  if (!found) return null;
+  const { user, session } = found;
+  const memberships = await db.membership.findMany({
+    where: { userId: user.id },
+    orderBy: { createdAt: "asc" },
+    select: { role: true, team: { select: { id: true, name: true } } },
+  });
+  const teams = memberships.map((m) => ({ id: m.team.id, name: m.team.name, role: m.role }));
+  const active = session.activeOrganizationId ?? undefined;
+  return {
+    user: { id: user.id, name: user.name, email: user.email },
+    team: teams.find((team) => team.id === active) ?? teams[0],
+    teams,
+  };
+}

@@ -1,0 +1,100 @@
+import path from "node:path";
+import type { Db, Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import { ensureSampleProject } from "../project/sample";
+
+/**
+ * Who may sign up, and what a new account starts with (SPEC §13):
+ * - the first user of an install creates the first team, with the default project (a
+ *   sample project when its directory is empty) — or, on an install made before sign-in
+ *   existed, takes over the teams left without members;
+ * - later, with sign-up "invite" (the default) only an email with a pending invitation
+ *   may sign up, and joins by accepting it; with "open" anyone may, and someone without an
+ *   invitation gets a team of their own (with no project until an admin registers one).
+ */
+export interface SignUpPolicy {
+  signUp: "invite" | "open";
+  /** Directory of the first team's project. */
+  defaultProject: string;
+}
+
+export type NewUserOutcome =
+  | { kind: "first"; teamId: string; projectId: string }
+  | { kind: "adopted"; teamIds: string[] }
+  | { kind: "invited" }
+  | { kind: "own-team"; teamId: string }
+  | { kind: "no-team" };
+
+/** One transaction at a time decides whether a new user is the first (pg_advisory_xact_lock key). */
+const FIRST_USER_LOCK = 0x7061726c; // "parl"
+
+type Tx = Prisma.TransactionClient | Db;
+
+async function hasPendingInvitation(db: Tx, email: string, now: Date): Promise<boolean> {
+  const found = await db.invitation.findFirst({
+    where: { email: { equals: email, mode: "insensitive" }, status: "pending", expiresAt: { gt: now } },
+    select: { id: true },
+  });
+  return found !== null;
+}
+
+async function hasMembers(db: Tx): Promise<boolean> {
+  return (await db.membership.findFirst({ select: { id: true } })) !== null;
+}
+
+/** Before an account is made. Throws FORBIDDEN when this email may not sign up. */
+export async function checkSignUp(db: Db, policy: SignUpPolicy, email: string, now = new Date()): Promise<void> {
+  if (policy.signUp === "open") return;
+  if (!(await hasMembers(db))) return;
+  if (await hasPendingInvitation(db, email, now)) return;
+  throw new ParleyError("FORBIDDEN", "Signing up needs an invitation: ask an admin of your team to invite this email address.");
+}
+
+/** A new team with `userId` as its owner. The slug is the id: unique, and never shown. */
+export async function createTeam(db: Tx, userId: string, name: string): Promise<string> {
+  const teamId = Id.ascending("team");
+  await db.team.create({ data: { id: teamId, name, slug: teamId } });
+  await db.membership.create({ data: { id: Id.ascending("membership"), teamId, userId, role: "owner" } });
+  return teamId;
+}
+
+export function teamNameFor(userName: string): string {
+  const name = userName.trim();
+  return name ? `${name}'s team`.slice(0, 100) : "My team";
+}
+
+/** After an account is made: give it its team, if it gets one (see the module comment). */
+export async function setUpNewUser(
+  db: Db,
+  policy: SignUpPolicy,
+  user: { id: string; name: string; email: string },
+  now = new Date(),
+): Promise<NewUserOutcome> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_USER_LOCK})`;
+    if (!(await hasMembers(tx))) {
+      const orphans = await tx.team.findMany({ where: { memberships: { none: {} } }, select: { id: true }, orderBy: { createdAt: "asc" } });
+      if (orphans.length > 0) {
+        await tx.membership.createMany({
+          data: orphans.map((team) => ({ id: Id.ascending("membership"), teamId: team.id, userId: user.id, role: "owner" as const })),
+        });
+        return { kind: "adopted", teamIds: orphans.map((team) => team.id) };
+      }
+      const teamId = await createTeam(tx, user.id, teamNameFor(user.name));
+      ensureSampleProject(policy.defaultProject);
+      const projectId = Id.ascending("project");
+      await tx.project.create({ data: { id: projectId, teamId, name: path.basename(policy.defaultProject), directory: policy.defaultProject } });
+      return { kind: "first", teamId, projectId };
+    }
+    if (await hasPendingInvitation(tx, user.email, now)) return { kind: "invited" };
+    if (policy.signUp === "open") return { kind: "own-team", teamId: await createTeam(tx, user.id, teamNameFor(user.name)) };
+    return { kind: "no-team" };
+  });
+}
+
+/** The team a new browser session starts in: the user's oldest membership. */
+export async function initialTeam(db: Db, userId: string): Promise<string | undefined> {
+  const first = await db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, select: { teamId: true } });
+  return first?.teamId;
+}

@@ -1,0 +1,49 @@
+import type { Auth } from "../server/auth/auth";
+
+/** Signing up and in through better-auth's real HTTP handler, as a browser would. */
+
+export const PASSWORD = "correct horse battery";
+
+export interface Browser {
+  userId: string;
+  email: string;
+  /** Request headers carrying the browser's sign-in cookie. */
+  headers: Headers;
+}
+
+const BASE = "http://parley.test/api/auth";
+
+/** Calls a better-auth endpoint; returns the status, the JSON body and the Set-Cookie headers. */
+export async function authCall(auth: Auth, endpoint: string, body: unknown, headers?: Headers) {
+  const init: RequestInit = body === undefined
+    ? { method: "GET", headers }
+    : { method: "POST", headers: withJson(headers), body: JSON.stringify(body) };
+  const res = await auth.handler(new Request(`${BASE}${endpoint}`, init));
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined, cookies: res.headers.getSetCookie() };
+}
+
+function withJson(headers?: Headers): Headers {
+  const out = new Headers(headers);
+  out.set("content-type", "application/json");
+  return out;
+}
+
+function cookieHeader(setCookies: string[]): Headers {
+  const pairs = setCookies.map((c) => c.split(";")[0]!).filter((pair) => !pair.endsWith("="));
+  return new Headers({ cookie: pairs.join("; ") });
+}
+
+export async function signUp(auth: Auth, email: string, name = email.split("@")[0]!): Promise<Browser> {
+  const res = await authCall(auth, "/sign-up/email", { email, name, password: PASSWORD });
+  if (res.status !== 200) throw new Error(`sign-up of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const user = (res.body as { user: { id: string } }).user;
+  return { userId: user.id, email, headers: cookieHeader(res.cookies) };
+}
+
+export async function signIn(auth: Auth, email: string): Promise<Browser> {
+  const res = await authCall(auth, "/sign-in/email", { email, password: PASSWORD });
+  if (res.status !== 200) throw new Error(`sign-in of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const user = (res.body as { user: { id: string } }).user;
+  return { userId: user.id, email, headers: cookieHeader(res.cookies) };
+}
