@@ -1,9 +1,7 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import type { MessagesData } from "@/components/chat/message-cache";
-import { messagesKey } from "@/components/chat/use-live-session";
 import { Icon, type IconName } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
@@ -73,7 +71,6 @@ export function PermissionPrompt({ sessionId }: { sessionId: string }) {
       {requests.map((request) => (
         <PermissionCard
           key={request.id}
-          sessionId={sessionId}
           request={request}
           onAnswered={() => forget(request.id)}
           onGone={(message) => {
@@ -87,12 +84,10 @@ export function PermissionPrompt({ sessionId }: { sessionId: string }) {
 }
 
 function PermissionCard({
-  sessionId,
   request,
   onAnswered,
   onGone,
 }: {
-  sessionId: string;
   request: PermissionRequest;
   onAnswered: () => void;
   onGone: (message: string) => void;
@@ -148,7 +143,7 @@ function PermissionCard({
           </ul>
         </div>
         <Details request={request} />
-        {request.tool ? <ToolLink sessionId={sessionId} tool={request.tool} /> : null}
+        {request.tool ? <ToolLink tool={request.tool} /> : null}
 
         {rejecting ? (
           <form
@@ -246,29 +241,16 @@ function Details({ request }: { request: PermissionRequest }) {
   return null;
 }
 
-/** The tool call the request belongs to, with a link that scrolls to its card in the conversation. */
-function ToolLink({ sessionId, tool }: { sessionId: string; tool: { messageId: string; callId: string } }) {
-  const queryClient = useQueryClient();
-  const find = () => {
-    const data = queryClient.getQueryData<MessagesData>(messagesKey(sessionId));
-    for (const page of data?.pages ?? []) {
-      const message = page.messages.find((m) => m.info.id === tool.messageId);
-      const part = message?.parts.find((p) => p.type === "tool" && p.callId === tool.callId);
-      if (part) return part;
-    }
-    return undefined;
-  };
-  const part = find();
+/** The tool call the request belongs to, with a link that scrolls to its message in the conversation. */
+function ToolLink({ tool }: { tool: { messageId: string; callId: string } }) {
   const show = () => {
-    const target = find();
-    const element = target ? document.querySelector(`[data-part-id="${CSS.escape(target.id)}"]`) : null;
+    const element = document.querySelector(`[data-message-id="${CSS.escape(tool.messageId)}"]`);
     element?.scrollIntoView({ behavior: "smooth", block: "center" });
   };
   return (
     <p data-testid="permission-tool" className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
       <span>
-        For the tool call {part?.type === "tool" ? <span className="font-mono font-semibold text-zinc-700">{part.tool}</span> : null}{" "}
-        <span className="font-mono">{tool.callId}</span>
+        For the tool call <span className="font-mono">{tool.callId}</span>
       </span>
       <button type="button" onClick={show} className="font-medium text-indigo-600 hover:text-indigo-800">
         Show in the conversation
