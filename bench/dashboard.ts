@@ -15,7 +15,11 @@
  * with authors, projects and child counts — for the default view, every filter, title
  * search, every sort and cursor pages; p50/p95 against a p95 target of 100 ms. Then the
  * share page's server-side load (`ShareView.page`: resolve the link, newest page of
- * messages with their parts, child sessions) against 300 ms.
+ * messages with their parts, child sessions) against 300 ms, and the share page's
+ * server-side render of its first page (bench/share-render.ts): in process (load, props
+ * payload, React render of the page's components) and, when a production build exists
+ * (PARLEY_DIST_DIR, else .next), over HTTP from `next start` on the bench's database —
+ * both against 300 ms.
  *
  * Every SQL statement those calls send (Prisma's own included, captured from its query
  * log) is run again under EXPLAIN ANALYZE: the plan is summarised and any sequential
@@ -38,6 +42,7 @@ import type { Context } from "../server/session/context";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { ShareView } from "../server/share";
+import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
 
 const SESSIONS = 100_000;
 const PROJECTS_PER_TEAM = 8;
@@ -267,7 +272,11 @@ async function measure(work: () => Promise<unknown>): Promise<Timing> {
     await work();
     times.push(performance.now() - t0);
   }
-  times.sort((a, b) => a - b);
+  return percentiles(times);
+}
+
+function percentiles(samples: number[]): Timing {
+  const times = [...samples].sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? Number.NaN;
   return { p50: at(0.5), p95: at(0.95), max: times.at(-1) ?? Number.NaN };
 }
@@ -451,6 +460,47 @@ async function main(): Promise<boolean> {
       log(`  ${run.name.padEnd(34)} ${timing.p50.toFixed(1).padStart(7)} ${timing.p95.toFixed(1).padStart(7)} ${timing.max.toFixed(1).padStart(7)}  ${ok ? "PASS" : "FAIL"}`);
     }
     log(`  (first page: 50 messages, ${shareParts} parts, ${firstShare.children.length} child sessions, ${JSON.stringify(firstShare).length.toLocaleString("en")} bytes of JSON)`);
+
+    // The page itself: data + payload + React render in process, then the real production server over HTTP.
+    const newest = `Question ${LONG_MESSAGES - 2}:`;
+    const render = await inProcessRenderer(db, 50);
+    const sample = await render(long.shareId);
+    if (!sample.html.includes(newest) || sample.html.includes("Question 0:")) throw new Error("the rendered share page does not hold exactly its newest page");
+    log(`\nShare page server-side render of its first page (5,000-message session), ${RUNS} runs (ms):`);
+    log(`  ${"measured".padEnd(34)} ${"p50".padStart(7)} ${"p95".padStart(7)} ${"max".padStart(7)}  target p95 < ${TARGET_SHARE_P95_MS}`);
+    const inProcess = await measure(() => render(long.shareId));
+    const inProcessOk = inProcess.p95 < TARGET_SHARE_P95_MS;
+    if (!inProcessOk) pass = false;
+    log(`  ${"in process: load + payload + React".padEnd(34)} ${inProcess.p50.toFixed(1).padStart(7)} ${inProcess.p95.toFixed(1).padStart(7)} ${inProcess.max.toFixed(1).padStart(7)}  ${inProcessOk ? "PASS" : "FAIL"}`);
+    log(`  (${sample.html.length.toLocaleString("en")} bytes of HTML, ${sample.payloadBytes.toLocaleString("en")} bytes of props)`);
+    const server = await startProductionServer(url, tempDir ?? mkdtempSync(path.join(os.tmpdir(), "parley-bench-share-")));
+    if (typeof server === "string") {
+      log(`  over HTTP: skipped, ${server}`);
+    } else {
+      try {
+        const pageUrl = `${server.baseUrl}/share/${long.shareId}`;
+        for (let i = 0; i < WARMUP; i++) await fetchTimed(pageUrl);
+        const ttfb: number[] = [];
+        const total: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < RUNS; i++) {
+          const response = await fetchTimed(pageUrl);
+          if (response.status !== 200 || !response.html.includes(newest)) throw new Error(`GET /share/<id> answered ${response.status} without the newest messages`);
+          ttfb.push(response.ttfb);
+          total.push(response.total);
+          bytes = response.html.length;
+        }
+        const first = percentiles(ttfb);
+        const whole = percentiles(total);
+        const httpOk = whole.p95 < TARGET_SHARE_P95_MS;
+        if (!httpOk) pass = false;
+        log(`  ${"over HTTP (next start): first byte".padEnd(34)} ${first.p50.toFixed(1).padStart(7)} ${first.p95.toFixed(1).padStart(7)} ${first.max.toFixed(1).padStart(7)}`);
+        log(`  ${"over HTTP (next start): whole page".padEnd(34)} ${whole.p50.toFixed(1).padStart(7)} ${whole.p95.toFixed(1).padStart(7)} ${whole.max.toFixed(1).padStart(7)}  ${httpOk ? "PASS" : "FAIL"}`);
+        log(`  (production build in ${server.distDir}/, ${bytes.toLocaleString("en")} bytes of HTML with the RSC payload)`);
+      } finally {
+        await server.stop();
+      }
+    }
 
     // Plans: every statement the measured calls send, Prisma's own included.
     log(`\nPlans (EXPLAIN ANALYZE of every statement sent; a sequential scan of ${[...LARGE_TABLES].join("/")} fails):`);
