@@ -1,46 +1,219 @@
 "use client";
 
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { Icon } from "@/components/parts/icons";
 import { Button } from "@/components/ui/button";
-import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { EmptyState, ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
+import { CompactionRow } from "./compaction-row";
 import { MessageView } from "./message-view";
+import { type ChatRow, chatRows, estimateRowSize } from "./rows";
 import type { LiveSession } from "./use-live-session";
 
-/** The conversation: older pages on demand at the top, newest at the bottom, corrupt rows reported. */
-export function MessageList({ messages: query }: { messages: LiveSession["messages"] }) {
-  if (query.isPending) return <Loading label="Loading messages…" />;
-  if (query.isError) return <ErrorNotice title="Could not load messages">{errorMessage(query.error)}</ErrorNotice>;
-  // pages[0] is the newest page; show oldest first.
-  const pages = [...query.data.pages].reverse();
-  const messages = pages.flatMap((page) => page.messages);
-  const corrupt = pages.flatMap((page) => page.corrupt);
+/** Rows rendered beyond the viewport on each side. */
+const OVERSCAN = 10;
+/** Older messages are fetched when the top of the list comes this close (px) to the viewport. */
+const LOAD_OLDER_MARGIN = 1_200;
+/** Within this distance (px) of the end the view counts as "at the latest" and follows new output. */
+const END_THRESHOLD = 80;
+
+/**
+ * The conversation, virtualized against the window's scroll: only the rows near the
+ * viewport are in the DOM, each measured once rendered. It opens at the newest message
+ * and follows new output while the reader is at the end (anchored to the end: streamed
+ * text and new messages keep the view pinned there); scrolling up pauses that and shows
+ * "Jump to latest". Older pages are fetched as the top comes near, and the message in
+ * view keeps its place when they are prepended.
+ */
+export function MessageList({ live }: { live: LiveSession }) {
+  const { snapshot } = live;
+  if (!snapshot.loaded) {
+    if (snapshot.error) return <LoadError error={snapshot.error} onRetry={live.retry} />;
+    return <Loading label="Loading messages…" />;
+  }
+  return <LoadedList live={live} />;
+}
+
+function LoadError({ error, onRetry }: { error: string; onRetry: () => void }) {
   return (
-    <div className="space-y-6">
-      {query.hasNextPage ? (
-        <div className="flex justify-center">
-          <Button size="sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? <Spinner className="size-3.5" /> : null}
-            Load older messages
+    <div className="space-y-2">
+      <ErrorNotice title="Could not load messages">{error}</ErrorNotice>
+      <Button size="sm" onClick={onRetry}>
+        Try again
+      </Button>
+    </div>
+  );
+}
+
+function LoadedList({ live }: { live: LiveSession }) {
+  const { snapshot, loadOlder } = live;
+  const rows = useMemo(() => chatRows(snapshot.messages), [snapshot.messages]);
+  const compacting = live.info?.time.compacting !== undefined;
+  const listRef = useRef<HTMLDivElement>(null);
+  const [margin, setMargin] = useState(0);
+  const [atEnd, setAtEnd] = useState(true);
+  const positioned = useRef(false);
+
+  const virtualizer = useWindowVirtualizer({
+    count: rows.length,
+    estimateSize: (index) => estimateRowSize(rows[index]),
+    getItemKey: (index) => rows[index]?.key ?? index,
+    overscan: OVERSCAN,
+    scrollMargin: margin,
+    anchorTo: "end",
+    followOnAppend: true,
+    scrollEndThreshold: END_THRESHOLD,
+  });
+
+  // Where the list starts in the page (the header above it may change height).
+  useLayoutEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    const measure = () => {
+      const top = Math.round(list.getBoundingClientRect().top + window.scrollY);
+      setMargin((current) => (current === top ? current : top));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    return () => observer.disconnect();
+  }, []);
+
+  const maybeLoadOlder = useCallback(() => {
+    const list = listRef.current;
+    if (!positioned.current || !list) return;
+    if (list.getBoundingClientRect().top > -LOAD_OLDER_MARGIN) loadOlder();
+  }, [loadOlder]);
+
+  // Open at the newest message; only then may the top of the list ask for older pages.
+  const hasRows = rows.length > 0;
+  useLayoutEffect(() => {
+    if (!hasRows || positioned.current) return;
+    virtualizer.scrollToEnd();
+    const frame = requestAnimationFrame(() => {
+      positioned.current = true;
+      maybeLoadOlder();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [hasRows, virtualizer, maybeLoadOlder]);
+
+  useEffect(() => {
+    let frame = 0;
+    const onScroll = () => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        setAtEnd(virtualizer.isAtEnd());
+        maybeLoadOlder();
+      });
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    window.addEventListener("resize", onScroll);
+    return () => {
+      if (frame) cancelAnimationFrame(frame);
+      window.removeEventListener("scroll", onScroll);
+      window.removeEventListener("resize", onScroll);
+    };
+  }, [virtualizer, maybeLoadOlder]);
+
+  // A page that arrived (or one that was too short to fill the view) may call for the next.
+  useEffect(() => {
+    if (!snapshot.loadingOlder) maybeLoadOlder();
+  }, [snapshot.loadingOlder, snapshot.olderCursor, maybeLoadOlder]);
+
+  const jumpToLatest = () => {
+    virtualizer.scrollToEnd();
+    setAtEnd(true);
+  };
+
+  const items = virtualizer.getVirtualItems();
+  return (
+    <div className="space-y-4">
+      <ListTop live={live} />
+      {snapshot.error ? <LoadError error={snapshot.error} onRetry={live.retry} /> : null}
+      <CorruptRows rows={snapshot.corrupt} />
+      {rows.length === 0 ? <EmptyState title="No messages yet">This session has no conversation yet.</EmptyState> : null}
+      <div
+        ref={listRef}
+        data-testid="message-list"
+        data-rows={rows.length}
+        className="relative w-full"
+        style={{ height: virtualizer.getTotalSize(), overflowAnchor: "none" }}
+      >
+        {items.map((item) => {
+          const row = rows[item.index];
+          if (!row) return null;
+          return (
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="absolute top-0 left-0 w-full pb-6"
+              style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+            >
+              <Row row={row} compacting={compacting} />
+            </div>
+          );
+        })}
+      </div>
+      {!atEnd && rows.length > 0 ? (
+        <div className="pointer-events-none sticky bottom-6 z-20 flex h-0 justify-center">
+          <Button variant="primary" size="sm" data-testid="jump-to-latest" className="pointer-events-auto -translate-y-full rounded-full shadow-lg" onClick={jumpToLatest}>
+            <Icon name="chevron" className="size-4 rotate-90" />
+            Jump to latest
           </Button>
         </div>
       ) : null}
-      {corrupt.length > 0 ? (
-        <div data-testid="corrupt-warning">
-          <ErrorNotice title={`${corrupt.length} stored ${corrupt.length === 1 ? "row" : "rows"} of this session could not be read and ${corrupt.length === 1 ? "is" : "are"} not shown`}>
-            <ul className="mt-1 space-y-0.5 font-mono text-xs">
-              {corrupt.map((row) => (
-                <li key={`${row.table}-${row.id}`} className="break-all">
-                  {row.table} {row.id}: {row.error}
-                </li>
-              ))}
-            </ul>
-          </ErrorNotice>
-        </div>
-      ) : null}
-      {messages.length === 0 ? (
-        <EmptyState title="No messages yet">This session has no conversation yet.</EmptyState>
-      ) : (
-        messages.map((message) => <MessageView key={message.info.id} message={message} />)
-      )}
+    </div>
+  );
+}
+
+const Row = memo(function Row({ row, compacting }: { row: ChatRow; compacting: boolean }) {
+  if (row.kind === "compaction") return <CompactionRow request={row.request} summary={row.summary} compacting={compacting} />;
+  return <MessageView message={row.message} />;
+}, sameRow);
+
+function sameRow(a: { row: ChatRow; compacting: boolean }, b: { row: ChatRow; compacting: boolean }): boolean {
+  if (a.row.kind === "message" && b.row.kind === "message") return a.row.message === b.row.message;
+  if (a.row.kind === "compaction" && b.row.kind === "compaction") {
+    return a.row.request === b.row.request && a.row.summary === b.row.summary && a.compacting === b.compacting;
+  }
+  return false;
+}
+
+/** The top of the conversation: where older pages come in, or where it begins. */
+function ListTop({ live }: { live: LiveSession }) {
+  const { snapshot } = live;
+  if (!snapshot.hasOlder) {
+    return snapshot.messages.length > 0 ? (
+      <p data-testid="conversation-start" className="text-center text-xs text-zinc-400">
+        Beginning of the conversation
+      </p>
+    ) : null;
+  }
+  return (
+    <div className="flex justify-center">
+      <Button size="sm" data-testid="load-older" onClick={live.loadOlder} disabled={snapshot.loadingOlder}>
+        {snapshot.loadingOlder ? <Spinner className="size-3.5" /> : null}
+        {snapshot.loadingOlder ? "Loading older messages…" : "Load older messages"}
+      </Button>
+    </div>
+  );
+}
+
+function CorruptRows({ rows }: { rows: LiveSession["snapshot"]["corrupt"] }) {
+  if (rows.length === 0) return null;
+  return (
+    <div data-testid="corrupt-warning">
+      <ErrorNotice title={`${rows.length} stored ${rows.length === 1 ? "row" : "rows"} of this session could not be read and ${rows.length === 1 ? "is" : "are"} not shown`}>
+        <ul className="mt-1 space-y-0.5 font-mono text-xs">
+          {rows.map((row) => (
+            <li key={`${row.table}-${row.id}`} className="break-all">
+              {row.table} {row.id}: {row.error}
+            </li>
+          ))}
+        </ul>
+      </ErrorNotice>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { PartView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
 import { Badge } from "@/components/ui/badge";
@@ -7,15 +8,37 @@ import { MessageErrorNotice } from "./message-error";
 import { QueuedBadge } from "./queued";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
-export function MessageView({ message }: { message: WithParts }) {
+/**
+ * One message. Memoized on the message object: the store keeps that object while the
+ * message is unchanged, so finished messages do not re-render while another one streams.
+ */
+export const MessageView = memo(function MessageView({ message }: { message: WithParts }) {
   return message.info.role === "user" ? <UserMessageView info={message.info} parts={message.parts} /> : <AssistantMessageView info={message.info} parts={message.parts} />;
-}
+});
+
+/** A part re-renders only when the store replaced it (a streaming part, a tool moving on). */
+const MemoPart = memo(function MemoPart({ part }: { part: Part }) {
+  if (part.type === "tool" && part.state.status === "completed" && part.state.time.compacted !== undefined) {
+    return (
+      <div data-testid="pruned-tool" className="space-y-1.5">
+        <p className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+          <Badge tone="amber" data-testid="cleared-badge">
+            Cleared for the model
+          </Badge>
+          <span>The model now sees “[Old tool result content cleared]”; the output below is kept for you.</span>
+        </p>
+        <PartView part={part} />
+      </div>
+    );
+  }
+  return <PartView part={part} />;
+});
 
 function Parts({ parts }: { parts: Part[] }) {
   return (
     <div className="space-y-3">
       {parts.map((part) => (
-        <PartView key={part.id} part={part} />
+        <MemoPart key={part.id} part={part} />
       ))}
     </div>
   );

@@ -1,114 +1,163 @@
 "use client";
 
-import { type QueryKey, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { type Envelope, useEventSource } from "@/components/events/use-event-source";
 import type { SessionInfo } from "@/components/session/types";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
-import { type MessageEvent, type MessagesData, applyMessageEvent, asMessageEvent, replayOnPage } from "./message-cache";
-import type { MessagePage, Status } from "./types";
+import { errorMessage } from "@/components/ui/feedback";
+import { type SessionSnapshot, SessionStore } from "./store";
+import type { Status } from "./types";
 
-const PAGE_SIZE = 50;
-/**
- * Text deltas are persisted up to 250 ms after they are published (server/session/writer.ts),
- * so a page read from the database can be behind events already received. Events seen
- * shortly before a fetch started, and all seen during it, are replayed over its result.
- */
-const REPLAY_BEFORE_FETCH_MS = 2_000;
+/** Messages per page: the newest page is shown first, older ones are fetched on scroll. */
+export const PAGE_SIZE = 50;
 /** Fetch anyway when the event stream takes this long to open (it is refetched once it does). */
 const OPEN_TIMEOUT_MS = 2_000;
-const LOG_KEEP_MS = 60_000;
-
-export function messagesKey(sessionId: string): QueryKey {
-  return ["parley", "messages", sessionId];
-}
 
 export interface LiveSession {
-  messages: ReturnType<typeof useMessagesQuery>;
+  /** Messages (shown ones, oldest first), paging state and load errors. */
+  snapshot: SessionSnapshot;
+  /** The newest session info: from events or the fetch, whichever is newer. */
+  info: SessionInfo | undefined;
+  /** The run status from the session's stream; undefined until it is known. */
   status: Status | undefined;
   /** Another client (or tab) deleted the session while it was open. */
   deleted: boolean;
-}
-
-function useMessagesQuery(sessionId: string, enabled: boolean, log: { current: { at: number; event: MessageEvent }[] }) {
-  const client = useTRPCClient();
-  return useInfiniteQuery<MessagePage, Error, MessagesData, QueryKey, string | undefined>({
-    queryKey: messagesKey(sessionId),
-    enabled,
-    initialPageParam: undefined,
-    getNextPageParam: (page) => page.cursor,
-    queryFn: async ({ pageParam, signal }) => {
-      const started = Date.now();
-      const page = await client.message.page.query({ sessionId, before: pageParam, limit: PAGE_SIZE }, { signal });
-      const recent = log.current.filter((entry) => entry.at >= started - REPLAY_BEFORE_FETCH_MS).map((entry) => entry.event);
-      return replayOnPage(page, recent, pageParam === undefined);
-    },
-  });
+  /** Fetch the page before the oldest shown message (no-op while one is loading or none is left). */
+  loadOlder: () => void;
+  /** Fetch again what failed (the newest page, or the older page). */
+  retry: () => void;
 }
 
 /**
- * A session's messages kept live: the newest page (and older ones on demand) from
- * `message.page`, then every event of the session's SSE stream applied to the cache.
- * The first fetch waits for the stream to be open (briefly) so nothing published in
- * between is missed; whatever was fetched or cached before the stream opened, and
- * everything after a reconnect, is refetched.
+ * Subscribe with at most one notification per animation frame: a fast stream of deltas
+ * re-renders the chat once per frame, not once per token.
+ */
+function frameSubscribe(store: SessionStore) {
+  return (notify: () => void) => {
+    let frame = 0;
+    const unsubscribe = store.subscribe(() => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        notify();
+      });
+    });
+    return () => {
+      if (frame) cancelAnimationFrame(frame);
+      unsubscribe();
+    };
+  };
+}
+
+/**
+ * A session kept live in a SessionStore: the session's SSE stream is opened first, then
+ * the newest page of messages is fetched (and fetched again after every reconnect);
+ * older pages on demand. Events and pages merge in the store whatever their order.
  */
 export function useLiveSession(sessionId: string): LiveSession {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const log = useRef<{ at: number; event: MessageEvent }[]>([]);
-  const [ready, setReady] = useState(false);
-  const [status, setStatus] = useState<Status>();
+  const [store] = useState(() => new SessionStore(sessionId));
+  const [subscribe] = useState(() => frameSubscribe(store));
+  const snapshot = useSyncExternalStore(subscribe, store.getSnapshot, store.getSnapshot);
   const [deleted, setDeleted] = useState(false);
-  const messages = useMessagesQuery(sessionId, ready, log);
+  const fetched = useQuery(trpc.session.get.queryOptions({ sessionId }));
+  const newest = useRef<AbortController | undefined>(undefined);
+  const older = useRef<AbortController | undefined>(undefined);
+  const opened = useRef(false);
+  const failed = useRef<"newest" | "older">("newest");
+
+  const fetchNewest = useCallback(async () => {
+    newest.current?.abort();
+    const controller = new AbortController();
+    newest.current = controller;
+    try {
+      const page = await client.message.page.query({ sessionId, limit: PAGE_SIZE }, { signal: controller.signal });
+      if (controller.signal.aborted) return;
+      store.applyPage(page, false);
+      if (store.getSnapshot().error) store.setError(undefined);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      failed.current = "newest";
+      store.setError(errorMessage(error));
+    }
+  }, [client, sessionId, store]);
+
+  const loadOlder = useCallback(() => {
+    const current = store.getSnapshot();
+    if (!current.loaded || !current.hasOlder || current.loadingOlder || current.olderCursor === undefined) return;
+    const before = current.olderCursor;
+    const controller = new AbortController();
+    older.current = controller;
+    store.setLoadingOlder(true);
+    void client.message.page
+      .query({ sessionId, before, limit: PAGE_SIZE }, { signal: controller.signal })
+      .then(
+        (page) => {
+          // A reconnect may have restarted paging meanwhile: this page no longer fits.
+          if (!controller.signal.aborted && store.getSnapshot().olderCursor === before) store.applyPage(page, true);
+          if (store.getSnapshot().error) store.setError(undefined);
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          failed.current = "older";
+          store.setError(errorMessage(error));
+        },
+      )
+      .finally(() => store.setLoadingOlder(false));
+  }, [client, sessionId, store]);
+
   useEffect(() => {
-    const timer = setTimeout(() => setReady(true), OPEN_TIMEOUT_MS);
-    return () => clearTimeout(timer);
-  }, []);
+    // The stream normally opens at once; without it, show the stored messages anyway.
+    const timer = setTimeout(() => {
+      if (!opened.current) void fetchNewest();
+    }, OPEN_TIMEOUT_MS);
+    return () => {
+      clearTimeout(timer);
+      newest.current?.abort();
+      older.current?.abort();
+    };
+  }, [fetchNewest]);
+
+  useEffect(() => {
+    if (fetched.data) store.setInfo(fetched.data);
+  }, [fetched.data, store]);
 
   const onEvent = (event: Envelope) => {
-    const message = asMessageEvent(event);
-    if (message) {
-      const now = Date.now();
-      log.current.push({ at: now, event: message });
-      while (log.current.length > 10_000 || (log.current[0] && log.current[0].at < now - LOG_KEEP_MS)) log.current.shift();
-      let stale = false;
-      queryClient.setQueryData<MessagesData>(messagesKey(sessionId), (data) => {
-        if (!data) return data;
-        const result = applyMessageEvent(data, message);
-        stale = result.stale;
-        return result.data;
-      });
-      if (stale) void queryClient.invalidateQueries({ queryKey: messagesKey(sessionId) });
-      return;
-    }
     switch (event.name) {
-      case "session.updated":
-      case "session.created": {
-        const { info } = event.payload as { info: SessionInfo };
-        queryClient.setQueryData(trpc.session.get.queryKey({ sessionId }), info);
-        return;
-      }
       case "session.deleted":
         setDeleted(true);
         return;
-      case "session.status":
-        setStatus((event.payload as { status: Status }).status);
+      case "session.updated":
+      case "session.created": {
+        store.apply(event);
+        const info = store.getSnapshot().info;
+        // The stream's first event is the session as it is now, run status included.
+        if (event.id.startsWith("init-") && info?.status) store.setStatus(info.status);
+        if (info) queryClient.setQueryData(trpc.session.get.queryKey({ sessionId }), info);
         return;
+      }
+      default:
+        store.apply(event);
     }
   };
 
   useEventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`, {
     onEvent,
     onOpen: (reconnect) => {
-      setReady(true);
-      const state = queryClient.getQueryState(messagesKey(sessionId));
-      const fetchedBefore = state !== undefined && (state.dataUpdatedAt > 0 || state.fetchStatus === "fetching");
-      if (reconnect || fetchedBefore) void queryClient.invalidateQueries({ queryKey: messagesKey(sessionId) });
+      opened.current = true;
+      // Subscribed now: whatever is stored from here on is either in the page or arrives as an event.
+      void fetchNewest();
       if (reconnect) void queryClient.invalidateQueries({ queryKey: trpc.session.get.queryKey({ sessionId }) });
     },
-    onError: () => setReady(true),
   });
 
-  return { messages, status, deleted };
+  const retry = useCallback(() => {
+    if (failed.current === "older") loadOlder();
+    else void fetchNewest();
+  }, [fetchNewest, loadOlder]);
+
+  return { snapshot, info: snapshot.info ?? fetched.data, status: snapshot.statusKnown ? snapshot.status : undefined, deleted, loadOlder, retry };
 }

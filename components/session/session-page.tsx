@@ -2,12 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import { Composer } from "@/components/chat/composer";
 import { MessageList } from "@/components/chat/message-list";
 import { QueuedMessages } from "@/components/chat/queued";
 import { SessionStatusBadge, useSessionStatus } from "@/components/chat/session-status";
-import type { Status } from "@/components/chat/types";
+import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
 import { useTRPC } from "@/components/trpc/client";
@@ -18,6 +18,8 @@ import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ChildrenList } from "./children-list";
+import { CompactButton } from "./compact-button";
+import { ContextMeter } from "./context-meter";
 import { SessionActions } from "./session-actions";
 import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
@@ -29,8 +31,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const live = useLiveSession(sessionId);
   const status = useSessionStatus(session.data?.status, live.status);
-  // Every loaded message, oldest first (pages are newest first).
-  const messages = useMemo(() => [...(live.messages.data?.pages ?? [])].reverse().flatMap((page) => page.messages), [live.messages.data]);
+  // The loaded messages, oldest first.
+  const messages = live.snapshot.messages;
 
   if (live.deleted) {
     return (
@@ -52,11 +54,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   }
   return (
     <div className="space-y-8">
-      <title>{`${session.data.title} · Parley`}</title>
-      <SessionHeader session={session.data} status={status} />
+      <title>{`${(live.info ?? session.data).title} · Parley`}</title>
+      <SessionHeader session={live.info ?? session.data} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
       <QueuedMessages messages={messages} status={status}>
-        <MessageList messages={live.messages} />
+        <MessageList live={live} />
       </QueuedMessages>
       <PermissionPrompt sessionId={sessionId} />
       <Composer session={session.data} status={status} messages={messages} />
@@ -64,7 +66,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   );
 }
 
-function SessionHeader({ session, status }: { session: SessionInfo; status: Status }) {
+function SessionHeader({ session, status, messages }: { session: SessionInfo; status: Status; messages: WithParts[] }) {
   const [editing, setEditing] = useState(false);
   return (
     <header className="space-y-3">
@@ -93,6 +95,8 @@ function SessionHeader({ session, status }: { session: SessionInfo; status: Stat
             <span data-testid="session-cost" className="font-mono text-zinc-700 tabular-nums">
               {formatCost(session.cost)}
             </span>
+            <ContextMeter info={session} messages={messages} />
+            <CompactButton info={session} status={status} hasMessages={messages.length > 0} />
           </div>
         </div>
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}

@@ -1,3 +1,4 @@
+import { type Limit, count, usable } from "../../lib/context-window";
 import type { Tokens } from "./message";
 
 /**
@@ -7,30 +8,11 @@ import type { Tokens } from "./message";
  * - output reserve = min(output limit, 32,000), or 32,000 when the output limit is unknown (0);
  * - usable = the model's input limit when it has one, else context − reserve;
  * - overflow when input + output + cache read + cache write ≥ usable.
+ *
+ * The arithmetic lives in lib/context-window.ts so the browser's context meter uses the same rule.
  */
 
-export const OUTPUT_TOKEN_MAX = 32_000;
-
-export interface Limit {
-  context: number;
-  input?: number;
-  output: number;
-}
-
-/** Tokens kept free for the model's answer. */
-export function outputReserve(limit: Limit): number {
-  return limit.output > 0 ? Math.min(limit.output, OUTPUT_TOKEN_MAX) : OUTPUT_TOKEN_MAX;
-}
-
-/** Tokens the conversation may use before it must be compacted. */
-export function usable(limit: Limit): number {
-  return limit.input !== undefined && limit.input > 0 ? limit.input : limit.context - outputReserve(limit);
-}
-
-/** The tokens a step's usage puts in the context. */
-export function count(tokens: Tokens): number {
-  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
-}
+export { OUTPUT_TOKEN_MAX, type Limit, count, outputReserve, usable } from "../../lib/context-window";
 
 export function isOverflow(input: { tokens: Tokens; limit: Limit; auto: boolean }): boolean {
   if (!input.auto) return false;

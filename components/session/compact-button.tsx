@@ -1,0 +1,39 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import type { Status } from "@/components/chat/types";
+import { useTRPC } from "@/components/trpc/client";
+import { Button } from "@/components/ui/button";
+import { Spinner, errorMessage } from "@/components/ui/feedback";
+import type { SessionInfo } from "./types";
+
+/**
+ * Manual compaction (SPEC §8): asks the server to summarize the conversation now. Not
+ * while the session runs or compacts (the server refuses that too); a refusal or
+ * failure is shown next to the button.
+ */
+export function CompactButton({ info, status, hasMessages }: { info: SessionInfo; status: Status; hasMessages: boolean }) {
+  const trpc = useTRPC();
+  const compact = useMutation(trpc.session.compact.mutationOptions());
+  const busy = status.type !== "idle" || info.time.compacting !== undefined;
+  return (
+    <span className="inline-flex items-center gap-2">
+      <Button
+        size="sm"
+        variant="ghost"
+        data-testid="compact-button"
+        title={busy ? "The session is working; compact it when it is idle" : "Summarize the conversation so far to free the model's context"}
+        disabled={busy || !hasMessages || compact.isPending}
+        onClick={() => compact.mutate({ sessionId: info.id })}
+      >
+        {compact.isPending ? <Spinner className="size-3.5" /> : null}
+        Compact
+      </Button>
+      {compact.error ? (
+        <span role="alert" data-testid="compact-error" className="text-xs text-red-600">
+          Could not compact: {errorMessage(compact.error)}
+        </span>
+      ) : null}
+    </span>
+  );
+}
