@@ -49,6 +49,8 @@ export default defineConfig({
     env: {
       PARLEY_DATA_DIR: DATA_DIR,
       PARLEY_PROJECT_DIR: `${DATA_DIR}/project`,
+      // Each Playwright worker signs up its own user (e2e/fixtures.ts), each with a team.
+      PARLEY_SIGNUP: "open",
       PORT: String(PORT),
     },
   },

@@ -13,14 +13,15 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { ensureLocalWorkspace } from "../server/auth/local";
 import { Bus } from "../server/bus/bus";
 import { bridge } from "../server/bus/postgres";
-import { createDb } from "../server/db/client";
+import { type Db, createDb } from "../server/db/client";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations } from "../server/db/migrate";
+import * as Id from "../server/id";
 import { sseResponse } from "../server/http";
 import { Permissions } from "../server/permission/permission";
+import { ensureSampleProject } from "../server/project/sample";
 import { createOfflineModel } from "../server/provider/offline";
 import { Session } from "../server/session";
 import type { Engine } from "../server/session/engine";
@@ -97,7 +98,7 @@ async function main() {
   };
   const runners = new Runners(bus);
   const deps: Prompt.Deps = { engine, runners, permissions: new Permissions(db, bus), configRules: [], tools: builtinTools(), executeTool };
-  const workspace = await ensureLocalWorkspace(db, path.join(dir, "project"));
+  const workspace = await benchWorkspace(db, path.join(dir, "project"));
   const ctx = { db, bus, actor: workspace.actor };
 
   // The SSE endpoint: the same stream code as the Route Handler, on a plain HTTP server.
@@ -195,3 +196,16 @@ void main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
+
+/** A team with one member and a sample project, for the benchmark's sessions. */
+async function benchWorkspace(db: Db, directory: string) {
+  ensureSampleProject(directory);
+  const teamId = Id.ascending("team");
+  const userId = Id.ascending("user");
+  const projectId = Id.ascending("project");
+  await db.team.create({ data: { id: teamId, name: "Benchmark", slug: teamId } });
+  await db.user.create({ data: { id: userId, email: `${userId}@bench.local`, name: "Bench" } });
+  await db.membership.create({ data: { teamId, userId, role: "owner" } });
+  await db.project.create({ data: { id: projectId, teamId, name: "project", directory } });
+  return { actor: { userId, teamId }, projectId };
+}

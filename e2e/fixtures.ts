@@ -1,16 +1,53 @@
-import { test as base, expect } from "@playwright/test";
+import { type Cookie, test as base, expect } from "@playwright/test";
+import { E2E_PASSWORD, signUpThroughApi } from "./support/auth";
 import { Seeder } from "./support/seed";
 
-/** `seed`: one Seeder per worker, connected to the e2e server's database. */
-export const test = base.extend<object, { seed: Seeder }>({
+/** The account a worker signs in with: made once per worker through the real sign-up endpoint. */
+export interface Account {
+  email: string;
+  password: string;
+  name: string;
+  userId: string;
+  /** The sign-in cookie, added to every test's browser context. */
+  cookies: Cookie[];
+}
+
+/**
+ * `account`: one signed-up user per worker (its own team, or the first team on a fresh
+ * server); `seed`: a Seeder writing into that user's team; `context` (and so `page`) is
+ * signed in as that user. `browser.newContext()` stays anonymous, as someone with only a
+ * share link would be.
+ */
+export const test = base.extend<object, { account: Account; seed: Seeder }>({
+  account: [
+    async ({ playwright }, provide, workerInfo) => {
+      const baseURL = workerInfo.project.use.baseURL;
+      if (!baseURL) throw new Error("playwright.config.ts sets no baseURL");
+      const name = `Worker ${workerInfo.workerIndex}`;
+      const email = `worker-${workerInfo.workerIndex}-${Date.now().toString(36)}@e2e.parley.test`;
+      const request = await playwright.request.newContext({ baseURL });
+      try {
+        const userId = await signUpThroughApi(request, { email, name, password: E2E_PASSWORD });
+        const { cookies } = await request.storageState();
+        await provide({ email, password: E2E_PASSWORD, name, userId, cookies });
+      } finally {
+        await request.dispose();
+      }
+    },
+    { scope: "worker" },
+  ],
   seed: [
-    async ({}, use) => {
-      const seeder = await Seeder.open();
+    async ({ account }, use) => {
+      const seeder = await Seeder.open(account.userId);
       await use(seeder);
       await seeder.close();
     },
     { scope: "worker" },
   ],
+  context: async ({ context, account }, provide) => {
+    await context.addCookies(account.cookies);
+    await provide(context);
+  },
 });
 
 export { expect };

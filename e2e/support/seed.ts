@@ -1,10 +1,10 @@
 import path from "node:path";
-import { ensureLocalWorkspace } from "../../server/auth/local";
 import { Bus } from "../../server/bus/bus";
 import { type Bridge, bridge } from "../../server/bus/postgres";
 import { type Db, createDb } from "../../server/db/client";
 import { startEmbeddedDatabase } from "../../server/db/embedded";
 import * as Id from "../../server/id";
+import { ensureSampleProject } from "../../server/project/sample";
 import { type Context, Session } from "../../server/session";
 import type { AssistantMessage, MessageError, Part, UserMessage } from "../../server/session/message";
 
@@ -14,6 +14,23 @@ export const E2E_PROJECT_DIR = path.resolve(E2E_DATA_DIR, "project");
 
 /** Parts are written without their ids; the seeder gives each a fresh ascending one. */
 export type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
+
+/**
+ * The user's first team and its project in E2E_PROJECT_DIR: the first user of the server
+ * got it with their team; a later user's own team gets it registered here.
+ */
+async function teamProject(db: Db, userId: string): Promise<{ actor: Context["actor"]; projectId: string }> {
+  const membership = await db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
+  if (!membership) throw new Error(`user ${userId} is in no team`);
+  const { teamId } = membership;
+  ensureSampleProject(E2E_PROJECT_DIR);
+  const project = await db.project.upsert({
+    where: { teamId_directory: { teamId, directory: E2E_PROJECT_DIR } },
+    create: { id: Id.ascending("project"), teamId, name: path.basename(E2E_PROJECT_DIR), directory: E2E_PROJECT_DIR },
+    update: {},
+  });
+  return { actor: { userId, teamId }, projectId: project.id };
+}
 
 /**
  * Writes sessions, messages and parts straight through the session module, into the
@@ -28,7 +45,8 @@ export class Seeder {
     private readonly link: Bridge,
   ) {}
 
-  static async open(): Promise<Seeder> {
+  /** Joins the e2e server's database and writes as `userId` (a signed-up user) in their first team. */
+  static async open(userId: string): Promise<Seeder> {
     let url = process.env.DATABASE_URL;
     if (!url) {
       const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
@@ -39,7 +57,7 @@ export class Seeder {
       url = embedded.url;
     }
     const db = createDb(url, { max: 2 });
-    const workspace = await ensureLocalWorkspace(db, E2E_PROJECT_DIR);
+    const workspace = await teamProject(db, userId);
     const bus = new Bus();
     // The server also sends its own internal events (e.g. the runner's), which this
     // process has no definitions for and does not need.
