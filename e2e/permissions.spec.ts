@@ -1,5 +1,6 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { Chat } from "./pages/chat";
 import { PermissionPrompt, SessionSettingsDialog } from "./pages/permission-prompt";
 import { SessionPage } from "./pages/session-page";
 import type { Seeder } from "./support/seed";
@@ -11,7 +12,10 @@ import type { Seeder } from "./support/seed";
  * "Always" is stored for the whole project, so each test uses its own command words.
  */
 
-/** Send a user message through the app's tRPC API, as the chat composer does. */
+/**
+ * Send a user message through the app's tRPC API, as the chat composer does: for a tab
+ * that must not see it happen (see "already answered").
+ */
 async function prompt(request: APIRequestContext, sessionId: string, text: string): Promise<void> {
   const response = await request.post("/api/trpc/session.prompt", { data: { sessionId, parts: [{ type: "text", text }] } });
   expect(response.ok(), await response.text()).toBe(true);
@@ -36,10 +40,11 @@ test("allow once, then always: the remembered command runs with no question", as
   const session = await seed.session({ title: `Permissions once/always ${Date.now().toString(36)}` });
   const view = new SessionPage(page);
   const asks = new PermissionPrompt(page);
+  const chat = new Chat(page);
   await view.goto(session.id);
 
   const command = "printf perm-%s ok";
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   const card = asks.request(command);
   await expect(card).toBeVisible();
   await expect(card.getByTestId("permission-kind")).toHaveText("bash");
@@ -51,13 +56,13 @@ test("allow once, then always: the remembered command runs with no question", as
   await expect(bashTool(page, command)).toContainText("perm-ok");
 
   // "Once" remembered nothing: the same command asks again.
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(asks.request(command)).toBeVisible();
   await asks.allowAlways(command);
   await expect(view.tool("completed").filter({ hasText: `$ ${command}` })).toHaveCount(2);
 
   // Remembered: the third identical command runs straight away.
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(view.tool("completed").filter({ hasText: `$ ${command}` })).toHaveCount(3);
   await expect(asks.requests).toHaveCount(0);
   expect(await seed.db.permissionRequest.count({ where: { sessionId: session.id } })).toBe(2);
@@ -68,12 +73,13 @@ test("a rejection with feedback fails the tool and the model receives the feedba
   const session = await seed.session({ title: `Permissions reject ${Date.now().toString(36)}` });
   const view = new SessionPage(page);
   const asks = new PermissionPrompt(page);
+  const chat = new Chat(page);
   await view.goto(session.id);
 
   const command = "uname -a";
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(asks.request(command)).toBeVisible();
-  const feedback = "Do not inspect the machine, read README.md instead";
+  const feedback = "Not on this machine, please";
   await asks.reject(command, feedback);
 
   const tool = bashTool(page, command);
@@ -87,10 +93,11 @@ test("a pending question survives a reload and can be answered after it", async 
   const session = await seed.session({ title: `Permissions reload ${Date.now().toString(36)}` });
   const view = new SessionPage(page);
   const asks = new PermissionPrompt(page);
+  const chat = new Chat(page);
   await view.goto(session.id);
 
   const command = "echo survives-reload";
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(asks.request(command)).toBeVisible();
   await page.reload();
   await expect(view.title).toBeVisible();
@@ -105,6 +112,7 @@ test("a question answered in a second tab disappears from the first", async ({ p
   const session = await seed.session({ title: `Permissions tabs ${Date.now().toString(36)}` });
   const first = new SessionPage(page);
   const firstAsks = new PermissionPrompt(page);
+  const chat = new Chat(page);
   await first.goto(session.id);
   const other = await context.newPage();
   const second = new SessionPage(other);
@@ -112,7 +120,7 @@ test("a question answered in a second tab disappears from the first", async ({ p
   await second.goto(session.id);
 
   const command = "echo answered-elsewhere";
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(firstAsks.request(command)).toBeVisible();
   await expect(secondAsks.request(command)).toBeVisible();
   await secondAsks.allowOnce(command);
@@ -148,6 +156,7 @@ test("a session rule denying bash hides the tool from the model", async ({ page,
   const session = await seed.session({ title: `Permissions deny ${Date.now().toString(36)}` });
   const view = new SessionPage(page);
   const asks = new PermissionPrompt(page);
+  const chat = new Chat(page);
   const settings = new SessionSettingsDialog(page);
   await view.goto(session.id);
 
@@ -173,7 +182,7 @@ test("a session rule denying bash hides the tool from the model", async ({ page,
   await expect(settings.dialog).toBeHidden();
 
   const command = "echo never-runs";
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(view.part("text").filter({ hasText: "not available to me here" })).toContainText("I would need the bash tool");
   await expect(view.part("tool")).toHaveCount(0);
   await expect(asks.requests).toHaveCount(0);
@@ -183,7 +192,7 @@ test("a session rule denying bash hides the tool from the model", async ({ page,
   await settings.dialog.getByRole("button", { name: "Remove rule 1" }).click();
   await expect(settings.dialog.getByTestId("rules-empty")).toBeVisible();
   await settings.save();
-  await prompt(page.request, session.id, `run \`${command}\``);
+  await chat.ask(`run \`${command}\``);
   await expect(asks.request(command)).toBeVisible();
   await asks.reject(command);
   await expect(bashTool(page, command)).toHaveAttribute("data-tool-status", "error");
