@@ -75,7 +75,7 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
   const tokens = totalTokens(info.tokens);
   const running = info.time.completed === undefined && !info.error;
   return (
-    <article data-testid="message" data-role="assistant" data-message-id={info.id} className="flex gap-3">
+    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
       <Avatar role="assistant" />
       <div className="min-w-0 flex-1">
         <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">

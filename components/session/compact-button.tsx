@@ -9,13 +9,13 @@ import type { SessionInfo } from "./types";
 
 /**
  * Manual compaction (SPEC §8): asks the server to summarize the conversation now. Not
- * while the session runs or compacts (the server refuses that too); a refusal or
- * failure is shown next to the button.
+ * while the session runs or compacts (the server refuses that too); a refusal (e.g. a
+ * session with nothing to summarize) or failure is shown next to the button.
  */
-export function CompactButton({ info, status, hasMessages }: { info: SessionInfo; status: Status; hasMessages: boolean }) {
+export function CompactButton({ info, status }: { info: SessionInfo; status: Status | undefined }) {
   const trpc = useTRPC();
   const compact = useMutation(trpc.session.compact.mutationOptions());
-  const busy = status.type !== "idle" || info.time.compacting !== undefined;
+  const busy = (status !== undefined && status.type !== "idle") || info.time.compacting !== undefined;
   return (
     <span className="inline-flex items-center gap-2">
       <Button
@@ -23,7 +23,7 @@ export function CompactButton({ info, status, hasMessages }: { info: SessionInfo
         variant="ghost"
         data-testid="compact-button"
         title={busy ? "The session is working; compact it when it is idle" : "Summarize the conversation so far to free the model's context"}
-        disabled={busy || !hasMessages || compact.isPending}
+        disabled={busy || compact.isPending}
         onClick={() => compact.mutate({ sessionId: info.id })}
       >
         {compact.isPending ? <Spinner className="size-3.5" /> : null}

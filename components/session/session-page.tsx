@@ -96,7 +96,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
               {formatCost(session.cost)}
             </span>
             <ContextMeter info={session} messages={messages} />
-            <CompactButton info={session} status={status} hasMessages={messages.length > 0} />
+            <CompactButton info={session} status={status} />
           </div>
         </div>
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}

@@ -1,0 +1,133 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { Chat } from "./pages/chat";
+import { SessionPage } from "./pages/session-page";
+import { PRUNED_OUTPUT, answerText, questionText, seedLongSession } from "./support/bulk";
+
+const COUNT = 5_000;
+/** Messages per page (components/chat/use-live-session.ts). */
+const PAGE = 50;
+/** How close to the end counts as following it (components/chat/message-list.tsx uses 80 px). */
+const PINNED = 80;
+
+function distanceFromEnd(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollHeight - window.scrollY - window.innerHeight);
+}
+
+async function expectPinned(page: Page): Promise<void> {
+  await expect.poll(() => distanceFromEnd(page)).toBeLessThanOrEqual(PINNED);
+}
+
+test.describe("a very long session", () => {
+  test.setTimeout(150_000);
+
+  test("opens at the newest messages, pages older ones in on scroll, keeps the place, stays virtualized, and follows a streamed reply", async ({ page, seed }) => {
+    const long = await seedLongSession(seed, COUNT, `Long session ${Date.now().toString(36)}`);
+    const view = new SessionPage(page);
+    const chat = new Chat(page);
+    const list = page.getByTestId("message-list");
+    const jump = page.getByTestId("jump-to-latest");
+    const message = (n: number) => page.locator(`[data-testid="message"][data-message-id="${long.messageIds[n]}"]`);
+
+    await view.goto(long.sessionId);
+    // The newest message, at the bottom of the view; only the newest page is loaded.
+    await expect(message(COUNT - 1)).toContainText(answerText(COUNT - 1));
+    await expect(message(COUNT - 1)).toBeInViewport();
+    await expectPinned(page);
+    await expect(jump).toBeHidden();
+    await expect(list).toHaveAttribute("data-rows", String(PAGE));
+    expect(await view.messages.count()).toBeLessThan(PAGE);
+
+    // A pruned tool output: marked as cleared for the model, still readable here.
+    const pruned = page.getByTestId("pruned-tool");
+    await expect(pruned.getByTestId("cleared-badge")).toHaveText("Cleared for the model");
+    await expect(pruned).toContainText(PRUNED_OUTPUT);
+
+    // To the top of what is loaded: the next older page comes in above, and the message
+    // that was first stays where it was on the screen.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await expect(list).toHaveAttribute("data-rows", String(2 * PAGE));
+    await expect(jump).toBeVisible();
+    const first = message(COUNT - PAGE);
+    await expect(first).toBeInViewport();
+    const { y, listTop } = await first.evaluate((el) => {
+      const list = el.closest('[data-testid="message-list"]') as HTMLElement;
+      return { y: el.getBoundingClientRect().top + window.scrollY, listTop: list.getBoundingClientRect().top + window.scrollY };
+    });
+    const scrolled = await page.evaluate(() => window.scrollY);
+    // Before the page came in, the first message sat at the top of the list with the window at 0.
+    expect(Math.abs(y - scrolled - listTop)).toBeLessThanOrEqual(4);
+
+    // An older message, from the page just loaded, is right above it.
+    const older = message(COUNT - PAGE - 2);
+    await expect(older).toContainText(questionText(COUNT - PAGE - 2));
+    await older.scrollIntoViewIfNeeded();
+    await expect(older).toBeInViewport();
+
+    // Further up, more pages; the DOM keeps only the rows near the viewport.
+    for (let pages = 3; pages <= 5; pages++) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await expect(list).toHaveAttribute("data-rows", String(pages * PAGE));
+    }
+    expect(await view.messages.count()).toBeLessThan(PAGE);
+    await expect(page.getByText(questionText(0))).toHaveCount(0);
+
+    // Jump to latest: back at the newest message, following again.
+    await jump.click();
+    await expect(message(COUNT - 1)).toBeInViewport();
+    await expectPinned(page);
+    await expect(jump).toBeHidden();
+
+    // A reply streams in at the bottom and the view follows it to its end.
+    await chat.ask("write a long answer");
+    const reply = page.locator('[data-testid="message"][data-role="assistant"]').filter({ hasText: "Here is a long answer" });
+    await expect(reply).toHaveCount(1);
+    await expect(reply).toContainText("1. ");
+    await expectPinned(page);
+    await expect(reply).toContainText("3. ");
+    await expectPinned(page);
+    await expect(reply).toHaveAttribute("data-state", "done", { timeout: 30_000 });
+    await expect(reply).toContainText("6. ");
+    await expectPinned(page);
+    await expect(jump).toBeHidden();
+    await expect(reply.locator('[data-part-type="text"]').last()).toBeInViewport();
+  });
+
+  test("scrolling up while a reply streams stops following until Jump to latest", async ({ page, seed }) => {
+    const long = await seedLongSession(seed, 400, `Long session, paused ${Date.now().toString(36)}`);
+    const view = new SessionPage(page);
+    const chat = new Chat(page);
+    const jump = page.getByTestId("jump-to-latest");
+    await view.goto(long.sessionId);
+    await expect(page.getByText(answerText(399))).toBeInViewport();
+
+    await chat.ask("write a long answer, slowly: stream slowly");
+    const reply = page.locator('[data-testid="message"][data-role="assistant"]').filter({ hasText: "Here is a long answer" });
+    await expect(reply).toContainText("1. ");
+    await expectPinned(page);
+
+    // The reader scrolls up: the view stays where they put it while text keeps coming.
+    const box = page.viewportSize() ?? { width: 1280, height: 720 };
+    await page.mouse.move(box.width / 2, box.height / 2);
+    await page.mouse.wheel(0, -1_500);
+    await expect(jump).toBeVisible();
+    await expect.poll(() => distanceFromEnd(page)).toBeGreaterThan(PINNED);
+    const at = await page.evaluate(() => window.scrollY);
+    const length = (await reply.textContent())?.length ?? 0;
+    await expect.poll(async () => (await reply.textContent())?.length ?? 0).toBeGreaterThan(length + 40);
+    expect(Math.abs((await page.evaluate(() => window.scrollY)) - at)).toBeLessThanOrEqual(2);
+    await expect(jump).toBeVisible();
+
+    // Jump to latest: at the end again, and following the rest of the reply.
+    await jump.click();
+    await expectPinned(page);
+    await expect(jump).toBeHidden();
+    const now = (await reply.textContent())?.length ?? 0;
+    await expect.poll(async () => (await reply.textContent())?.length ?? 0).toBeGreaterThan(now + 40);
+    await expectPinned(page);
+    await expect(reply.locator('[data-part-type="text"]').last()).toBeInViewport();
+    // Done with it: stop the slow reply.
+    await chat.stop.click();
+    await expect(reply).toHaveAttribute("data-state", "done");
+  });
+});
