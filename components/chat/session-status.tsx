@@ -43,19 +43,13 @@ export function secondsUntil(next: number, now: number): number {
   return Math.max(0, Math.ceil((next - now) / 1000));
 }
 
-/** The current time, refreshed every `intervalMs` while `active`. */
-function useNow(active: boolean, intervalMs: number): number {
+/** The current time, read at mount and refreshed every `intervalMs`. */
+function useNow(intervalMs: number): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    if (!active) return;
-    const tick = () => setNow(Date.now());
-    const timer = setInterval(tick, intervalMs);
-    const first = setTimeout(tick, 0);
-    return () => {
-      clearInterval(timer);
-      clearTimeout(first);
-    };
-  }, [active, intervalMs]);
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
   return now;
 }
 
@@ -86,9 +80,12 @@ export function SessionStatusBadge({ status }: { status: Status }) {
 
 /** While a failed model call waits to be retried: which attempt failed, why, and a live countdown. */
 export function RetryBanner({ status }: { status: Status }) {
-  const retrying = status.type === "retry";
-  const now = useNow(retrying, 250);
-  if (status.type !== "retry") return null;
+  return status.type === "retry" ? <RetryNotice status={status} /> : null;
+}
+
+/** Mounted only while retrying, so its clock starts when the retry does. */
+function RetryNotice({ status }: { status: Extract<Status, { type: "retry" }> }) {
+  const now = useNow(250);
   const seconds = secondsUntil(status.next, now);
   return (
     <div
