@@ -1,3 +1,4 @@
+import type { Db } from "../../server/db/client";
 import * as Id from "../../server/id";
 import { Message, Part } from "../../server/session/message";
 import { messageData, partData } from "../../server/session/rows";
@@ -27,6 +28,12 @@ export const PRUNED_OUTPUT = "pruned-output-line: kept for the reader";
  */
 export async function seedLongSession(seed: Seeder, count: number, title: string): Promise<LongSession> {
   const session = await seed.session({ title });
+  return writeLongSession(seed.db, session.id, count);
+}
+
+/** The messages and parts of seedLongSession, written into an existing (empty) session. */
+export async function writeLongSession(db: Db, sessionId: string, count: number): Promise<LongSession> {
+  const session = { id: sessionId };
   const start = Date.now() - count * 1_000;
   const messages: Message[] = [];
   const parts: Part[] = [];
@@ -81,12 +88,12 @@ export async function seedLongSession(seed: Seeder, count: number, title: string
     parts.push(Part.parse({ id: Id.ascending("part"), sessionId: session.id, messageId: id, type: "text", text: answerText(n), time: { start: t, end: t + 400 } }));
   }
   for (let i = 0; i < messages.length; i += BATCH) {
-    await seed.db.message.createMany({
+    await db.message.createMany({
       data: messages.slice(i, i + BATCH).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
     });
   }
   for (let i = 0; i < parts.length; i += BATCH) {
-    await seed.db.part.createMany({
+    await db.part.createMany({
       data: parts.slice(i, i + BATCH).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
     });
   }

@@ -1,0 +1,252 @@
+/**
+ * npm run bench:chat [-- --messages 5000 --runs 7 --build]
+ *
+ * The chat on a very long session. Starts the app (production build, in its own data
+ * directory and build directory `.next-bench`, built on first use or with --build), signs
+ * up a user through the real endpoint, seeds one session of 5,000 messages into the app's
+ * database, then prints:
+ * - server time (in this process, no HTTP) of the newest page of messages and of
+ *   loading the whole history and converting it with toModelMessages (median, p95);
+ * - the browser's time to first render of the session in Chromium: from navigation start
+ *   to the newest message appearing in the DOM (median, p95), and how many message rows
+ *   the page holds then.
+ * Figures only; nothing is asserted.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { chromium, request } from "@playwright/test";
+import { writeLongSession } from "../e2e/support/bulk";
+import { Bus } from "../server/bus/bus";
+import { type Db, createDb } from "../server/db/client";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import * as Id from "../server/id";
+import { Session } from "../server/session";
+import type { Context } from "../server/session/context";
+import { toModelMessages } from "../server/session/model-messages";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+const MESSAGES = arg("messages", 5_000);
+const BROWSER_RUNS = arg("runs", 7);
+const SERVER_RUNS = 50;
+const WARMUP = 5;
+const ROOT = path.resolve(import.meta.dirname, "..");
+const DIST_DIR = process.env.PARLEY_DIST_DIR ?? ".next-bench";
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+const log = (line = "") => process.stdout.write(`${line}\n`);
+
+interface Stats {
+  median: number;
+  p95: number;
+  min: number;
+  max: number;
+}
+
+function stats(times: number[]): Stats {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+  return { median: at(0.5), p95: at(0.95), min: sorted[0] ?? Number.NaN, max: sorted.at(-1) ?? Number.NaN };
+}
+
+async function measure(runs: number, work: () => unknown): Promise<Stats> {
+  for (let i = 0; i < WARMUP; i++) await work();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await work();
+    times.push(performance.now() - t0);
+  }
+  return stats(times);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForServer(url: string, app: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (app.exitCode !== null) throw new Error(`the app exited with code ${app.exitCode} before it was ready`);
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the app did not answer at ${url} within ${timeoutMs / 1000} s`);
+}
+
+function startApp(dataDir: string, port: number): ChildProcess {
+  const build = process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID"));
+  log(build ? `Building the app into ${DIST_DIR} and starting it on port ${port} …` : `Starting the app (${DIST_DIR}) on port ${port} …`);
+  const app = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/parley.ts", "start", ...(build ? ["--build"] : [])], {
+    cwd: ROOT,
+    env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PROJECT_DIR: path.join(dataDir, "project"), PARLEY_DIST_DIR: DIST_DIR, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  app.stdout?.on("data", keep);
+  app.stderr?.on("data", keep);
+  app.on("exit", (code) => {
+    if (code) process.stderr.write(`[bench] the app exited with code ${code}; its last output:\n${output.join("")}\n`);
+  });
+  return app;
+}
+
+function stopApp(app: ChildProcess): Promise<void> {
+  if (app.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      app.kill("SIGKILL");
+      resolve();
+    }, 20_000);
+    app.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    app.kill("SIGTERM");
+  });
+}
+
+/** The signed-up user's team and a project in it (the app's own project directory). */
+async function teamProject(db: Db, userId: string, directory: string): Promise<{ teamId: string; projectId: string }> {
+  const membership = await db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
+  if (!membership) throw new Error(`user ${userId} is in no team`);
+  mkdirSync(directory, { recursive: true });
+  const project = await db.project.upsert({
+    where: { teamId_directory: { teamId: membership.teamId, directory } },
+    create: { id: Id.ascending("project"), teamId: membership.teamId, name: "bench", directory },
+    update: {},
+  });
+  return { teamId: membership.teamId, projectId: project.id };
+}
+
+function row(name: string, s: Stats): string {
+  return `  ${name.padEnd(52)} ${s.median.toFixed(2).padStart(9)} ${s.p95.toFixed(2).padStart(9)} ${s.min.toFixed(2).padStart(9)} ${s.max.toFixed(2).padStart(9)}`;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-chat-"));
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  const app = startApp(dataDir, port);
+  let db: Db | undefined;
+  let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+  try {
+    await waitForServer(baseURL, app, 600_000);
+
+    // A user, signed up through the app as the sign-up page does.
+    const api = await request.newContext({ baseURL });
+    const email = `bench-${Date.now().toString(36)}@bench.parley.test`;
+    const res = await api.post("/api/auth/sign-up/email", { data: { email, name: "Bench", password: "bench password 1234" } });
+    if (!res.ok()) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
+    const userId = ((await res.json()) as { user: { id: string } }).user.id;
+    const storageState = await api.storageState();
+    await api.dispose();
+
+    // The app's database: the embedded PostgreSQL it started (or DATABASE_URL).
+    const url = process.env.DATABASE_URL ?? (await startEmbeddedDatabase({ dataDir })).url;
+    db = createDb(url, { max: 4 });
+    const { teamId, projectId } = await teamProject(db, userId, path.join(dataDir, "project"));
+    const ctx: Context = { db, bus: new Bus(), actor: { userId, teamId } };
+    const session = await Session.create(ctx, { projectId, title: `Benchmark: ${MESSAGES.toLocaleString("en")} messages` });
+    const seedStart = performance.now();
+    const long = await writeLongSession(db, session.id, MESSAGES);
+    await db.$executeRawUnsafe('ANALYZE "Message", "Part"');
+    log(`Seeded a session of ${MESSAGES.toLocaleString("en")} messages in ${((performance.now() - seedStart) / 1000).toFixed(1)} s.`);
+
+    const newest = await Session.messages(ctx, session.id, { limit: 50 });
+    if (newest.messages.length !== 50 || newest.messages.at(-1)?.info.id !== long.messageIds.at(-1)) throw new Error("unexpected newest page");
+    const history = await Session.allMessages(ctx, session.id);
+    if (history.length !== MESSAGES) throw new Error(`history has ${history.length} messages`);
+
+    const server = [
+      { name: "Session.messages, newest page (50 messages)", ...(await measure(SERVER_RUNS, () => Session.messages(ctx, session.id, { limit: 50 }))) },
+      { name: `Session.allMessages (${MESSAGES.toLocaleString("en")} messages)`, ...(await measure(10, () => Session.allMessages(ctx, session.id))) },
+      { name: `toModelMessages (${MESSAGES.toLocaleString("en")} messages)`, ...(await measure(20, () => toModelMessages(history))) },
+    ];
+    log(`\nServer time after ${WARMUP} warm-up runs (ms):`);
+    log(`  ${"operation".padEnd(52)} ${"median".padStart(9)} ${"p95".padStart(9)} ${"min".padStart(9)} ${"max".padStart(9)}`);
+    for (const r of server) log(row(r.name, r));
+
+    // The browser: time from navigation start to the newest message in the DOM.
+    browser = await chromium.launch({ executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined });
+    const context = await browser.newContext({ baseURL, storageState, viewport: { width: 1280, height: 900 } });
+    const newestId = long.messageIds.at(-1) ?? "";
+    await context.addInitScript((id: string) => {
+      const w = window as Window & { __firstRender?: number };
+      const check = () => {
+        if (w.__firstRender === undefined && document.querySelector(`[data-message-id="${id}"]`)) {
+          w.__firstRender = performance.now();
+          observer.disconnect();
+        }
+      };
+      const observer = new MutationObserver(check);
+      observer.observe(document, { childList: true, subtree: true });
+    }, newestId);
+    const renders: number[] = [];
+    let rows = 0;
+    let ttfb: number[] = [];
+    for (let run = 0; run <= BROWSER_RUNS; run++) {
+      const page = await context.newPage();
+      await page.goto(`/sessions/${session.id}`);
+      await page.locator(`[data-message-id="${newestId}"]`).waitFor({ timeout: 60_000 });
+      const timing = await page.evaluate(() => {
+        const nav = window.performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+        return {
+          firstRender: (window as Window & { __firstRender?: number }).__firstRender ?? Number.NaN,
+          responseStart: nav?.responseStart ?? Number.NaN,
+          rows: document.querySelectorAll('[data-testid="message"]').length,
+        };
+      });
+      if (run > 0) {
+        // The first load warms the server (route code, database caches).
+        renders.push(timing.firstRender);
+        ttfb.push(timing.responseStart);
+        rows = timing.rows;
+      }
+      await page.close();
+    }
+    ttfb = ttfb.filter(Number.isFinite);
+    log(`\nBrowser (Chromium, ${BROWSER_RUNS} loads after 1 warm-up, ms from navigation start):`);
+    log(`  ${"".padEnd(52)} ${"median".padStart(9)} ${"p95".padStart(9)} ${"min".padStart(9)} ${"max".padStart(9)}`);
+    if (ttfb.length) log(row("first byte of the page", stats(ttfb)));
+    log(row("newest message rendered", stats(renders)));
+    log(`  message rows in the DOM then: ${rows} (of ${MESSAGES.toLocaleString("en")} in the session)`);
+  } finally {
+    await browser?.close();
+    await db?.$disconnect();
+    await stopApp(app);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(2);
+  },
+);
