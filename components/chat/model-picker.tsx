@@ -131,7 +131,7 @@ export function ModelPicker({ choice, disabled }: { choice: ModelChoice; disable
           const ref = parseModelKey(event.target.value);
           if (ref) choice.select(ref);
         }}
-        className="max-w-64 min-w-0 truncate rounded-md border-0 bg-transparent py-1 pr-7 pl-2 text-xs font-medium text-zinc-700 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 focus:ring-2 focus:ring-indigo-500 disabled:opacity-50"
+        className="max-w-80 min-w-0 truncate rounded-md border-0 bg-transparent py-1 pr-7 pl-2 text-xs font-medium text-zinc-700 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 focus:ring-2 focus:ring-indigo-500 disabled:opacity-50"
       >
         {list.models.map((m) => (
           <option key={modelKey(m)} value={modelKey(m)}>
