@@ -1,9 +1,10 @@
 "use client";
 
-import { QueryClient, QueryClientProvider, isServer } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider, isServer } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
+import { reloadTo } from "@/components/auth/client";
 import type { AppRouter } from "@/server/trpc/router";
 
 /** tRPC + React Query for client components: `const trpc = useTRPC()`. */
@@ -11,6 +12,8 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: signInAgainWhenSignedOut }),
+    mutationCache: new MutationCache({ onError: signInAgainWhenSignedOut }),
     defaultOptions: {
       queries: {
         // Live data arrives over SSE; a refetch on every focus would only add load.
@@ -20,6 +23,20 @@ function makeQueryClient(): QueryClient {
       },
     },
   });
+}
+
+/** The sign-in expired or was revoked while the page was open: sign in again, then come back here. */
+function signInAgainWhenSignedOut(error: unknown): void {
+  if (isServer || httpStatus(error) !== 401) return;
+  const here = `${window.location.pathname}${window.location.search}`;
+  reloadTo(`/sign-in?next=${encodeURIComponent(here)}`);
+}
+
+function httpStatus(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null || !("data" in error)) return undefined;
+  const data: unknown = error.data;
+  if (typeof data !== "object" || data === null || !("httpStatus" in data)) return undefined;
+  return typeof data.httpStatus === "number" ? data.httpStatus : undefined;
 }
 
 /** tRPC errors carry the HTTP status; retrying a 4xx (not found, invalid input) never helps. */

@@ -2,14 +2,18 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { AccountMenu, SignInLink } from "@/components/auth/account-menu";
+import type { SignedIn } from "@/server/auth/member";
 
 const NAV = [
   { href: "/", label: "Sessions", match: (path: string) => path === "/" || path.startsWith("/sessions") },
   { href: "/dashboard", label: "Dashboard", match: (path: string) => path.startsWith("/dashboard") },
   { href: "/shares", label: "Shared links", match: (path: string) => path.startsWith("/shares") },
+  { href: "/team", label: "Team", match: (path: string) => path.startsWith("/team") },
 ];
 
-export function Header() {
+/** `account`: who is signed in (from the root layout), null when nobody is. */
+export function Header({ account }: { account: SignedIn | null }) {
   const pathname = usePathname();
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200/80 bg-white/85 backdrop-blur">
@@ -19,7 +23,7 @@ export function Header() {
           <span className="text-[15px] font-semibold tracking-tight text-zinc-900">Parley</span>
         </Link>
         <nav aria-label="Main" className="flex items-center gap-1">
-          {pathname.startsWith("/share/") ? null : NAV.map((item) => {
+          {pathname.startsWith("/share/") || !account?.team ? null : NAV.map((item) => {
             const active = item.match(pathname);
             return (
               <Link
@@ -35,10 +39,7 @@ export function Header() {
             );
           })}
         </nav>
-        <div className="ml-auto hidden items-center gap-2 text-xs text-zinc-500 sm:flex">
-          <span className="size-2 rounded-full bg-emerald-500" aria-hidden="true" />
-          Local workspace
-        </div>
+        {account ? <AccountMenu account={account} /> : <SignInLink />}
       </div>
     </header>
   );

@@ -1,10 +1,12 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
+import { generateRandomString } from "better-auth/crypto";
 import { organization } from "better-auth/plugins/organization";
 import type { Db } from "../db/client";
 import { isParleyError } from "../errors";
 import * as Id from "../id";
+import { COOKIE_PREFIX } from "./paths";
 import { type SignUpPolicy, checkSignUp, initialTeam, setUpNewUser } from "./policy";
 
 /**
@@ -28,8 +30,15 @@ const ID_KINDS: Record<string, Id.IdKind> = {
   verification: "verification",
   organization: "team",
   member: "membership",
-  invitation: "invitation",
 };
+
+/**
+ * An invitation's id is the secret of its link (Parley sends no email; the admin passes
+ * the link on), so it is opaque: 32 random characters (about 190 bits), not a sortable id.
+ */
+function invitationId(): string {
+  return `${Id.PREFIXES.invitation}_${generateRandomString(32, "a-z", "A-Z", "0-9")}`;
+}
 
 /** Errors of Parley's policy reach the client as better-auth errors with their message. */
 async function asApiError<T>(work: () => Promise<T>): Promise<T> {
@@ -54,10 +63,11 @@ export function createAuth(options: AuthOptions) {
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { modelName: "authSession" },
     advanced: {
-      cookiePrefix: "parley",
+      cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: secure,
       database: {
         generateId: ({ model }) => {
+          if (model === "invitation") return invitationId();
           const kind = ID_KINDS[model];
           if (!kind) throw new Error(`no id kind for better-auth model "${model}"`);
           return Id.ascending(kind);
@@ -92,6 +102,10 @@ export function createAuth(options: AuthOptions) {
         disableOrganizationDeletion: true,
         invitationExpiresIn: 7 * 24 * 60 * 60,
         cancelPendingInvitationsOnReInvite: true,
+        // Emails are not verified (no mail server). Accepting needs the invitation's link —
+        // its opaque id — and a sign-in with the invited email; listing one's invitations by
+        // email alone stays refused by better-auth for unverified emails.
+        requireEmailVerificationOnInvitation: false,
         schema: {
           session: { fields: { activeOrganizationId: "activeTeamId" } },
           organization: { modelName: "team" },

@@ -56,6 +56,8 @@ export async function createTeam(db: Tx, userId: string, name: string): Promise<
   const teamId = Id.ascending("team");
   await db.team.create({ data: { id: teamId, name, slug: teamId } });
   await db.membership.create({ data: { id: Id.ascending("membership"), teamId, userId, role: "owner" } });
+  // The sign-up's browser session may exist already: it starts in the new team.
+  await db.authSession.updateMany({ where: { userId, activeTeamId: null }, data: { activeTeamId: teamId } });
   return teamId;
 }
 
@@ -79,6 +81,7 @@ export async function setUpNewUser(
         await tx.membership.createMany({
           data: orphans.map((team) => ({ id: Id.ascending("membership"), teamId: team.id, userId: user.id, role: "owner" as const })),
         });
+        await tx.authSession.updateMany({ where: { userId: user.id, activeTeamId: null }, data: { activeTeamId: orphans[0]!.id } });
         return { kind: "adopted", teamIds: orphans.map((team) => team.id) };
       }
       const teamId = await createTeam(tx, user.id, teamNameFor(user.name));
@@ -97,4 +100,9 @@ export async function setUpNewUser(
 export async function initialTeam(db: Db, userId: string): Promise<string | undefined> {
   const first = await db.membership.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, select: { teamId: true } });
   return first?.teamId;
+}
+
+/** No member yet: whoever signs up first creates the first team. */
+export async function isFreshInstall(db: Db): Promise<boolean> {
+  return !(await hasMembers(db));
 }

@@ -1,6 +1,12 @@
+import { z } from "zod";
+import * as Id from "../../id";
 import { Project } from "../../project";
 import { procedure, router } from "../init";
 
 export const projectRouter = router({
   list: procedure.query(({ ctx }) => Project.list(ctx)),
+  /** Where admins may register project directories. */
+  root: procedure.query(({ ctx }) => ({ root: ctx.runtime.config.projectsRoot })),
+  create: procedure.input(Project.CreateInput).mutation(({ ctx, input }) => Project.create(ctx, input, { root: ctx.runtime.config.projectsRoot })),
+  remove: procedure.input(z.object({ projectId: Id.schema("project") })).mutation(({ ctx, input }) => Project.remove(ctx, input.projectId)),
 });

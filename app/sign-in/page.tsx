@@ -1,0 +1,22 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { AuthCard, SignInForm } from "@/components/auth/auth-form";
+import { currentSignedIn } from "@/server/auth/page";
+import { safeNext } from "@/server/auth/paths";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
+  const query = await searchParams;
+  const next = safeNext(typeof query.next === "string" ? query.next : undefined);
+  if (await currentSignedIn()) redirect(next);
+  const invitation = /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
+  const signUpHref = invitation ? `/sign-up?invitation=${invitation}` : "/sign-up";
+  return (
+    <AuthCard title="Sign in to Parley">
+      <SignInForm next={next} signUpHref={signUpHref} />
+    </AuthCard>
+  );
+}

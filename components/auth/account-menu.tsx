@@ -1,0 +1,87 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { SignedIn } from "@/server/auth/member";
+import { authClient, authErrorMessage, reloadTo } from "./client";
+
+const NEW_TEAM = "__new__";
+
+/** The header's right side: the team switcher (the active team is kept in the sign-in session), the user and sign-out. */
+export function AccountMenu({ account }: { account: SignedIn }) {
+  const [error, setError] = useState<string>();
+  const [pending, setPending] = useState(false);
+
+  async function switchTeam(teamId: string) {
+    if (teamId === NEW_TEAM) {
+      reloadTo("/welcome");
+      return;
+    }
+    setPending(true);
+    setError(undefined);
+    const result = await authClient.organization.setActive({ organizationId: teamId });
+    if (result.error) {
+      setPending(false);
+      setError(authErrorMessage(result.error));
+      return;
+    }
+    // Pages show one team's data: start again from its session list.
+    reloadTo("/");
+  }
+
+  async function signOut() {
+    setPending(true);
+    await authClient.signOut();
+    reloadTo("/sign-in");
+  }
+
+  return (
+    <div className="ml-auto flex items-center gap-3 text-sm">
+      {account.team ? (
+        <label className="flex items-center gap-1.5">
+          <span className="sr-only">Team</span>
+          <select
+            data-testid="team-switcher"
+            value={account.team.id}
+            disabled={pending}
+            onChange={(event) => void switchTeam(event.target.value)}
+            title={error}
+            className="h-8 max-w-44 truncate rounded-lg border-0 bg-white pr-7 pl-2.5 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+          >
+            {account.teams.map((team) => (
+              <option key={team.id} value={team.id}>
+                {team.name}
+              </option>
+            ))}
+            <option value={NEW_TEAM}>New team…</option>
+          </select>
+        </label>
+      ) : null}
+      <span className="hidden max-w-40 truncate text-zinc-500 md:inline" data-testid="signed-in-user" title={account.user.email}>
+        {account.user.name}
+      </span>
+      <button
+        type="button"
+        onClick={() => void signOut()}
+        disabled={pending}
+        className="rounded-md px-2 py-1 font-medium text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50"
+      >
+        Sign out
+      </button>
+      {error ? (
+        <span role="alert" className="sr-only">
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** The header's right side for someone not signed in (on a share link, or the sign-in page). */
+export function SignInLink() {
+  return (
+    <Link href="/sign-in" className="ml-auto rounded-md px-2 py-1 text-sm font-medium text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900">
+      Sign in
+    </Link>
+  );
+}

@@ -1,0 +1,136 @@
+"use client";
+
+import Link from "next/link";
+import { type FormEvent, type ReactNode, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Spinner } from "@/components/ui/feedback";
+import { authClient, authErrorMessage, reloadTo } from "./client";
+
+const INPUT =
+  "block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <label className="block space-y-1.5">
+      <span className="text-sm font-medium text-zinc-700">{label}</span>
+      {children}
+    </label>
+  );
+}
+
+export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="mx-auto mt-6 max-w-sm rounded-2xl border border-zinc-200 bg-white p-6 shadow-sm sm:mt-12">
+      <h1 className="text-lg font-semibold tracking-tight text-zinc-900">{title}</h1>
+      {subtitle ? <div className="mt-1 text-sm text-zinc-500">{subtitle}</div> : null}
+      <div className="mt-5">{children}</div>
+    </div>
+  );
+}
+
+function FormError({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p role="alert" data-testid="auth-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+      {message}
+    </p>
+  );
+}
+
+/** Email + password sign-in; then back to `next` (already checked to stay on this site). */
+export function SignInForm({ next, signUpHref }: { next: string; signUpHref: string }) {
+  const [error, setError] = useState<string>();
+  const [pending, setPending] = useState(false);
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(undefined);
+    const { error: failed } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
+    if (failed) {
+      setPending(false);
+      setError(authErrorMessage(failed));
+      return;
+    }
+    reloadTo(next);
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
+      <Field label="Email">
+        <input name="email" type="email" autoComplete="email" required className={INPUT} />
+      </Field>
+      <Field label="Password">
+        <input name="password" type="password" autoComplete="current-password" required className={INPUT} />
+      </Field>
+      <FormError message={error} />
+      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
+        {pending ? <Spinner /> : null}
+        Sign in
+      </Button>
+      <p className="text-center text-sm text-zinc-500">
+        No account yet?{" "}
+        <Link href={signUpHref} className="font-medium text-indigo-600 hover:text-indigo-500">
+          Sign up
+        </Link>
+      </p>
+    </form>
+  );
+}
+
+/**
+ * Name, email and password. With an invitation, the new account accepts it at once and
+ * lands in the inviting team; otherwise the server decides the team (server/auth/policy.ts).
+ */
+export function SignUpForm({ invitationId, signInHref }: { invitationId: string | undefined; signInHref: string }) {
+  const [error, setError] = useState<string>();
+  const [pending, setPending] = useState(false);
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(undefined);
+    const { error: failed } = await authClient.signUp.email({
+      name: String(form.get("name")),
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+    });
+    if (failed) {
+      setPending(false);
+      setError(authErrorMessage(failed));
+      return;
+    }
+    if (invitationId) {
+      const accepted = await authClient.organization.acceptInvitation({ invitationId });
+      if (accepted.error) {
+        // Signed up, but the invitation was for another email or is no longer valid.
+        reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
+        return;
+      }
+    }
+    reloadTo("/");
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4" data-testid="sign-up-form">
+      <Field label="Name">
+        <input name="name" autoComplete="name" required maxLength={100} className={INPUT} />
+      </Field>
+      <Field label="Email">
+        <input name="email" type="email" autoComplete="email" required className={INPUT} />
+      </Field>
+      <Field label="Password">
+        <input name="password" type="password" autoComplete="new-password" required minLength={8} maxLength={128} className={INPUT} />
+      </Field>
+      <FormError message={error} />
+      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
+        {pending ? <Spinner /> : null}
+        {invitationId ? "Sign up and join" : "Sign up"}
+      </Button>
+      <p className="text-center text-sm text-zinc-500">
+        Have an account?{" "}
+        <Link href={signInHref} className="font-medium text-indigo-600 hover:text-indigo-500">
+          Sign in
+        </Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,223 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, PASSWORD, authCall, signIn, signUp } from "../../test/auth";
+import { type OwnDatabase, ownDatabase } from "../../test/db";
+import { parleyError } from "../../test/fixtures";
+import { Bus } from "../bus/bus";
+import { requireActor } from "../context";
+import { type Db, createDb } from "../db/client";
+import * as Id from "../id";
+import { Project } from "../project";
+import { type Auth, createAuth } from "./auth";
+import { signedInFromHeaders } from "./member";
+
+/** Sign-up, sign-in, teams, roles and invitations through better-auth's real handler, each install on its own database. */
+
+const SECRET = "an integration test secret that is long enough 0123456789";
+
+interface Install {
+  own: OwnDatabase;
+  db: Db;
+  auth: Auth;
+  dir: string;
+  close(): Promise<void>;
+}
+
+async function install(signUp: "invite" | "open"): Promise<Install> {
+  const own = await ownDatabase("auth");
+  const db = createDb(own.url, { max: 3 });
+  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-auth-"));
+  const auth = createAuth({ db, secret: SECRET, publicUrl: undefined, signUp, defaultProject: path.join(dir, "projects", "default") });
+  return {
+    own,
+    db,
+    auth,
+    dir,
+    async close() {
+      await db.$disconnect();
+      await own.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function contextOf(db: Db, signedIn: NonNullable<Awaited<ReturnType<typeof signedInFromHeaders>>>) {
+  return requireActor({ db, bus: new Bus(), signedIn, actor: signedIn.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined });
+}
+
+describe("sign-up by invitation (the default)", () => {
+  let it_: Install;
+  let ann: Browser;
+  let teamId: string;
+  const whoIs = (browser: Browser) => signedInFromHeaders(it_.auth, it_.db, browser.headers);
+
+  beforeAll(async () => {
+    it_ = await install("invite");
+  });
+  afterAll(async () => {
+    await it_?.close();
+  });
+
+  it("the first user creates the first team, owns it, and starts with the default (sample) project", async () => {
+    ann = await signUp(it_.auth, "ann@example.test", "Ann");
+    const me = await whoIs(ann);
+    expect(me?.user).toMatchObject({ id: ann.userId, name: "Ann", email: "ann@example.test" });
+    expect(me?.team).toMatchObject({ name: "Ann's team", role: "owner" });
+    expect(me?.teams).toHaveLength(1);
+    teamId = me!.team!.id;
+    expect(teamId).toMatch(/^tem_/);
+    expect(ann.userId).toMatch(/^usr_/);
+    const projects = await Project.list(contextOf(it_.db, me!));
+    expect(projects).toEqual([expect.objectContaining({ teamId, name: "default", directory: path.join(it_.dir, "projects", "default") })]);
+    expect(existsSync(path.join(it_.dir, "projects", "default", "README.md"))).toBe(true);
+  });
+
+  it("later, signing up needs an invitation, and no account is made without one", async () => {
+    const res = await authCall(it_.auth, "/sign-up/email", { email: "eve@example.test", name: "Eve", password: PASSWORD });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ message: expect.stringContaining("invitation") });
+    expect(await it_.db.user.count({ where: { email: "eve@example.test" } })).toBe(0);
+  });
+
+  let bob: Browser;
+  it("an admin invites by email; the invitee signs up into no team, accepts, and works in the team as a member", async () => {
+    const invited = await authCall(it_.auth, "/organization/invite-member", { email: "Bob@Example.test", role: "member", organizationId: teamId }, ann.headers);
+    expect(invited.status).toBe(200);
+    const invitationId = (invited.body as { id: string }).id;
+    expect(invitationId).toMatch(/^inv_[A-Za-z0-9]{32}$/);
+
+    bob = await signUp(it_.auth, "bob@example.test", "Bob");
+    const before = await whoIs(bob);
+    expect(before?.team).toBeUndefined();
+    expect(() => contextOf(it_.db, before!)).toThrow(/not a member of any team/);
+
+    const accepted = await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers);
+    expect(accepted.status).toBe(200);
+    const after = await whoIs(bob);
+    expect(after?.team).toEqual({ id: teamId, name: "Ann's team", role: "member" });
+    // A used invitation cannot be accepted again.
+    expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(400);
+  });
+
+  it("a member can neither invite nor register or remove projects", async () => {
+    const res = await authCall(it_.auth, "/organization/invite-member", { email: "carl@example.test", role: "member", organizationId: teamId }, bob.headers);
+    expect(res.status).toBe(403);
+    const ctx = contextOf(it_.db, (await whoIs(bob))!);
+    await parleyError(Project.create(ctx, { directory: "anything" }, { root: it_.dir }), "FORBIDDEN");
+    const [project] = await Project.list(ctx);
+    await parleyError(Project.remove(ctx, project!.id), "FORBIDDEN");
+  });
+
+  it("an invitation is only for its email: someone else signed in cannot read or accept it", async () => {
+    const invited = await authCall(it_.auth, "/organization/invite-member", { email: "dana@example.test", role: "admin", organizationId: teamId }, ann.headers);
+    const invitationId = (invited.body as { id: string }).id;
+    expect((await authCall(it_.auth, `/organization/get-invitation?id=${invitationId}`, undefined, bob.headers)).status).toBe(403);
+    expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(403);
+    const dana = await signUp(it_.auth, "dana@example.test", "Dana");
+    expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, dana.headers)).status).toBe(200);
+    expect((await whoIs(dana))?.team?.role).toBe("admin");
+  });
+
+  it("a user in two teams works in the active one, switches, and cannot switch into a team they are not in", async () => {
+    const created = await authCall(it_.auth, "/organization/create", { name: "Side project", slug: "side-project" }, ann.headers);
+    expect(created.status).toBe(200);
+    const sideId = (created.body as { id: string }).id;
+    expect(sideId).toMatch(/^tem_/);
+    expect((await whoIs(ann))?.team).toEqual({ id: sideId, name: "Side project", role: "owner" });
+    expect((await whoIs(ann))?.teams.map((t) => t.id)).toEqual([teamId, sideId]);
+
+    expect((await authCall(it_.auth, "/organization/set-active", { organizationId: teamId }, ann.headers)).status).toBe(200);
+    expect((await whoIs(ann))?.team?.id).toBe(teamId);
+
+    expect((await authCall(it_.auth, "/organization/set-active", { organizationId: sideId }, bob.headers)).status).toBe(403);
+    expect((await whoIs(bob))?.team?.id).toBe(teamId);
+    // Nor through a made-up id.
+    expect((await authCall(it_.auth, "/organization/set-active", { organizationId: Id.ascending("team") }, bob.headers)).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("a removed member loses access at once, even with an active sign-in in that team", async () => {
+    const members = await it_.db.membership.findMany({ where: { teamId, userId: bob.userId } });
+    const removed = await authCall(it_.auth, "/organization/remove-member", { memberIdOrEmail: members[0]!.id, organizationId: teamId }, ann.headers);
+    expect(removed.status).toBe(200);
+    const me = await whoIs(bob);
+    expect(me?.team).toBeUndefined();
+    expect(() => contextOf(it_.db, me!)).toThrow(/not a member/);
+  });
+
+  it("signing in again starts in the user's first team; a wrong password or a forged cookie is no sign-in", async () => {
+    const again = await signIn(it_.auth, "ann@example.test");
+    expect((await whoIs(again))?.team?.id).toBe(teamId);
+    expect((await authCall(it_.auth, "/sign-in/email", { email: "ann@example.test", password: "not the password" })).status).toBe(401);
+    const cookie = again.headers.get("cookie")!;
+    const forged = new Headers({ cookie: cookie.replace(/=([^.;]+)\./, "=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.") });
+    expect(await signedInFromHeaders(it_.auth, it_.db, forged)).toBeNull();
+  });
+
+  it("signing out ends that browser's sign-in, and only that one", async () => {
+    const other = await signIn(it_.auth, "ann@example.test");
+    expect((await authCall(it_.auth, "/sign-out", {}, ann.headers)).status).toBe(200);
+    expect(await whoIs(ann)).toBeNull();
+    expect((await whoIs(other))?.user.id).toBe(ann.userId);
+  });
+
+  it("passwords are stored hashed, never as sent", async () => {
+    const account = await it_.db.account.findFirstOrThrow({ where: { userId: ann.userId, providerId: "credential" } });
+    expect(account.password).toBeTruthy();
+    expect(account.password).not.toContain(PASSWORD);
+  });
+});
+
+describe("open sign-up", () => {
+  let it_: Install;
+  beforeAll(async () => {
+    it_ = await install("open");
+  });
+  afterAll(async () => {
+    await it_?.close();
+  });
+
+  it("after the first user, someone without an invitation gets a team of their own, with no project", async () => {
+    const first = await signUp(it_.auth, "first@example.test", "First");
+    const second = await signUp(it_.auth, "second@example.test", "Second");
+    const a = await signedInFromHeaders(it_.auth, it_.db, first.headers);
+    const b = await signedInFromHeaders(it_.auth, it_.db, second.headers);
+    expect(b?.team).toMatchObject({ name: "Second's team", role: "owner" });
+    expect(b?.team?.id).not.toBe(a?.team?.id);
+    expect(await Project.list(contextOf(it_.db, b!))).toEqual([]);
+  });
+
+  it("someone with a pending invitation joins by accepting it, without a team of their own", async () => {
+    const first = await signIn(it_.auth, "first@example.test");
+    const teamId = (await signedInFromHeaders(it_.auth, it_.db, first.headers))!.team!.id;
+    await authCall(it_.auth, "/organization/invite-member", { email: "third@example.test", role: "member", organizationId: teamId }, first.headers);
+    const third = await signUp(it_.auth, "third@example.test", "Third");
+    expect((await signedInFromHeaders(it_.auth, it_.db, third.headers))?.teams).toEqual([]);
+  });
+});
+
+describe("an install from before sign-in existed", () => {
+  let it_: Install;
+  beforeAll(async () => {
+    it_ = await install("invite");
+  });
+  afterAll(async () => {
+    await it_?.close();
+  });
+
+  it("the first user takes over the teams left without members (and their sessions), instead of a new one", async () => {
+    // What the migration leaves: the local team and its project, its local user's membership removed.
+    const legacyTeam = Id.ascending("team");
+    await it_.db.team.create({ data: { id: legacyTeam, name: "Local team", slug: "local" } });
+    await it_.db.user.create({ data: { id: Id.ascending("user"), email: "local@parley.local", name: "Local user" } });
+    await it_.db.project.create({ data: { id: Id.ascending("project"), teamId: legacyTeam, name: "default", directory: "/srv/old" } });
+
+    const ann = await signUp(it_.auth, "ann@example.test", "Ann");
+    const me = await signedInFromHeaders(it_.auth, it_.db, ann.headers);
+    expect(me?.teams).toEqual([{ id: legacyTeam, name: "Local team", role: "owner" }]);
+    expect(me?.team?.id).toBe(legacyTeam);
+    expect(await it_.db.team.count()).toBe(1);
+    expect((await Project.list(contextOf(it_.db, me!))).map((p) => p.directory)).toEqual(["/srv/old"]);
+  });
+});
