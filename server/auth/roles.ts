@@ -15,6 +15,6 @@ export async function requireRole(ctx: Pick<Context, "db" | "actor">, roles: rea
     select: { role: true },
   });
   if (!membership) throw new ParleyError("FORBIDDEN", "You are not a member of this team.");
-  if (!roles.includes(membership.role)) throw new ParleyError("FORBIDDEN", `Only team ${roles.join(" and ")}s can ${action}.`);
+  if (!roles.includes(membership.role)) throw new ParleyError("FORBIDDEN", `Only team ${roles.map((role) => `${role}s`).join(" and ")} can ${action}.`);
   return membership.role;
 }
