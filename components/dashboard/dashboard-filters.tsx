@@ -18,13 +18,20 @@ export interface FilterOptions {
   authors: { id: string; name: string; email: string }[];
 }
 
-/** The dashboard's filters, title search (debounced) and sort; every change goes to the URL. */
-export function DashboardFilters({ query, options, onChange }: { query: DashboardQuery; options: FilterOptions; onChange: (next: DashboardQuery) => void }) {
+/** Every filter back to its default (the sort is kept). */
+const CLEARED: Partial<DashboardQuery> = { projectId: undefined, authorId: undefined, status: undefined, from: undefined, to: undefined, archived: "active", search: undefined };
+
+/**
+ * The dashboard's filters, title search (debounced) and sort. Each change is a patch
+ * (`onChange`), applied by the owner to the latest query, so quick successive changes
+ * never undo each other.
+ */
+export function DashboardFilters({ query, options, onChange }: { query: DashboardQuery; options: FilterOptions; onChange: (patch: Partial<DashboardQuery>) => void }) {
   const [text, setText] = useState(query.search ?? "");
   const pushed = useRef(query.search);
-  const latest = useRef({ query, onChange });
+  const latest = useRef(onChange);
   useEffect(() => {
-    latest.current = { query, onChange };
+    latest.current = onChange;
   });
 
   // The URL changed by itself (back/forward, a link): show its search.
@@ -39,12 +46,12 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
     if (search === pushed.current) return;
     const timer = setTimeout(() => {
       pushed.current = search;
-      latest.current.onChange({ ...latest.current.query, search });
+      latest.current({ search });
     }, SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
   }, [text]);
 
-  const set = (patch: Partial<DashboardQuery>) => onChange({ ...query, ...patch });
+  const set = onChange;
   return (
     <div className="space-y-3" data-testid="dashboard-filters">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-center">
@@ -119,7 +126,7 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
             onClick={() => {
               pushed.current = undefined;
               setText("");
-              onChange({ archived: "active", sort: query.sort });
+              onChange(CLEARED);
             }}
           >
             Clear filters

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
@@ -40,7 +40,14 @@ export function Dashboard() {
   const corrupt = list.data?.pages.flatMap((page) => page.corrupt) ?? [];
   const totals = list.data?.pages[0]?.totals;
 
-  const setQuery = (next: DashboardQuery) => {
+  // The query last sent to the URL, until the URL shows it: changes made in between build on it.
+  const pending = useRef<DashboardQuery | undefined>(undefined);
+  useEffect(() => {
+    if (pending.current && formatQuery(pending.current) === formatQuery(query)) pending.current = undefined;
+  }, [query]);
+  const setQuery = (patch: Partial<DashboardQuery>) => {
+    const next = { ...(pending.current ?? query), ...patch };
+    pending.current = next;
     const qs = formatQuery(next);
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   };
