@@ -12,8 +12,16 @@ export type ParleyErrorCode =
   | "CORRUPT"
   | "INTERNAL";
 
+/**
+ * A brand shared by every copy of this module: Next.js bundles server code once per
+ * route, while the runtime (and the errors its services throw) lives on `globalThis`
+ * and comes from whichever copy created it first — so `instanceof` alone is not enough.
+ */
+const BRAND = Symbol.for("parley.error");
+
 export class ParleyError extends Error {
   override name = "ParleyError";
+  readonly [BRAND] = true;
   constructor(
     readonly code: ParleyErrorCode,
     message: string,
@@ -33,7 +41,7 @@ export class ParleyError extends Error {
 }
 
 export function isParleyError(error: unknown): error is ParleyError {
-  return error instanceof ParleyError;
+  return error instanceof ParleyError || (error instanceof Error && (error as Partial<Record<typeof BRAND, unknown>>)[BRAND] === true);
 }
 
 /** HTTP status for a domain error code — the single mapping used by Route Handlers. */

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { ParleyError, httpStatus, isParleyError } from "./errors";
+
+describe("isParleyError", () => {
+  it("recognises errors of this copy of the module", () => {
+    expect(isParleyError(ParleyError.notFound("session", "ses_x"))).toBe(true);
+    expect(isParleyError(new Error("plain"))).toBe(false);
+    expect(isParleyError({ code: "NOT_FOUND", message: "look-alike" })).toBe(false);
+  });
+
+  it("recognises a ParleyError thrown by another bundled copy of the module", () => {
+    // What a second Next.js bundle's class looks like from here: same brand, other class.
+    class OtherCopy extends Error {
+      override name = "ParleyError";
+      readonly [Symbol.for("parley.error")] = true;
+      readonly code = "BUSY" as const;
+    }
+    const error = new OtherCopy("the session is running");
+    expect(error instanceof ParleyError).toBe(false);
+    expect(isParleyError(error)).toBe(true);
+    if (isParleyError(error)) expect(httpStatus(error.code)).toBe(409);
+  });
+});
