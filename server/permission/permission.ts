@@ -245,6 +245,9 @@ export class Permissions {
 
   /** Pending requests of a session, oldest first (they survive reloads). */
   async pending(actor: Actor, sessionId: string): Promise<Request[]> {
+    // Another team's session is not found, like every session read (server/session/access.ts).
+    const session = await this.db.session.findUnique({ where: { id: sessionId }, select: { teamId: true } });
+    if (!session || session.teamId !== actor.teamId) throw ParleyError.notFound("session", sessionId);
     const rows = await this.db.permissionRequest.findMany({
       where: { sessionId, teamId: actor.teamId, status: "pending" },
       orderBy: { id: "asc" },

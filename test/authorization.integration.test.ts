@@ -1,0 +1,279 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as Id from "../server/id";
+import { Project } from "../server/project";
+import { Session } from "../server/session";
+import { appRouter } from "../server/trpc/router";
+import { type Browser, signUp } from "./auth";
+import { type OwnDatabase, ownDatabase } from "./db";
+import { seedTurns } from "./fixtures";
+
+/**
+ * Authorization across the whole transport (SPEC §13): team A's sessions, messages,
+ * shares, projects and permission requests, reached by guessing their ids, through the
+ * real tRPC Route Handler, the real SSE Route Handlers and the proxy, with real sign-in
+ * cookies. Every procedure of the router is listed below, so a new one fails this test
+ * until it says what a stranger may do with it.
+ */
+
+type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
+type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
+type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
+type ProxyModule = typeof import("../proxy");
+
+interface Fixture {
+  teamA: string;
+  userA: string;
+  projectA: string;
+  /** A project of team A inside the projects root. */
+  appDirA: string;
+  sessionA: string;
+  childA: string;
+  messageA: string;
+  partA: string;
+  shareA: string;
+  requestA: string;
+}
+
+/**
+ * What someone of another team gets: "denied" — 403 or 404, nothing done; "own" — only
+ * their own team's data (a 200 without any of A's ids, or a refusal); "refused" — an
+ * error status (a conflict or invalid input), nothing done; "public" — the share link,
+ * for anyone who holds it.
+ */
+type Outcome = "denied" | "own" | "refused" | "public";
+const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> = {
+  "session.list": { input: (f) => ({ parentId: f.sessionA, projectId: f.projectA }), other: "own" },
+  "session.get": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.children": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.create": { input: (f) => ({ projectId: f.projectA, parentId: f.sessionA }), other: "denied" },
+  "session.update": { input: (f) => ({ sessionId: f.sessionA, patch: { title: "Taken over" } }), other: "denied" },
+  "session.remove": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.fork": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.touch": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.share": { input: (f) => ({ sessionId: f.childA }), other: "denied" },
+  "session.unshare": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.prompt": { input: (f) => ({ sessionId: f.sessionA, parts: [{ type: "text", text: "run rm -rf ." }] }), other: "denied" },
+  "session.abort": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.compact": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "message.page": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "message.get": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
+  "message.part": { input: (f) => ({ sessionId: f.sessionA, partId: f.partA }), other: "denied" },
+  "project.list": { input: () => undefined, other: "own" },
+  "project.root": { input: () => undefined, other: "own" },
+  "project.create": { input: (f) => ({ directory: f.appDirA }), other: "refused" },
+  "project.remove": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "permission.pending": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "permission.reply": { input: (f) => ({ requestId: f.requestA, reply: "always" }), other: "denied" },
+  "model.list": { input: () => undefined, other: "own" },
+  "dashboard.list": { input: (f) => ({ projectId: f.projectA, authorId: f.userA, archived: "all" }), other: "own" },
+  "dashboard.authors": { input: () => undefined, other: "own" },
+  "share.mode": { input: () => undefined, other: "own" },
+  "share.listShares": { input: () => ({}), other: "own" },
+  "share.page": { input: (f) => ({ shareId: f.shareA }), other: "public" },
+};
+
+type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
+const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
+
+describe("authorization across teams (integration)", () => {
+  let own: OwnDatabase;
+  let dir: string;
+  let trpc: TrpcRoute;
+  let sessionEvents: SessionEvents;
+  let teamEvents: TeamEvents;
+  let shareEvents: ShareEvents;
+  let proxy: ProxyModule;
+  let rt: Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
+  let alice: Browser;
+  let bob: Browser;
+  let f: Fixture;
+  const anonymous = new Headers();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "parley-authz-"));
+    own = await ownDatabase("authz");
+    process.env.DATABASE_URL = own.url;
+    process.env.PARLEY_DATA_DIR = path.join(dir, "data");
+    process.env.PARLEY_PROJECT_DIR = path.join(dir, "default");
+    process.env.PARLEY_PROJECTS_ROOT = path.join(dir, "projects");
+    process.env.PARLEY_SIGNUP = "open";
+    mkdirSync(path.join(dir, "projects", "a-app"), { recursive: true });
+    trpc = await import("../app/api/trpc/[trpc]/route");
+    sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
+    teamEvents = await import("../app/api/teams/[teamId]/events/route");
+    shareEvents = await import("../app/api/share/[shareId]/events/route");
+    proxy = await import("../proxy");
+    const { memberContext } = await import("../server/context");
+    const { getAuth } = await import("../server/auth/instance");
+    rt = await (await import("../server/runtime")).runtime();
+    const auth = await getAuth();
+
+    alice = await signUp(auth, "alice@a.test", "Alice");
+    bob = await signUp(auth, "bob@b.test", "Bob");
+    const a = await memberContext(alice.headers);
+    const [projectA] = await Project.list(a);
+    const appA = await Project.create(a, { directory: "a-app" }, { root: path.join(dir, "projects") });
+    const sessionA = await Session.create(a, { projectId: projectA!.id, title: "Alice's secret plans" });
+    const childA = await Session.create(a, { projectId: projectA!.id, parentId: sessionA.id });
+    const [turn] = await seedTurns(a, sessionA.id, 1);
+    const share = await Session.share(a, sessionA.id);
+    const requestA = Id.ascending("permission");
+    await rt.db.permissionRequest.create({
+      data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
+    });
+    f = {
+      teamA: a.actor.teamId,
+      userA: a.actor.userId,
+      projectA: projectA!.id,
+      appDirA: appA.directory,
+      sessionA: sessionA.id,
+      childA: childA.id,
+      messageA: turn!.user.id,
+      partA: turn!.parts[0]!.id,
+      shareA: share.share!.url.split("/").at(-1)!,
+      requestA,
+    };
+  });
+  afterAll(async () => {
+    await rt?.bridge.close();
+    await rt?.lock.close();
+    await rt?.db.$disconnect();
+    await own?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function call(procedure: string, input: unknown, headers: Headers) {
+    const type = procedures[procedure]!._def.type;
+    const base = `http://parley.test/api/trpc/${procedure}`;
+    const req =
+      type === "query"
+        ? new Request(input === undefined ? base : `${base}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
+        : new Request(base, { method: "POST", headers: new Headers([...headers, ["content-type", "application/json"]]), body: JSON.stringify(input ?? null) });
+    const res = await (type === "query" ? trpc.GET(req) : trpc.POST(req));
+    return { status: res.status, text: await res.text() };
+  }
+
+  /** Every id of team A that must never reach someone else. */
+  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, "Alice's secret plans", "alice@a.test"];
+
+  it("lists every procedure of the router", () => {
+    expect(Object.keys(CASES).sort()).toEqual(Object.keys(procedures).sort());
+  });
+
+  it("the owner can read everything the cases name (so a refusal below is about the caller, not the input)", async () => {
+    for (const [name, c] of Object.entries(CASES)) {
+      if (procedures[name]!._def.type !== "query") continue;
+      const res = await call(name, c.input(f), alice.headers);
+      expect(res.status, `${name}: ${res.text}`).toBe(200);
+    }
+  });
+
+  it("another team's member gets forbidden / not found for every procedure on team A's things, and learns nothing", async () => {
+    for (const [name, c] of Object.entries(CASES)) {
+      const res = await call(name, c.input(f), bob.headers);
+      const where = `${name} → ${res.status} ${res.text.slice(0, 300)}`;
+      switch (c.other) {
+        case "denied":
+          expect([403, 404], where).toContain(res.status);
+          break;
+        case "refused":
+          expect([400, 403, 404, 409], where).toContain(res.status);
+          break;
+        case "own":
+          expect([200, 403, 404], where).toContain(res.status);
+          break;
+        case "public":
+          expect(res.status, where).toBe(200);
+          continue;
+      }
+      // An error may name the id the caller sent; nothing else of A's may come back.
+      const sent = JSON.stringify(c.input(f) ?? null);
+      for (const secret of secrets().filter((secret) => !sent.includes(secret))) expect(res.text, `${where} leaks ${secret}`).not.toContain(secret);
+    }
+  });
+
+  it("nothing of team A changed", async () => {
+    const { memberContext } = await import("../server/context");
+    const a = await memberContext(alice.headers);
+    const session = await Session.get(a, f.sessionA);
+    expect(session.title).toBe("Alice's secret plans");
+    expect(session.share?.url).toContain(f.shareA);
+    expect((await Session.children(a, f.sessionA)).map((s) => s.id)).toEqual([f.childA]);
+    expect((await Session.messages(a, f.sessionA)).messages).toHaveLength(2);
+    expect((await rt.db.permissionRequest.findUniqueOrThrow({ where: { id: f.requestA } })).status).toBe("pending");
+    expect((await Project.list(a)).map((p) => p.id)).toContain(f.projectA);
+    expect(await rt.db.project.count({ where: { directory: f.appDirA } })).toBe(1);
+    expect(await rt.db.session.count({ where: { teamId: a.actor.teamId } })).toBe(2);
+  });
+
+  it("without a sign-in every procedure but the share page is refused with 401, mutations included", async () => {
+    for (const [name, c] of Object.entries(CASES)) {
+      const res = await call(name, c.input(f), anonymous);
+      if (c.other === "public") expect(res.status, `${name}: ${res.text}`).toBe(200);
+      else expect(res.status, `${name}: ${res.text}`).toBe(401);
+    }
+    // A forged cookie is no sign-in either.
+    const forged = new Headers({ cookie: "parley.session_token=made-up.signature" });
+    expect((await call("session.get", { sessionId: f.sessionA }, forged)).status).toBe(401);
+  });
+
+  it("SSE: another team's member gets 404 for team A's session and team streams, nobody signed in gets 401, the owner streams", async () => {
+    const sessionStream = (sessionId: string, headers: Headers, signal?: AbortSignal) =>
+      sessionEvents.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { headers, signal }), { params: Promise.resolve({ sessionId }) });
+    const teamStream = (teamId: string, headers: Headers, signal?: AbortSignal) =>
+      teamEvents.GET(new Request(`http://parley.test/api/teams/${teamId}/events`, { headers, signal }), { params: Promise.resolve({ teamId }) });
+
+    for (const res of [await sessionStream(f.sessionA, bob.headers), await sessionStream(f.childA, bob.headers), await teamStream(f.teamA, bob.headers)]) {
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain("Alice");
+    }
+    for (const res of [await sessionStream(f.sessionA, anonymous), await teamStream(f.teamA, anonymous)]) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ error: { code: "UNAUTHORIZED" } });
+    }
+    const abort = new AbortController();
+    const [mine, team] = [await sessionStream(f.sessionA, alice.headers, abort.signal), await teamStream(f.teamA, alice.headers, abort.signal)];
+    expect([mine.status, team.status]).toEqual([200, 200]);
+    abort.abort();
+    await Promise.all([mine.body?.cancel(), team.body?.cancel()]);
+  });
+
+  it("a share link's viewer reads the shared session and its live stream without signing in, and nothing more", async () => {
+    const abort = new AbortController();
+    const live = await shareEvents.GET(new Request(`http://parley.test/api/share/${f.shareA}/events`, { signal: abort.signal }), { params: Promise.resolve({ shareId: f.shareA }) });
+    expect(live.status).toBe(200);
+    abort.abort();
+    await live.body?.cancel();
+    const page = await call("share.page", { shareId: f.shareA }, anonymous);
+    expect(page.text).toContain("Alice's secret plans");
+    // The session id is not the share id: guessing it gets nothing.
+    expect((await call("share.page", { shareId: f.sessionA }, anonymous)).status).toBeGreaterThanOrEqual(400);
+    const unknown = await shareEvents.GET(new Request(`http://parley.test/api/share/shr_nope/events`), { params: Promise.resolve({ shareId: "shr_nope" }) });
+    expect([400, 404]).toContain(unknown.status);
+  });
+
+  it("the proxy sends signed-out page requests to sign-in and refuses signed-out API calls; share links, sign-in and better-auth stay open", () => {
+    const visit = (pathname: string, cookie?: string) =>
+      proxy.proxy(new NextRequest(`http://parley.test${pathname}`, { headers: cookie ? { cookie } : {} }));
+    for (const page of ["/", "/sessions/ses_x", "/dashboard", "/shares", "/team", "/welcome", "/anything-new"]) {
+      const res = visit(page);
+      expect(res.status, page).toBe(307);
+      const location = new URL(res.headers.get("location")!);
+      expect(location.pathname).toBe("/sign-in");
+      if (page !== "/") expect(location.searchParams.get("next")).toBe(page);
+    }
+    for (const api of ["/api/sessions/ses_x/events", "/api/teams/tem_x/events", "/api/other"]) expect(visit(api).status, api).toBe(401);
+    for (const open of ["/share/shr_x", "/api/share/shr_x/events", "/api/auth/get-session", "/api/trpc/share.page", "/sign-in", "/sign-up", "/invite/inv_x"]) {
+      const res = visit(open);
+      expect(res.status, open).toBe(200);
+      expect(res.headers.get("x-middleware-next"), open).toBe("1");
+    }
+    // With a cookie the request goes on (the server then checks it for real).
+    expect(visit("/team", "parley.session_token=abc.def").headers.get("x-middleware-next")).toBe("1");
+  });
+});
