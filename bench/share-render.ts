@@ -39,6 +39,8 @@ export type Renderer = (shareId: string) => Promise<{ html: string; payloadBytes
 /** The page's data loading + payload serialization + React render, as one function to time. */
 export async function inProcessRenderer(db: Db, limit: number): Promise<Renderer> {
   stubCss();
+  // React as `next start` runs it: the production build (chosen when React is first loaded).
+  if (process.env.NODE_ENV !== "production") Object.assign(process.env, { NODE_ENV: "production" });
   const [{ createElement }, { renderToString }, { ShareViewer }, { TRPCReactProvider }] = await Promise.all([
     import("react"),
     import("react-dom/server"),
