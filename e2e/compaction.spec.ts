@@ -23,6 +23,13 @@ test.describe("context and compaction in the chat", () => {
     await expect(meter).toHaveAttribute("data-usable", String(OFFLINE_USABLE));
     await expect(meter).toHaveAttribute("data-used", "0");
 
+    // The team's session list, open in another tab, shows the default title for now.
+    const listTab = await page.context().newPage();
+    const list = new SessionListPage(listTab);
+    await list.goto();
+    await expect(list.rows.filter({ hasText: session.title })).toHaveCount(1);
+
+    await page.bringToFront();
     await chat.ask("fill the context");
     // The marker and the summary arrive live; the summary stays collapsed until asked for.
     const compactions = page.getByTestId("compaction");
@@ -44,8 +51,11 @@ test.describe("context and compaction in the chat", () => {
 
     // The title was generated in the background and shows without a reload, here and in the list.
     await expect(view.title).not.toHaveText(DEFAULT_TITLE);
-    const title = (await view.title.textContent()) ?? "";
-    expect(title.trim()).not.toBe("");
+    const title = ((await view.title.textContent()) ?? "").trim();
+    expect(title).not.toBe("");
+    await expect(list.row(title)).toBeVisible();
+    await expect(list.rows.filter({ hasText: session.title })).toHaveCount(0);
+    await listTab.close();
 
     // Compact on request.
     const compact = page.getByTestId("compact-button");
@@ -57,10 +67,6 @@ test.describe("context and compaction in the chat", () => {
     await expect(manual).toHaveAttribute("data-state", "done");
     await expect(manual.getByTestId("compaction-summary-toggle")).toBeVisible();
     await expect(page.getByTestId("compact-error")).toHaveCount(0);
-
-    const list = new SessionListPage(page);
-    await list.goto();
-    await expect(list.row(title.trim())).toBeVisible();
   });
 
   test("the meter measures the last finished step against the model's usable context, live", async ({ page, seed }) => {

@@ -43,31 +43,44 @@ test.describe("a very long session", () => {
     await expect(pruned.getByTestId("cleared-badge")).toHaveText("Cleared for the model");
     await expect(pruned).toContainText(PRUNED_OUTPUT);
 
-    // To the top of what is loaded: the next older page comes in above, and the message
-    // that was first stays where it was on the screen.
-    await page.evaluate(() => window.scrollTo(0, 0));
+    // Scrolling up: the next older page is fetched when the top of the list comes within
+    // 1,200 px (components/chat/message-list.tsx) and comes in above, out of sight — what
+    // the reader sees does not move.
+    await page.evaluate(() => {
+      const list = document.querySelector('[data-testid="message-list"]') as HTMLElement;
+      window.scrollTo(0, list.getBoundingClientRect().top + window.scrollY + 1_400);
+    });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await expect(list).toHaveAttribute("data-rows", String(PAGE));
+    const before = await page.evaluate(() => {
+      const rows = [...document.querySelectorAll<HTMLElement>('[data-testid="message"]')];
+      const first = rows.filter((el) => el.getBoundingClientRect().top >= 0).sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)[0];
+      if (!first) throw new Error("no message in view");
+      const top = first.getBoundingClientRect().top;
+      window.scrollBy(0, -300);
+      return { id: first.dataset.messageId ?? "", top: top + 300 };
+    });
     await expect(list).toHaveAttribute("data-rows", String(2 * PAGE));
     await expect(jump).toBeVisible();
-    const first = message(COUNT - PAGE);
-    await expect(first).toBeInViewport();
-    const { y, listTop } = await first.evaluate((el) => {
-      const list = el.closest('[data-testid="message-list"]') as HTMLElement;
-      return { y: el.getBoundingClientRect().top + window.scrollY, listTop: list.getBoundingClientRect().top + window.scrollY };
-    });
-    const scrolled = await page.evaluate(() => window.scrollY);
-    // Before the page came in, the first message sat at the top of the list with the window at 0.
-    expect(Math.abs(y - scrolled - listTop)).toBeLessThanOrEqual(4);
+    const kept = page.locator(`[data-testid="message"][data-message-id="${before.id}"]`);
+    await expect.poll(() => kept.evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBe(Math.round(before.top));
 
-    // An older message, from the page just loaded, is right above it.
+    // Scrolling on up (the wheel, as a reader does), a message of that older page comes into view.
+    const viewport = page.viewportSize() ?? { width: 1280, height: 720 };
+    await page.mouse.move(viewport.width / 2, viewport.height / 2);
     const older = message(COUNT - PAGE - 2);
+    await expect(async () => {
+      await page.mouse.wheel(0, -400);
+      await expect(older).toBeInViewport({ timeout: 1_000 });
+    }).toPass();
     await expect(older).toContainText(questionText(COUNT - PAGE - 2));
-    await older.scrollIntoViewIfNeeded();
-    await expect(older).toBeInViewport();
 
     // Further up, more pages; the DOM keeps only the rows near the viewport.
-    for (let pages = 3; pages <= 5; pages++) {
+    const rows = async () => Number(await list.getAttribute("data-rows"));
+    while ((await rows()) < 5 * PAGE) {
+      const had = await rows();
       await page.evaluate(() => window.scrollTo(0, 0));
-      await expect(list).toHaveAttribute("data-rows", String(pages * PAGE));
+      await expect.poll(rows).toBeGreaterThan(had);
     }
     expect(await view.messages.count()).toBeLessThan(PAGE);
     await expect(page.getByText(questionText(0))).toHaveCount(0);
@@ -107,9 +120,9 @@ test.describe("a very long session", () => {
     await expectPinned(page);
 
     // The reader scrolls up: the view stays where they put it while text keeps coming.
-    const box = page.viewportSize() ?? { width: 1280, height: 720 };
-    await page.mouse.move(box.width / 2, box.height / 2);
-    await page.mouse.wheel(0, -1_500);
+    const viewport = page.viewportSize() ?? { width: 1280, height: 720 };
+    await page.mouse.move(viewport.width / 2, viewport.height / 2);
+    await page.mouse.wheel(0, -400);
     await expect(jump).toBeVisible();
     await expect.poll(() => distanceFromEnd(page)).toBeGreaterThan(PINNED);
     const at = await page.evaluate(() => window.scrollY);

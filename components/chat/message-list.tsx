@@ -85,17 +85,21 @@ function LoadedList({ live }: { live: LiveSession }) {
     if (list.getBoundingClientRect().top > -LOAD_OLDER_MARGIN) loadOlder();
   }, [loadOlder]);
 
-  // Open at the newest message; only then may the top of the list ask for older pages.
+  // Open at the newest message; only then may the top of the list ask for older pages
+  // (before that, the window is still at the top of the page).
+  const settle = useCallback(() => {
+    if (!positioned.current && virtualizer.isAtEnd()) positioned.current = true;
+  }, [virtualizer]);
   const hasRows = rows.length > 0;
   useLayoutEffect(() => {
     if (!hasRows || positioned.current) return;
     virtualizer.scrollToEnd();
     const frame = requestAnimationFrame(() => {
-      positioned.current = true;
+      settle();
       maybeLoadOlder();
     });
     return () => cancelAnimationFrame(frame);
-  }, [hasRows, virtualizer, maybeLoadOlder]);
+  }, [hasRows, virtualizer, settle, maybeLoadOlder]);
 
   useEffect(() => {
     let frame = 0;
@@ -103,18 +107,29 @@ function LoadedList({ live }: { live: LiveSession }) {
       if (frame) return;
       frame = requestAnimationFrame(() => {
         frame = 0;
+        settle();
         setAtEnd(virtualizer.isAtEnd());
         maybeLoadOlder();
       });
     };
+    // Whatever the reader does from here on, the top of the list may load older pages.
+    const onIntent = () => {
+      positioned.current = true;
+    };
     window.addEventListener("scroll", onScroll, { passive: true });
     window.addEventListener("resize", onScroll);
+    window.addEventListener("wheel", onIntent, { passive: true });
+    window.addEventListener("touchstart", onIntent, { passive: true });
+    window.addEventListener("keydown", onIntent);
     return () => {
       if (frame) cancelAnimationFrame(frame);
       window.removeEventListener("scroll", onScroll);
       window.removeEventListener("resize", onScroll);
+      window.removeEventListener("wheel", onIntent);
+      window.removeEventListener("touchstart", onIntent);
+      window.removeEventListener("keydown", onIntent);
     };
-  }, [virtualizer, maybeLoadOlder]);
+  }, [virtualizer, settle, maybeLoadOlder]);
 
   // A page that arrived (or one that was too short to fill the view) may call for the next.
   useEffect(() => {
@@ -157,7 +172,7 @@ function LoadedList({ live }: { live: LiveSession }) {
         })}
       </div>
       {!atEnd && rows.length > 0 ? (
-        <div className="pointer-events-none sticky bottom-6 z-20 flex h-0 justify-center">
+        <div className="pointer-events-none sticky bottom-40 z-20 flex h-0 justify-center">
           <Button variant="primary" size="sm" data-testid="jump-to-latest" className="pointer-events-auto -translate-y-full rounded-full shadow-lg" onClick={jumpToLatest}>
             <Icon name="chevron" className="size-4 rotate-90" />
             Jump to latest

@@ -48,7 +48,8 @@ export function chatRows(messages: WithParts[]): ChatRow[] {
 /** A first guess of a row's height in pixels, until it is measured. */
 export function estimateRowSize(row: ChatRow | undefined): number {
   if (!row) return 120;
-  if (row.kind === "compaction") return 96;
-  if (row.message.info.role === "user") return 96;
-  return 80 + 90 * Math.min(row.message.parts.filter((p) => p.type !== "step-start" && p.type !== "step-finish").length, 8);
+  if (row.kind === "compaction") return 110;
+  if (row.message.info.role === "user") return 110;
+  const shown = row.message.parts.filter((p) => p.type !== "step-start" && p.type !== "step-finish").length;
+  return 70 + 60 * Math.min(Math.max(shown, 1), 10);
 }

@@ -42,6 +42,12 @@ describe("context usage", () => {
     expect(tokensInUse([user(1)])).toBeUndefined();
   });
 
+  it("a step that completed without a finish reason (written by another writer) counts too", () => {
+    const done = assistant(2, [800, 0, 0, 0]);
+    if (done.info.role === "assistant") delete done.info.finish;
+    expect(tokensInUse([user(1), done])).toBe(800);
+  });
+
   it("after a compaction, counts what the summary left: its output", () => {
     expect(tokensInUse([user(1), assistant(2, [27_000, 10, 0, 0]), user(3), assistant(4, [27_100, 700, 0, 0], { summary: true })])).toBe(700);
   });

@@ -23,7 +23,7 @@ export interface ContextUsage {
 function lastFinished(messages: WithParts[]): AssistantMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const info = messages[i]?.info;
-    if (info?.role === "assistant" && info.finish !== undefined && !info.error) return info;
+    if (info?.role === "assistant" && (info.finish !== undefined || info.time.completed !== undefined) && !info.error) return info;
   }
   return undefined;
 }
