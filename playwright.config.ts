@@ -51,6 +51,8 @@ export default defineConfig({
       PARLEY_PROJECT_DIR: `${DATA_DIR}/project`,
       // Each Playwright worker signs up its own user (e2e/fixtures.ts), each with a team.
       PARLEY_SIGNUP: "open",
+      // Tests sign up and in faster than the production rate limit allows (3 per 10 s).
+      PARLEY_AUTH_RATE_LIMIT: "false",
       PORT: String(PORT),
     },
   },

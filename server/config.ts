@@ -47,6 +47,7 @@ const EnvSchema = z.object({
   PARLEY_PROJECTS_ROOT: z.string().min(1).optional(),
   PARLEY_SIGNUP: z.enum(["invite", "open"]).optional(),
   PARLEY_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  PARLEY_AUTH_RATE_LIMIT: z.enum(["true", "false"]).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
@@ -72,6 +73,8 @@ export interface Config {
   signUp: "invite" | "open";
   /** Key that signs sign-in cookies; when unset, one is made and kept in the database. */
   authSecret: string | undefined;
+  /** Rate limits on sign-in and sign-up (better-auth's); undefined: on in production builds only. */
+  authRateLimit: boolean | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   permission: Ruleset;
   models: ModelOverrides | undefined;
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     projectsRoot: path.resolve(cwd, e.PARLEY_PROJECTS_ROOT ?? fromFile.projectsRoot ?? path.join(dataDir, "projects")),
     signUp: e.PARLEY_SIGNUP ?? fromFile.signUp ?? "invite",
     authSecret: e.PARLEY_AUTH_SECRET,
+    authRateLimit: e.PARLEY_AUTH_RATE_LIMIT === undefined ? undefined : e.PARLEY_AUTH_RATE_LIMIT === "true",
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     permission: fromConfig(fromFile.permission),
     models: fromFile.models,

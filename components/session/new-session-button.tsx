@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
@@ -8,8 +9,8 @@ import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
 
 /**
- * Creates a session in the chosen project and opens it. The first project of the team
- * (the local default project, made on first start) is preselected.
+ * Creates a session in the chosen project and opens it. The team's first project is
+ * preselected; with none yet, a link leads to the team page, where admins add one.
  */
 export function NewSessionButton() {
   const trpc = useTRPC();
@@ -35,6 +36,7 @@ export function NewSessionButton() {
           <label className="flex items-center gap-2 text-sm text-zinc-600">
             <span className="sr-only sm:not-sr-only">Project</span>
             <select
+              data-testid="project-picker"
               value={projectId}
               onChange={(event) => setChosen(event.target.value)}
               className="h-9 rounded-lg border-0 bg-white px-2.5 text-sm text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
@@ -46,6 +48,11 @@ export function NewSessionButton() {
               ))}
             </select>
           </label>
+        ) : null}
+        {projects.isSuccess && list.length === 0 ? (
+          <Link href="/team" className="text-sm font-medium text-indigo-600 hover:text-indigo-500" data-testid="add-project-link">
+            Add a project
+          </Link>
         ) : null}
         <Button
           variant="primary"

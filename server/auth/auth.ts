@@ -20,6 +20,8 @@ export interface AuthOptions extends SignUpPolicy {
   secret: string;
   /** Public base URL (config publicUrl); without it each request's own origin is used. */
   publicUrl: string | undefined;
+  /** Sign-in and sign-up rate limits; undefined: better-auth's default (on in production). */
+  rateLimit?: boolean | undefined;
 }
 
 /** better-auth's model names → Parley's id kinds, so its records get prefixed, sortable ids. */
@@ -60,6 +62,7 @@ export function createAuth(options: AuthOptions) {
     baseURL: options.publicUrl ?? { allowedHosts: ["*"], protocol: "auto", fallback: "http://localhost" },
     database: prismaAdapter(db, { provider: "postgresql" }),
     telemetry: { enabled: false },
+    rateLimit: options.rateLimit === undefined ? undefined : { enabled: options.rateLimit },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { modelName: "authSession" },
     advanced: {

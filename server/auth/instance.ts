@@ -11,7 +11,8 @@ export function getAuth(): Promise<Auth> {
   holder[KEY] ??= (async () => {
     const rt = await runtime();
     const secret = await authSecret(rt.db, rt.config.authSecret);
-    return createAuth({ db: rt.db, secret, publicUrl: rt.config.publicUrl, signUp: rt.config.signUp, defaultProject: rt.config.defaultProject });
+    const { publicUrl, signUp, defaultProject, authRateLimit } = rt.config;
+    return createAuth({ db: rt.db, secret, publicUrl, signUp, defaultProject, rateLimit: authRateLimit });
   })().catch((error: unknown) => {
     delete holder[KEY];
     throw error;

@@ -1,0 +1,181 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { AuthPages, TeamPageObject } from "./pages/auth-pages";
+import { SessionListPage } from "./pages/session-list-page";
+import { SessionPage } from "./pages/session-page";
+import { E2E_PASSWORD } from "./support/auth";
+import { E2E_DATA_DIR } from "./support/seed";
+
+/**
+ * Sign-up, sign-in and teams in the browser (SPEC §13). Every test starts from browser
+ * contexts of its own with no sign-in (not the fixture's signed-in `page`). The e2e server
+ * runs with open sign-up, so a user without an invitation gets a team of their own.
+ */
+
+const tag = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
+
+interface Person {
+  name: string;
+  email: string;
+  password: string;
+}
+const person = (first: string): Person => {
+  const t = tag();
+  return { name: `${first} ${t}`, email: `${first.toLowerCase()}-${t}@e2e.parley.test`, password: E2E_PASSWORD };
+};
+
+async function freshPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  return context.newPage();
+}
+
+/** Signs up through the sign-up page; ends on the session list. */
+async function signUp(page: Page, who: Person): Promise<AuthPages> {
+  await page.goto("/sign-up");
+  const auth = new AuthPages(page);
+  await auth.fillSignUp(who);
+  await page.waitForURL((url) => url.pathname === "/");
+  return auth;
+}
+
+/** A folder inside the server's projects root (<data dir>/projects), for a project of the test's own. */
+function projectFolder(name: string): string {
+  mkdirSync(path.resolve(E2E_DATA_DIR, "projects", name), { recursive: true });
+  return name;
+}
+
+test("a new user is sent to sign in, signs up into a team of their own, signs out and back in", async ({ browser }) => {
+  const page = await freshPage(browser);
+  const ada = person("Ada");
+
+  // Any members' page sends someone signed out to sign in, remembering where they were going.
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fdashboard$/);
+  await page.getByRole("link", { name: "Sign up" }).click();
+  await expect(page.getByTestId("sign-up-hint")).toBeVisible();
+  const auth = new AuthPages(page);
+  await auth.fillSignUp(ada);
+  await page.waitForURL((url) => url.pathname === "/");
+  await expect(page.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
+  expect(await auth.activeTeam()).toBe(`${ada.name}'s team`);
+  await expect(auth.signedInUser).toHaveText(ada.name);
+
+  const team = new TeamPageObject(page);
+  await team.goto();
+  await expect(page.getByTestId("team-name")).toHaveText(`${ada.name}'s team`);
+  await expect(team.member(ada.email)).toContainText("owner");
+
+  // A wrong password is refused with a message; the same email cannot sign up twice.
+  await auth.signOut();
+  await page.goto("/team");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fteam$/);
+  await auth.signIn({ email: ada.email, password: "wrong password!" });
+  await expect(page.getByTestId("auth-error")).toBeVisible();
+  await auth.signIn(ada);
+  await page.waitForURL((url) => url.pathname === "/team");
+  await expect(page.getByTestId("team-name")).toHaveText(`${ada.name}'s team`);
+});
+
+test("an admin invites a second user, who signs up through the link and works in the team; another team's user cannot open its session", async ({ browser }) => {
+  // The owner sets up a project and a session.
+  const owner = await freshPage(browser);
+  const olga = person("Olga");
+  const ownerAuth = await signUp(owner, olga);
+  const teamName = await ownerAuth.activeTeam();
+  const team = new TeamPageObject(owner);
+  await team.goto();
+  const folder = projectFolder(`auth-${tag()}`);
+  await team.addProject("../outside");
+  await expect(owner.getByRole("alert").filter({ hasText: "outside the projects root" })).toBeVisible();
+  await team.addProject(folder);
+  await expect(owner.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+
+  const list = new SessionListPage(owner);
+  await list.goto();
+  const picker = owner.getByTestId("project-picker");
+  if (await picker.isVisible()) await picker.selectOption({ label: folder });
+  const sessionId = await list.createSession();
+  const title = `Team plan ${tag()}`;
+  await new SessionPage(owner).rename(title);
+
+  // The invitation: a link to pass on, accepted by a new user in another browser.
+  await team.goto();
+  const milo = person("Milo");
+  const link = await team.invite(milo.email);
+  await expect(owner.locator(`[data-testid="invitation"][data-email="${milo.email}"]`)).toBeVisible();
+
+  const invitee = await freshPage(browser);
+  await invitee.goto(link);
+  await invitee.getByRole("link", { name: "Sign up to accept" }).click();
+  const inviteeAuth = new AuthPages(invitee);
+  await inviteeAuth.fillSignUp(milo);
+  await invitee.waitForURL((url) => url.pathname === "/");
+  expect(await inviteeAuth.activeTeam()).toBe(teamName);
+  await new SessionListPage(invitee).row(title).getByRole("link", { name: title, exact: true }).click();
+  await invitee.waitForURL(`**/sessions/${sessionId}`);
+  await expect(new SessionPage(invitee).title).toHaveText(title);
+
+  // A member sees the team but cannot invite.
+  const inviteeTeam = new TeamPageObject(invitee);
+  await inviteeTeam.goto();
+  await expect(inviteeTeam.member(milo.email)).toContainText("member");
+  await expect(inviteeTeam.member(olga.email)).toContainText("owner");
+  await expect(inviteeTeam.inviteForm).toHaveCount(0);
+  await expect(inviteeTeam.projectForm).toHaveCount(0);
+
+  // The owner sees the invitation used, and the new member.
+  await team.goto();
+  await expect(team.member(milo.email)).toBeVisible();
+  await expect(owner.locator(`[data-testid="invitation"][data-email="${milo.email}"]`)).toHaveCount(0);
+
+  // Someone of another team gets nothing from the session's URL, nor in their list.
+  const stranger = await freshPage(browser);
+  await signUp(stranger, person("Stan"));
+  await stranger.goto(`/sessions/${sessionId}`);
+  await expect(stranger.getByText("Session not found")).toBeVisible();
+  await stranger.goto("/");
+  await expect(stranger.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
+  await expect(stranger.locator(`a[href="/sessions/${sessionId}"]`)).toHaveCount(0);
+
+  // Signing out ends it: the session URL now asks to sign in.
+  await inviteeAuth.signOut();
+  await invitee.goto(`/sessions/${sessionId}`);
+  await expect(invitee).toHaveURL(new RegExp(`/sign-in\\?next=%2Fsessions%2F${sessionId}$`));
+});
+
+test("a user in two teams switches between them and sees each team's sessions only", async ({ browser }) => {
+  const page = await freshPage(browser);
+  const tess = person("Tess");
+  const auth = await signUp(page, tess);
+  const firstTeam = await auth.activeTeam();
+  const team = new TeamPageObject(page);
+  await team.goto();
+  const folder = projectFolder(`switch-${tag()}`);
+  await team.addProject(folder);
+  await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  const list = new SessionListPage(page);
+  await list.goto();
+  const picker = page.getByTestId("project-picker");
+  if (await picker.isVisible()) await picker.selectOption({ label: folder });
+  const sessionId = await list.createSession();
+
+  // A second team, from the switcher.
+  await list.goto();
+  await auth.teamSwitcher.selectOption({ label: "New team…" });
+  await page.waitForURL("**/welcome");
+  const side = `Side ${tag()}`;
+  await page.getByTestId("create-team-form").getByLabel("Team name").fill(side);
+  await page.getByRole("button", { name: "Create team" }).click();
+  await page.waitForURL((url) => url.pathname === "/");
+  expect(await auth.activeTeam()).toBe(side);
+  await expect(page.getByTestId("add-project-link")).toBeVisible();
+  await expect(page.locator(`a[href="/sessions/${sessionId}"]`)).toHaveCount(0);
+  await page.goto(`/sessions/${sessionId}`);
+  await expect(page.getByText("Session not found")).toBeVisible();
+
+  await page.goto("/");
+  await auth.switchTeam(firstTeam);
+  await expect(page.locator(`a[href="/sessions/${sessionId}"]`).first()).toBeVisible();
+});

@@ -1,0 +1,82 @@
+import { type Locator, type Page, expect } from "@playwright/test";
+
+/** The sign-up and sign-in forms, the header's account menu, and the team page. */
+export class AuthPages {
+  readonly teamSwitcher: Locator;
+  readonly signedInUser: Locator;
+
+  constructor(readonly page: Page) {
+    this.teamSwitcher = page.getByTestId("team-switcher");
+    this.signedInUser = page.getByTestId("signed-in-user");
+  }
+
+  async fillSignUp(user: { name: string; email: string; password: string }): Promise<void> {
+    const form = this.page.getByTestId("sign-up-form");
+    await form.getByLabel("Name").fill(user.name);
+    await form.getByLabel("Email").fill(user.email);
+    await form.getByLabel("Password").fill(user.password);
+    await form.getByRole("button", { name: /^Sign up/ }).click();
+  }
+
+  async signIn(user: { email: string; password: string }): Promise<void> {
+    const form = this.page.getByTestId("sign-in-form");
+    await form.getByLabel("Email").fill(user.email);
+    await form.getByLabel("Password").fill(user.password);
+    await form.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  async signOut(): Promise<void> {
+    await this.page.getByRole("button", { name: "Sign out" }).click();
+    await this.page.waitForURL(/\/sign-in/);
+  }
+
+  /** The name of the active team, as the switcher shows it. */
+  async activeTeam(): Promise<string> {
+    return (await this.teamSwitcher.locator("option:checked").textContent()) ?? "";
+  }
+
+  async switchTeam(name: string): Promise<void> {
+    await this.teamSwitcher.selectOption({ label: name });
+    await this.page.waitForURL((url) => url.pathname === "/");
+    await expect(this.teamSwitcher.locator("option:checked")).toHaveText(name);
+  }
+}
+
+export class TeamPageObject {
+  readonly members: Locator;
+  readonly inviteForm: Locator;
+  readonly invitationLink: Locator;
+  readonly projectForm: Locator;
+  readonly projects: Locator;
+
+  constructor(readonly page: Page) {
+    this.members = page.getByTestId("member");
+    this.inviteForm = page.getByTestId("invite-form");
+    this.invitationLink = page.getByTestId("invitation-link");
+    this.projectForm = page.getByTestId("project-form");
+    this.projects = page.getByTestId("project");
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto("/team");
+    await expect(this.page.getByTestId("team-name")).toBeVisible();
+  }
+
+  /** Invites `email` and returns the invitation link the page shows to pass on. */
+  async invite(email: string, role: "member" | "admin" = "member"): Promise<string> {
+    await this.inviteForm.getByLabel("Email").fill(email);
+    await this.inviteForm.getByLabel("Role").selectOption(role);
+    await this.inviteForm.getByRole("button", { name: "Invite" }).click();
+    await expect(this.invitationLink).toHaveValue(/\/invite\/inv_/);
+    return this.invitationLink.inputValue();
+  }
+
+  async addProject(directory: string): Promise<void> {
+    await this.projectForm.getByLabel("Directory").fill(directory);
+    await this.projectForm.getByRole("button", { name: "Add project" }).click();
+  }
+
+  member(email: string): Locator {
+    return this.page.locator(`[data-testid="member"][data-email="${email}"]`);
+  }
+}
