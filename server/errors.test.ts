@@ -10,9 +10,10 @@ describe("isParleyError", () => {
 
   it("recognises a ParleyError thrown by another bundled copy of the module", () => {
     // What a second Next.js bundle's class looks like from here: same brand, other class.
+    const brand: unique symbol = Symbol.for("parley.error") as never;
     class OtherCopy extends Error {
       override name = "ParleyError";
-      readonly [Symbol.for("parley.error")] = true;
+      readonly [brand] = true;
       readonly code = "BUSY" as const;
     }
     const error = new OtherCopy("the session is running");
