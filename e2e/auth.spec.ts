@@ -46,7 +46,9 @@ function projectFolder(name: string): string {
   return name;
 }
 
-test("a new user is sent to sign in, signs up into a team of their own, signs out and back in", async ({ browser }) => {
+// `account` (the worker's signed-up user) makes sure this is not a fresh install, where
+// sign-in would send straight to sign-up (the first user: server/auth tests).
+test("a new user is sent to sign in, signs up into a team of their own, signs out and back in", async ({ browser, account: _account }) => {
   const page = await freshPage(browser);
   const ada = person("Ada");
 
