@@ -466,7 +466,7 @@ async function main(): Promise<boolean> {
     const render = await inProcessRenderer(db, 50);
     const sample = await render(long.shareId);
     if (!sample.html.includes(newest) || sample.html.includes("Question 0:")) throw new Error("the rendered share page does not hold exactly its newest page");
-    log(`\nShare page server-side render of its first page (5,000-message session), ${RUNS} runs (ms):`);
+    log(`\nShare page server-side render of its first page (5,000-message session), ${RUNS} runs (ms; load average ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} cores):`);
     log(`  ${"measured".padEnd(34)} ${"p50".padStart(7)} ${"p95".padStart(7)} ${"max".padStart(7)}  target p95 < ${TARGET_SHARE_P95_MS}`);
     const inProcess = await measure(() => render(long.shareId));
     const inProcessOk = inProcess.p95 < TARGET_SHARE_P95_MS;
@@ -483,6 +483,7 @@ async function main(): Promise<boolean> {
         const ttfb: number[] = [];
         const total: number[] = [];
         let bytes = 0;
+        const cpuBefore = server.cpuMs();
         for (let i = 0; i < RUNS; i++) {
           const response = await fetchTimed(pageUrl);
           if (response.status !== 200 || !response.html.includes(newest)) throw new Error(`GET /share/<id> answered ${response.status} without the newest messages`);
@@ -490,13 +491,15 @@ async function main(): Promise<boolean> {
           total.push(response.total);
           bytes = response.html.length;
         }
+        const cpuAfter = server.cpuMs();
         const first = percentiles(ttfb);
         const whole = percentiles(total);
         const httpOk = whole.p95 < TARGET_SHARE_P95_MS;
         if (!httpOk) pass = false;
         log(`  ${"over HTTP (next start): first byte".padEnd(34)} ${first.p50.toFixed(1).padStart(7)} ${first.p95.toFixed(1).padStart(7)} ${first.max.toFixed(1).padStart(7)}`);
         log(`  ${"over HTTP (next start): whole page".padEnd(34)} ${whole.p50.toFixed(1).padStart(7)} ${whole.p95.toFixed(1).padStart(7)} ${whole.max.toFixed(1).padStart(7)}  ${httpOk ? "PASS" : "FAIL"}`);
-        log(`  (production build in ${server.distDir}/, ${bytes.toLocaleString("en")} bytes of HTML with the RSC payload)`);
+        const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? `, server CPU ${((cpuAfter - cpuBefore) / RUNS).toFixed(1)} ms per page` : "";
+        log(`  (production build in ${server.distDir}/, ${bytes.toLocaleString("en")} bytes of HTML with the RSC payload${cpu})`);
       } finally {
         await server.stop();
       }

@@ -60,8 +60,11 @@ export function formatRelative(time: number, now: number): string {
   return relative.format(Math.round(diff / 60_000), "minute");
 }
 
+// One formatter for all calls: toLocaleString builds a new one each time, which is slow.
+const dateTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
+
 export function formatDateTime(time: number): string {
-  return new Date(time).toLocaleString("en", { dateStyle: "medium", timeStyle: "short" });
+  return dateTime.format(new Date(time));
 }
 
 /** The first characters of a hash or snapshot id, like git's short form. */
