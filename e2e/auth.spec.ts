@@ -80,7 +80,7 @@ test("a new user is sent to sign in, signs up into a team of their own, signs ou
   await expect(page.getByTestId("team-name")).toHaveText(`${ada.name}'s team`);
 });
 
-test("an admin invites a second user, who signs up through the link and works in the team; another team's user cannot open its session", async ({ browser }) => {
+test("an admin invites a second user, who signs up through the link and works in the team until removed; another team's user cannot open its session", async ({ browser }) => {
   // The owner sets up a project and a session.
   const owner = await freshPage(browser);
   const olga = person("Olga");
@@ -140,6 +140,14 @@ test("an admin invites a second user, who signs up through the link and works in
   await stranger.goto("/");
   await expect(stranger.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
   await expect(stranger.locator(`a[href="/sessions/${sessionId}"]`)).toHaveCount(0);
+
+  // Removed from the team, the member is out at once: no session, no team pages.
+  await team.goto();
+  await team.member(milo.email).getByRole("button", { name: "Remove" }).click();
+  await expect(team.member(milo.email)).toHaveCount(0);
+  await invitee.goto(`/sessions/${sessionId}`);
+  await invitee.waitForURL("**/welcome");
+  await expect(invitee.getByRole("heading", { name: "You are not in a team yet" })).toBeVisible();
 
   // Signing out ends it: the session URL now asks to sign in.
   await inviteeAuth.signOut();
