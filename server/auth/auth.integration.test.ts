@@ -12,6 +12,7 @@ import * as Id from "../id";
 import { Project } from "../project";
 import { type Auth, createAuth } from "./auth";
 import { signedInFromHeaders } from "./member";
+import { authSecret } from "./secret";
 
 /** Sign-up, sign-in, teams, roles and invitations through better-auth's real handler, each install on its own database. */
 
@@ -166,6 +167,32 @@ describe("sign-up by invitation (the default)", () => {
     const account = await it_.db.account.findFirstOrThrow({ where: { userId: ann.userId, providerId: "credential" } });
     expect(account.password).toBeTruthy();
     expect(account.password).not.toContain(PASSWORD);
+  });
+});
+
+describe("the cookie key", () => {
+  let it_: Install;
+  beforeAll(async () => {
+    it_ = await install("invite");
+  });
+  afterAll(async () => {
+    await it_?.close();
+  });
+
+  it("is made once and kept in the database, so every instance on it agrees; a configured one wins", async () => {
+    const [a, b] = await Promise.all([authSecret(it_.db, undefined), authSecret(it_.db, undefined)]);
+    expect(a).toBe(b);
+    expect(a.length).toBeGreaterThanOrEqual(40);
+    expect(await authSecret(it_.db, undefined)).toBe(a);
+    expect(await authSecret(it_.db, "configured secret that is long enough, 32+")).toBe("configured secret that is long enough, 32+");
+  });
+
+  it("signs the cookie: another instance with the same key accepts it, one with another key does not", async () => {
+    const key = await authSecret(it_.db, undefined);
+    const options = { db: it_.db, publicUrl: undefined, signUp: "invite" as const, defaultProject: path.join(it_.dir, "default") };
+    const ann = await signUp(createAuth({ ...options, secret: key }), "ann@example.test");
+    expect((await signedInFromHeaders(createAuth({ ...options, secret: key }), it_.db, ann.headers))?.user.id).toBe(ann.userId);
+    expect(await signedInFromHeaders(createAuth({ ...options, secret: SECRET }), it_.db, ann.headers)).toBeNull();
   });
 });
 
