@@ -93,6 +93,8 @@ describe("authorization across teams (integration)", () => {
   let bob: Browser;
   let f: Fixture;
   const anonymous = new Headers();
+  const ENV = ["DATABASE_URL", "PARLEY_DATA_DIR", "PARLEY_PROJECT_DIR", "PARLEY_PROJECTS_ROOT", "PARLEY_SIGNUP"] as const;
+  const savedEnv = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "parley-authz-"));
@@ -145,6 +147,10 @@ describe("authorization across teams (integration)", () => {
     await rt?.db.$disconnect();
     await own?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const name of ENV) {
+      if (savedEnv[name] === undefined) delete process.env[name];
+      else process.env[name] = savedEnv[name];
+    }
   });
 
   async function call(procedure: string, input: unknown, headers: Headers) {
