@@ -68,6 +68,18 @@ test("share a session, watch it live without an account, revoke it, share it aga
   const buttons = await viewerPage.getByRole("button").allInnerTexts();
   expect(buttons.filter((name) => /share|unshare|revoke|delete|fork|rename|archive|send|stop|abort|allow|reject|compact/i.test(name))).toEqual([]);
   await expect(viewerPage.getByRole("navigation", { name: "Main" }).getByRole("link")).toHaveCount(0);
+  // …and nothing from the viewer's browser can either: mutations need a member, and the
+  // link opens no session outside the shared tree.
+  const other = await seed.session({ title: `Not shared ${title}` });
+  const asViewer = viewerPage.context().request;
+  const mutation = await asViewer.post(`${baseURL}/api/trpc/session.unshare`, { data: { sessionId: session.id } });
+  expect(mutation.status()).toBe(401);
+  expect((await asViewer.post(`${baseURL}/api/trpc/session.remove`, { data: { sessionId: session.id } })).status()).toBe(401);
+  const shareId = path.split("/").pop() ?? "";
+  const outside = await asViewer.get(`${baseURL}/api/trpc/share.page?input=${encodeURIComponent(JSON.stringify({ shareId, sessionId: other.id }))}`);
+  expect(outside.status()).toBe(404);
+  expect((await fetch(`${baseURL}${path}?session=${other.id}`)).status).toBe(404);
+  expect((await asViewer.get(`${baseURL}/api/sessions/${session.id}/events`)).status()).toBe(401);
 
   // A reply streamed into the session appears live for the viewer (compact deltas, no duplicates).
   const ask = await seed.userMessage(session.id, [{ type: "text", text: "What changed since?" }]);
@@ -114,7 +126,7 @@ test("share a session, watch it live without an account, revoke it, share it aga
   const gone = await fetch(`${baseURL}${path}`);
   expect(gone.status).toBe(404);
   expect(await gone.text()).not.toContain("Explain the sample project.");
-  expect((await fetch(`${baseURL}/api/share/${path.split("/").pop()}/events`)).status).toBe(404);
+  expect((await fetch(`${baseURL}/api/share/${shareId}/events`)).status).toBe(404);
 
   // Sharing again gives the same URL, and it works again.
   expect(await controls.share()).toBe(path);

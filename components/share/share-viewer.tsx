@@ -71,14 +71,14 @@ export function ShareViewer({ initial }: { initial: SharePage }) {
           </section>
         ) : null}
         {live.error ? <ErrorNotice title={live.error} /> : null}
-        {live.corrupt.length > 0 ? (
-          <ErrorNotice title={`${live.corrupt.length} stored ${live.corrupt.length === 1 ? "row" : "rows"} of this session could not be read and ${live.corrupt.length === 1 ? "is" : "are"} not shown`} />
+        {snapshot.corrupt.length > 0 ? (
+          <ErrorNotice title={`${snapshot.corrupt.length} stored ${snapshot.corrupt.length === 1 ? "row" : "rows"} of this session could not be read and ${snapshot.corrupt.length === 1 ? "is" : "are"} not shown`} />
         ) : null}
         <div className="space-y-6">
           {snapshot.hasOlder ? (
             <div className="flex justify-center">
-              <Button size="sm" onClick={live.loadOlder} disabled={live.loadingOlder}>
-                {live.loadingOlder ? <Spinner className="size-3.5" /> : null}
+              <Button size="sm" onClick={live.loadOlder} disabled={snapshot.loadingOlder}>
+                {snapshot.loadingOlder ? <Spinner className="size-3.5" /> : null}
                 Load older messages
               </Button>
             </div>

@@ -2,7 +2,7 @@
 
 import { TRPCClientError } from "@trpc/client";
 import { useRef, useState, useSyncExternalStore } from "react";
-import { type SessionSnapshot, SessionStore } from "@/components/chat/store";
+import { type PageInput, type SessionSnapshot, SessionStore } from "@/components/chat/store";
 import type { Status } from "@/components/chat/types";
 import { type Envelope, useEventSource } from "@/components/events/use-event-source";
 import { useTRPCClient } from "@/components/trpc/client";
@@ -18,28 +18,22 @@ export interface ShareLive {
   /** The session shown, kept current by `session.updated`. */
   session: SharedSession;
   children: SharedSession[];
-  corrupt: SharePage["messages"]["corrupt"];
   /** The link was revoked (or its session deleted): nothing may be shown any more. */
   revoked: boolean;
   /** The session shown (a descendant of the shared one) was deleted. */
   deleted: boolean;
   connected: boolean;
-  loadingOlder: boolean;
   error: string | undefined;
   loadOlder: () => void;
 }
 
 /** The store wants the cursor present (undefined on the oldest page); the wire type makes it optional. */
-function pageOf(messages: SharePage["messages"]): { messages: SharePage["messages"]["messages"]; cursor: string | undefined } {
-  return { messages: messages.messages, cursor: messages.cursor };
+function pageOf(messages: SharePage["messages"]): PageInput {
+  return { messages: messages.messages, cursor: messages.cursor, corrupt: messages.corrupt };
 }
 
 function isNotFound(error: unknown): boolean {
   return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "NOT_FOUND";
-}
-
-function local(name: string, payload: unknown, session: SharedSession): Envelope {
-  return { id: `local-${name}`, name, payload, scope: { teamId: session.teamId, sessionId: session.id }, time: Date.now() };
 }
 
 /** Children newest first, as the server lists them (session ids sort newest first). */
@@ -64,18 +58,16 @@ export function useShareLive(initial: SharePage): ShareLive {
   const input = { shareId, sessionId: shownId === initial.root.id ? undefined : shownId };
   const [store] = useState(() => {
     const store = new SessionStore(shownId);
-    store.apply(local("session.updated", { info: initial.session }, initial.session));
-    if (initial.session.status) store.apply(local("session.status", { sessionId: shownId, status: initial.session.status }, initial.session));
+    store.setInfo(initial.session);
+    if (initial.session.status) store.setStatus(initial.session.status);
     store.applyPage(pageOf(initial.messages), false);
     return store;
   });
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   const [children, setChildren] = useState(initial.children);
-  const [corrupt, setCorrupt] = useState(initial.messages.corrupt);
   const [revoked, setRevoked] = useState(false);
   const [deleted, setDeleted] = useState(false);
   const [connected, setConnected] = useState(false);
-  const [loadingOlder, setLoadingOlder] = useState(false);
   const [error, setError] = useState<string>();
   const statusAt = useRef(0);
   const probedAt = useRef(0);
@@ -91,10 +83,9 @@ export function useShareLive(initial: SharePage): ShareLive {
     try {
       const page = await client.share.page.query({ ...input, limit: PAGE_SIZE });
       store.applyPage(pageOf(page.messages), false);
-      const current = store.getSnapshot().info;
-      if (!current || page.session.time.updated >= current.time.updated) store.apply(local("session.updated", { info: page.session }, page.session));
+      store.setInfo(page.session);
       // A status event received while the page was read is newer than the page.
-      if (statusAt.current < started) store.apply(local("session.status", { sessionId: shownId, status: page.session.status ?? { type: "idle" } }, page.session));
+      if (statusAt.current < started) store.setStatus(page.session.status ?? { type: "idle" });
       setChildren((list) => page.children.reduce(upsertChild, list));
       setError(undefined);
     } catch (cause) {
@@ -149,29 +140,26 @@ export function useShareLive(initial: SharePage): ShareLive {
   });
 
   const loadOlder = () => {
-    const before = store.getSnapshot().olderCursor;
+    const { olderCursor: before, loadingOlder } = store.getSnapshot();
     if (!before || loadingOlder) return;
-    setLoadingOlder(true);
+    store.setLoadingOlder(true);
     client.share.page
       .query({ ...input, before, limit: PAGE_SIZE })
       .then((page) => {
         store.applyPage(pageOf(page.messages), true);
-        setCorrupt((list) => [...list, ...page.messages.corrupt]);
         setError(undefined);
       })
       .catch((cause: unknown) => failed(cause, "Could not load older messages"))
-      .finally(() => setLoadingOlder(false));
+      .finally(() => store.setLoadingOlder(false));
   };
 
   return {
     snapshot,
     session: snapshot.info ?? initial.session,
     children,
-    corrupt,
     revoked,
     deleted,
     connected,
-    loadingOlder,
     error,
     loadOlder,
   };
