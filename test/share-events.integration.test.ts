@@ -145,6 +145,11 @@ describe("share SSE Route Handler (integration)", () => {
     expect(stream.events.some((e) => e.name === "message.updated" && (e.payload as { info: { sessionId: string } }).info.sessionId === grandchild.id)).toBe(true);
     expect(stream.events.map(sessionOf)).not.toContain(unrelated.id);
     expect(stream.events.some((e) => e.name === "message.updated" && (e.payload as { info: { sessionId: string } }).info.sessionId === unrelated.id)).toBe(false);
+    // Session infos reach the viewer without the server directory.
+    const infos = stream.events.filter((e) => e.name.startsWith("session.")).map((e) => (e.payload as { info: { directory: string } }).info);
+    expect(infos.length).toBeGreaterThanOrEqual(4);
+    expect(info.directory).not.toBe("");
+    for (const seen of infos) expect(seen.directory).toBe("");
 
     abort.abort();
     await stream.pump;

@@ -7,7 +7,7 @@ import * as SessionEvent from "../session/events";
 import type { Info } from "../session/info";
 import { SyncRequested } from "../session/runner";
 import { Revoked } from "./events";
-import { type Options, descendants, resolve } from "./share-view";
+import { type Options, descendants, forViewer, resolve } from "./share-view";
 
 /**
  * The live events of a share link (SPEC §13): those of the shared session and of its
@@ -24,6 +24,14 @@ export interface LiveDeps extends Options {
 }
 
 const FORWARDED = /^(session\.|message\.|todo\.)/;
+
+/** Session infos inside events are shown as the viewer sees them (share-view forViewer). */
+function redacted(event: Envelope): Envelope {
+  if (is(event, SessionEvent.Updated) || is(event, SessionEvent.Created) || is(event, SessionEvent.Deleted)) {
+    return { ...event, payload: { ...event.payload, info: forViewer(event.payload.info) } };
+  }
+  return event;
+}
 
 /** The event source of an SSE response for a share link; NOT_FOUND when unknown or revoked. */
 export async function source(deps: LiveDeps, shareId: string): Promise<EventSource> {
@@ -53,7 +61,7 @@ export async function source(deps: LiveDeps, shareId: string): Promise<EventSour
           const gone = is(event, SessionEvent.Deleted) || (is(event, SessionEvent.Updated) && event.payload.info.share?.id !== shareId);
           if (gone) return revoke();
         }
-        send(event);
+        send(redacted(event));
       });
     },
     // Read after subscribing, so a revoke or a child created in between is not missed.

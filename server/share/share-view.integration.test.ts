@@ -104,6 +104,30 @@ describe("ShareView (integration)", () => {
     expect(deeper.children.map((c) => c.id)).toEqual([grandchild.id]);
   });
 
+  it("never shows a viewer the server directory or the session's permission rules", async () => {
+    const fixture = await makeTeam();
+    const rules = [{ permission: "bash", pattern: "rm *", action: "deny" as const }];
+    const session = await Session.create(fixture.ctx, { projectId: fixture.projectId, title: "Private bits", permission: rules });
+    await Session.create(fixture.ctx, { projectId: fixture.projectId, parentId: session.id, permission: rules });
+    const id = (await Session.share(fixture.ctx, session.id)).share!.id;
+    const member = await Session.get(fixture.ctx, session.id);
+    expect(member.directory).not.toBe("");
+    expect(member.permission).toEqual(rules);
+    const page = await ShareView.page(fixture.ctx.db, { shareId: id });
+    for (const info of [page.root, page.session, ...page.children]) {
+      expect(info.directory).toBe("");
+      expect(info.permission).toBeUndefined();
+    }
+    expect(JSON.stringify(page)).not.toContain(member.directory);
+  });
+
+  it("knows no link at all while sharing is disabled on the server", async () => {
+    await parleyError(ShareView.resolve(team.ctx.db, shareId, { mode: "disabled" }), "NOT_FOUND");
+    await parleyError(ShareView.page(team.ctx.db, { shareId }, { mode: "disabled" }), "NOT_FOUND");
+    await parleyError(ShareView.messages(team.ctx.db, shareId, {}, { mode: "disabled" }), "NOT_FOUND");
+    expect((await ShareView.resolve(team.ctx.db, shareId, { mode: "manual" })).id).toBe(root.id);
+  });
+
   it("serves share.page to a caller with no member context, through tRPC", async () => {
     const caller = createCallerFactory(appRouter)({ ...other.ctx, runtime: testServices(other.ctx.bus) });
     // The caller's own team does not matter: the share id alone decides.

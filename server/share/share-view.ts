@@ -17,6 +17,17 @@ import { type MessagePage, messagePage } from "../session/storage";
 export interface Options {
   /** Base of share URLs; relative URLs when unset. */
   publicUrl?: string;
+  /** The server's share mode (SPEC §13): with "disabled" every link is unknown. */
+  mode?: "auto" | "manual" | "disabled";
+}
+
+/**
+ * A session as an anonymous viewer sees it: the server directory and the session's
+ * permission rules are the team's business, not the link holder's.
+ */
+export function forViewer(info: Info): Info {
+  const { permission: _rules, ...rest } = info;
+  return { ...rest, directory: "" };
 }
 
 /** Share ids are 22 base64url characters (server/session/share.ts); anything else is unknown. */
@@ -32,8 +43,8 @@ function unknownShare(): ParleyError {
   return new ParleyError("NOT_FOUND", "this share link does not exist or was revoked");
 }
 
-async function sharedRow(db: Db, shareId: string) {
-  if (!SHARE_ID.test(shareId)) throw unknownShare();
+async function sharedRow(db: Db, shareId: string, options: Options) {
+  if (options.mode === "disabled" || !SHARE_ID.test(shareId)) throw unknownShare();
   const found = await db.share.findUnique({ where: { id: shareId }, include: { session: true } });
   if (!found || found.revokedAt !== null) throw unknownShare();
   const { session, ...share } = found;
@@ -42,7 +53,7 @@ async function sharedRow(db: Db, shareId: string) {
 
 /** The shared session; NOT_FOUND when the id is unknown or revoked. */
 export async function resolve(db: Db, shareId: string, options: Options = {}): Promise<Info> {
-  return sessionFromRow(await sharedRow(db, shareId), options.publicUrl);
+  return forViewer(sessionFromRow(await sharedRow(db, shareId, options), options.publicUrl));
 }
 
 const IdRow = z.object({ id: Id.schema("session") });
@@ -83,7 +94,7 @@ export async function session(db: Db, shareId: string, sessionId?: string, optio
   if (!(await isPartOf(db, root.id, sessionId))) throw ParleyError.notFound("session", sessionId);
   const row = await db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
   if (!row) throw ParleyError.notFound("session", sessionId);
-  return { root, session: sessionFromRow(row, options.publicUrl) };
+  return { root, session: forViewer(sessionFromRow(row, options.publicUrl)) };
 }
 
 export const MessagesInput = z.object({
@@ -104,15 +115,15 @@ function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
 }
 
 /** A page of messages (oldest first) of the shared session or one of its descendants. */
-export async function messages(db: Db, shareId: string, input: MessagesInput = {}): Promise<MessagePage> {
+export async function messages(db: Db, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {
   const { sessionId, before, limit } = parse(MessagesInput, input);
-  const { session: target } = await session(db, shareId, sessionId);
+  const { session: target } = await session(db, shareId, sessionId, options);
   return messagePage(db, target.id, { before, limit });
 }
 
 async function childrenOf(db: Db, sessionId: string, options: Options): Promise<Info[]> {
   const rows = await db.session.findMany({ where: { parentId: sessionId }, include: { share: true }, orderBy: { id: "desc" } });
-  return rows.map((row) => sessionFromRow(row, options.publicUrl));
+  return rows.map((row) => forViewer(sessionFromRow(row, options.publicUrl)));
 }
 
 /** The direct children of the shared session, or of one of its descendants. */

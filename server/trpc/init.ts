@@ -66,6 +66,6 @@ export const procedure = t.procedure.use(mapDomainErrors).use(requireMember);
  * actor, no bus, no services — and only what reading a share link needs is left.
  */
 export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) =>
-  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl }, db: undefined, bus: undefined, actor: undefined, signedIn: undefined, runtime: undefined, share: undefined, now: undefined } }),
+  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl, mode: ctx.share }, db: undefined, bus: undefined, actor: undefined, signedIn: undefined, runtime: undefined, share: undefined, now: undefined } }),
 );
 export const createCallerFactory = t.createCallerFactory;

@@ -9,5 +9,5 @@ export const shareRouter = router({
   /** Anyone holding the link: a page of the shared session (or a descendant), read-only. */
   page: publicProcedure
     .input(ShareView.PageInput)
-    .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl })),
+    .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode })),
 });

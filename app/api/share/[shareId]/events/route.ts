@@ -13,7 +13,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ shareId:
   try {
     const { shareId } = await params;
     const rt = await runtime();
-    const source = await ShareLive.source({ db: rt.db, bus: rt.bus, publicUrl: rt.config.publicUrl }, shareId);
+    const source = await ShareLive.source({ db: rt.db, bus: rt.bus, publicUrl: rt.config.publicUrl, mode: rt.config.share }, shareId);
     return sseResponse(req.signal, source);
   } catch (error) {
     return errorResponse(error);
