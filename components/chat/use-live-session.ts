@@ -11,8 +11,6 @@ import type { Status } from "./types";
 
 /** Messages per page: the newest page is shown first, older ones are fetched on scroll. */
 export const PAGE_SIZE = 50;
-/** Fetch anyway when the event stream takes this long to open (it is refetched once it does). */
-const OPEN_TIMEOUT_MS = 2_000;
 
 export interface LiveSession {
   /** Messages (shown ones, oldest first), paging state and load errors. */
@@ -51,9 +49,10 @@ function frameSubscribe(store: SessionStore) {
 }
 
 /**
- * A session kept live in a SessionStore: the session's SSE stream is opened first, then
- * the newest page of messages is fetched (and fetched again after every reconnect);
- * older pages on demand. Events and pages merge in the store whatever their order.
+ * A session kept live in a SessionStore: the newest page of messages is fetched at once
+ * (to show it without waiting for the stream), and again each time the session's SSE
+ * stream (re)opens, so nothing written before the subscription is missed; older pages on
+ * demand. Events and pages merge in the store whatever their order.
  */
 export function useLiveSession(sessionId: string): LiveSession {
   const trpc = useTRPC();
@@ -64,24 +63,29 @@ export function useLiveSession(sessionId: string): LiveSession {
   const snapshot = useSyncExternalStore(subscribe, store.getSnapshot, store.getSnapshot);
   const [deleted, setDeleted] = useState(false);
   const fetched = useQuery(trpc.session.get.queryOptions({ sessionId }));
-  const newest = useRef<AbortController | undefined>(undefined);
-  const older = useRef<AbortController | undefined>(undefined);
-  const opened = useRef(false);
+  const fetches = useRef(new Set<AbortController>());
+  const newestStarted = useRef(0);
+  const newestApplied = useRef(0);
   const failed = useRef<"newest" | "older">("newest");
 
   const fetchNewest = useCallback(async () => {
-    newest.current?.abort();
+    // Fetches may overlap (mount, then the stream opening): each is applied unless a
+    // later one was applied first.
+    const seq = ++newestStarted.current;
     const controller = new AbortController();
-    newest.current = controller;
+    fetches.current.add(controller);
     try {
       const page = await client.message.page.query({ sessionId, limit: PAGE_SIZE }, { signal: controller.signal });
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted || seq < newestApplied.current) return;
+      newestApplied.current = seq;
       store.applyPage(page, false);
       if (store.getSnapshot().error) store.setError(undefined);
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted || seq < newestApplied.current) return;
       failed.current = "newest";
       store.setError(errorMessage(error));
+    } finally {
+      fetches.current.delete(controller);
     }
   }, [client, sessionId, store]);
 
@@ -90,7 +94,7 @@ export function useLiveSession(sessionId: string): LiveSession {
     if (!current.loaded || !current.hasOlder || current.loadingOlder || current.olderCursor === undefined) return;
     const before = current.olderCursor;
     const controller = new AbortController();
-    older.current = controller;
+    fetches.current.add(controller);
     store.setLoadingOlder(true);
     void client.message.page
       .query({ sessionId, before, limit: PAGE_SIZE }, { signal: controller.signal })
@@ -106,18 +110,18 @@ export function useLiveSession(sessionId: string): LiveSession {
           store.setError(errorMessage(error));
         },
       )
-      .finally(() => store.setLoadingOlder(false));
+      .finally(() => {
+        fetches.current.delete(controller);
+        store.setLoadingOlder(false);
+      });
   }, [client, sessionId, store]);
 
   useEffect(() => {
-    // The stream normally opens at once; without it, show the stored messages anyway.
-    const timer = setTimeout(() => {
-      if (!opened.current) void fetchNewest();
-    }, OPEN_TIMEOUT_MS);
+    // Show the stored messages at once; the stream's opening fetches them again (below).
+    void fetchNewest();
+    const pending = fetches.current;
     return () => {
-      clearTimeout(timer);
-      newest.current?.abort();
-      older.current?.abort();
+      for (const controller of pending) controller.abort();
     };
   }, [fetchNewest]);
 
@@ -147,8 +151,8 @@ export function useLiveSession(sessionId: string): LiveSession {
   useEventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`, {
     onEvent,
     onOpen: (reconnect) => {
-      opened.current = true;
-      // Subscribed now: whatever is stored from here on is either in the page or arrives as an event.
+      // Subscribed now: whatever is stored from here on is either in this page or arrives
+      // as an event (the page fetched at mount may have missed what came in between).
       void fetchNewest();
       if (reconnect) void queryClient.invalidateQueries({ queryKey: trpc.session.get.queryKey({ sessionId }) });
     },
