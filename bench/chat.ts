@@ -8,8 +8,9 @@
  * - server time (in this process, no HTTP) of the newest page of messages and of
  *   loading the whole history and converting it with toModelMessages (median, p95);
  * - the browser's time to first render of the session in Chromium: from navigation start
- *   to the newest message appearing in the DOM (median, p95), and how many message rows
- *   the page holds then.
+ *   to the newest message appearing in the DOM (median, p95), with the steps before it
+ *   (first byte, DOMContentLoaded, the newest page requested and received, the first
+ *   row rendered), and how many message rows the page holds then.
  * Figures only; nothing is asserted.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -204,6 +205,7 @@ async function main(): Promise<void> {
       content: `(() => {
         const id = ${JSON.stringify(newestId)};
         const observer = new MutationObserver(() => {
+          if (window.__firstRow === undefined && document.querySelector('[data-testid="message"]')) window.__firstRow = performance.now();
           if (window.__firstRender === undefined && document.querySelector('[data-message-id="' + id + '"]')) {
             window.__firstRender = performance.now();
             observer.disconnect();
@@ -216,14 +218,29 @@ async function main(): Promise<void> {
     let rows = 0;
     let ttfb: number[] = [];
     let dcl: number[] = [];
+    let fetchedAt: number[] = [];
+    let requestedAt: number[] = [];
+    let firstRows: number[] = [];
     for (let run = 0; run <= BROWSER_RUNS; run++) {
       const page = await context.newPage();
       await page.goto(`/sessions/${session.id}`);
       await page.locator(`[data-message-id="${newestId}"]`).waitFor({ timeout: 60_000 });
       const timing = await page.evaluate(() => {
         const nav = window.performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+        const w = window as Window & { __firstRender?: number; __firstRow?: number };
+        const page = window.performance
+          .getEntriesByType("resource")
+          .filter((entry) => entry.name.includes("/api/trpc/") && entry.name.includes("message.page"))
+          .map((entry) => (entry as PerformanceResourceTiming).responseEnd);
+        const requested = window.performance
+          .getEntriesByType("resource")
+          .filter((entry) => entry.name.includes("/api/trpc/") && entry.name.includes("message.page"))
+          .map((entry) => entry.startTime);
         return {
-          firstRender: (window as Window & { __firstRender?: number }).__firstRender ?? Number.NaN,
+          firstRender: w.__firstRender ?? Number.NaN,
+          firstRow: w.__firstRow ?? Number.NaN,
+          pageFetched: page.length ? Math.min(...page) : Number.NaN,
+          pageRequested: requested.length ? Math.min(...requested) : Number.NaN,
           responseStart: nav?.responseStart ?? Number.NaN,
           domContentLoaded: nav?.domContentLoadedEventEnd ?? Number.NaN,
           rows: document.querySelectorAll('[data-testid="message"]').length,
@@ -234,16 +251,25 @@ async function main(): Promise<void> {
         renders.push(timing.firstRender);
         ttfb.push(timing.responseStart);
         dcl.push(timing.domContentLoaded);
+        fetchedAt.push(timing.pageFetched);
+        requestedAt.push(timing.pageRequested);
+        firstRows.push(timing.firstRow);
         rows = timing.rows;
       }
       await page.close();
     }
     ttfb = ttfb.filter(Number.isFinite);
     dcl = dcl.filter(Number.isFinite);
+    fetchedAt = fetchedAt.filter(Number.isFinite);
+    requestedAt = requestedAt.filter(Number.isFinite);
+    firstRows = firstRows.filter(Number.isFinite);
     log(`\nBrowser (Chromium, ${BROWSER_RUNS} loads after 1 warm-up, ms from navigation start):`);
     log(`  ${"".padEnd(52)} ${"median".padStart(9)} ${"p95".padStart(9)} ${"min".padStart(9)} ${"max".padStart(9)}`);
     if (ttfb.length) log(row("first byte of the page", stats(ttfb)));
     if (dcl.length) log(row("DOMContentLoaded (scripts run, before data)", stats(dcl)));
+    if (requestedAt.length) log(row("newest page requested (app hydrated)", stats(requestedAt)));
+    if (fetchedAt.length) log(row("newest page received", stats(fetchedAt)));
+    if (firstRows.length) log(row("first message row rendered", stats(firstRows)));
     log(row("newest message rendered", stats(renders)));
     log(`  message rows in the DOM then: ${rows} (of ${MESSAGES.toLocaleString("en")} in the session)`);
   } finally {
