@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", ".data/**", ".data-*/**", "server/db/generated/**", "playwright-report/**", "test-results/**", "next-env.d.ts"],
+    ignores: [".next/**", ".next-*/**", "test-results-*/**", "node_modules/**", ".data/**", ".data-*/**", "server/db/generated/**", "playwright-report/**", "test-results/**", "next-env.d.ts"],
   },
   {
     rules: {
