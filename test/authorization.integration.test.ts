@@ -65,6 +65,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "message.part": { input: (f) => ({ sessionId: f.sessionA, partId: f.partA }), other: "denied" },
   "project.list": { input: () => undefined, other: "own" },
   "project.root": { input: () => undefined, other: "own" },
+  "team.current": { input: () => undefined, other: "own" },
   "project.create": { input: (f) => ({ directory: f.appDirA }), other: "refused" },
   "project.remove": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
   "permission.pending": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },

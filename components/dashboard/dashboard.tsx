@@ -28,8 +28,9 @@ export function Dashboard() {
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
 
   const projects = useQuery(trpc.project.list.queryOptions());
+  const team = useQuery(trpc.team.current.queryOptions());
   const authors = useQuery(trpc.dashboard.authors.queryOptions());
-  const statuses = useDashboardEvents(projects.data?.[0]?.teamId);
+  const statuses = useDashboardEvents(team.data?.id);
   const list = useInfiniteQuery({
     ...trpc.dashboard.list.infiniteQueryOptions(listInput(query, PAGE_SIZE), { getNextPageParam: (page) => page.nextCursor }),
     placeholderData: keepPreviousData,

@@ -12,8 +12,7 @@ import { useTRPC } from "@/components/trpc/client";
 export function useTeamEvents(): void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const projects = useQuery(trpc.project.list.queryOptions());
-  const teamId = projects.data?.[0]?.teamId;
+  const teamId = useQuery(trpc.team.current.queryOptions()).data?.id;
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
   const refresh = () => {

@@ -6,6 +6,7 @@ import { permissionRouter } from "./routers/permission";
 import { projectRouter } from "./routers/project";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
+import { teamRouter } from "./routers/team";
 
 export const appRouter = router({
   session: sessionRouter,
@@ -15,5 +16,6 @@ export const appRouter = router({
   model: modelRouter,
   dashboard: dashboardRouter,
   share: shareRouter,
+  team: teamRouter,
 });
 export type AppRouter = typeof appRouter;
