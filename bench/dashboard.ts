@@ -13,7 +13,8 @@
  * Measured in this process (server time, no HTTP), on the largest team (50,000
  * sessions): `Dashboard.list` — page, totals over the whole filter, and the page's rows
  * with authors, projects and child counts — for the default view, every filter, title
- * search, every sort and cursor pages; p50/p95 against a p95 target of 100 ms. Then the
+ * search, every sort and cursor pages (which have no totals: the first page's hold for
+ * them); p50/p95 against a p95 target of 100 ms. Then the
  * share page's server-side load (`ShareView.page`: resolve the link, newest page of
  * messages with their parts, child sessions) against 300 ms, and the share page's
  * server-side render of its first page (bench/share-render.ts): in process (load, props
@@ -425,16 +426,19 @@ async function main(): Promise<boolean> {
       { name: "sort tokens, page 21 (cursor)", input: { sort: "tokens", cursor: deepCursor } },
     ];
 
-    log(`\nDashboard.list on the largest team, ${RUNS} runs after ${WARMUP} warm-up (ms; page + totals + rows):`);
+    log(`\nDashboard.list on the largest team, ${RUNS} runs after ${WARMUP} warm-up (ms; page + totals + rows, cursor pages: page + rows):`);
     log(`  ${"filter".padEnd(34)} ${"items".padStart(5)} ${"matching".padStart(9)} ${"p50".padStart(7)} ${"p95".padStart(7)} ${"max".padStart(7)}  target p95 < ${TARGET_DASHBOARD_P95_MS}`);
     let pass = true;
     for (const scenario of scenarios) {
       const result = await Dashboard.list(ctx, scenario.input);
+      // A cursor page has no totals; the first page of its filter has them.
+      const totals = result.totals ?? (await Dashboard.list(ctx, { ...scenario.input, cursor: undefined })).totals;
+      if (!totals || Boolean(scenario.input.cursor) === Boolean(result.totals)) throw new Error(`${scenario.name}: totals only on the first page`);
       const timing = await measure(() => Dashboard.list(ctx, scenario.input));
       const ok = timing.p95 < TARGET_DASHBOARD_P95_MS;
       if (!ok) pass = false;
       log(
-        `  ${scenario.name.padEnd(34)} ${String(result.items.length).padStart(5)} ${result.totals.sessions.toLocaleString("en").padStart(9)} ` +
+        `  ${scenario.name.padEnd(34)} ${String(result.items.length).padStart(5)} ${totals.sessions.toLocaleString("en").padStart(9)} ` +
           `${timing.p50.toFixed(1).padStart(7)} ${timing.p95.toFixed(1).padStart(7)} ${timing.max.toFixed(1).padStart(7)}  ${ok ? "PASS" : "FAIL"}`,
       );
     }

@@ -5,7 +5,8 @@ import type { AppRouter } from "@/server/trpc/router";
 export type DashboardInput = inferRouterInputs<AppRouter>["dashboard"]["list"];
 export type DashboardResult = inferRouterOutputs<AppRouter>["dashboard"]["list"];
 export type DashboardItem = DashboardResult["items"][number];
-export type DashboardTotals = DashboardResult["totals"];
+/** Only the first page (no cursor) carries them; later pages keep the first page's. */
+export type DashboardTotals = NonNullable<DashboardResult["totals"]>;
 
 export const STATUSES = ["idle", "busy", "retry"] as const;
 export const SORTS = ["updated", "cost", "tokens"] as const;
