@@ -63,3 +63,25 @@ test("the session list follows the team's events live", async ({ page, seed }) =
   await seed.flush();
   await expect(list.row(`Appears live ${tag}`)).toBeVisible();
 });
+
+test("one session page opens one event stream, so many tabs fit the browser's connection limit", async ({ page, seed }) => {
+  const session = await seed.session({ title: `One stream ${Date.now().toString(36)}` });
+  const streams: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().includes("/events")) streams.push(new URL(request.url()).pathname);
+  });
+  const view = new SessionPage(page);
+  await view.goto(session.id);
+  await expect(view.title).toHaveText(session.title);
+  // Everything that listens to the session (messages, status, permission prompts) shares it.
+  await expect.poll(() => streams.filter((p) => p === `/api/sessions/${session.id}/events`).length).toBe(1);
+  await page.waitForTimeout(500);
+  expect(streams.filter((p) => p === `/api/sessions/${session.id}/events`)).toHaveLength(1);
+
+  // Four more tabs of the same session still load and stream.
+  const tabs = await Promise.all([1, 2, 3, 4].map(() => page.context().newPage()));
+  for (const tab of tabs) await new SessionPage(tab).goto(session.id);
+  await Session.update(seed.ctx, session.id, { title: `${session.title} (live everywhere)` });
+  await seed.flush();
+  for (const tab of [page, ...tabs]) await expect(new SessionPage(tab).title).toHaveText(`${session.title} (live everywhere)`);
+});

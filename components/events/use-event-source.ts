@@ -18,10 +18,70 @@ function isEnvelope(value: unknown): value is Envelope {
   return "name" in value && typeof value.name === "string" && "payload" in value && "id" in value && typeof value.id === "string";
 }
 
+interface Listener {
+  handlers: { current: EventSourceHandlers };
+  /** Whether this listener has seen its first open. */
+  opened: boolean;
+}
+
+interface Connection {
+  source: EventSource;
+  listeners: Set<Listener>;
+  open: boolean;
+  seen: Set<string>;
+}
+
+/**
+ * One EventSource per URL per tab, shared by every hook that wants it: browsers allow
+ * about six HTTP/1.1 connections per host across all tabs, so a page whose parts each
+ * opened their own stream would stall its third tab.
+ */
+const connections = new Map<string, Connection>();
+
+function notifyOpen(listener: Listener): void {
+  listener.handlers.current.onOpen?.(listener.opened);
+  listener.opened = true;
+}
+
+function connect(url: string): Connection {
+  const existing = connections.get(url);
+  // A stream the server ended for good (404, revoked share) is not shared: start anew.
+  if (existing && existing.source.readyState !== EventSource.CLOSED) return existing;
+  const connection: Connection = { source: new EventSource(url), listeners: new Set(), open: false, seen: new Set() };
+  const { source, listeners, seen } = connection;
+  source.onopen = () => {
+    connection.open = true;
+    for (const listener of [...listeners]) notifyOpen(listener);
+  };
+  source.onerror = () => {
+    connection.open = false;
+    for (const listener of [...listeners]) listener.handlers.current.onError?.();
+  };
+  source.onmessage = (message: MessageEvent<string>) => {
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch (error) {
+      console.error("[events] unreadable event", error);
+      return;
+    }
+    if (!isEnvelope(data)) return;
+    // A replayed event (same id) must not be applied twice.
+    if (seen.has(data.id)) return;
+    seen.add(data.id);
+    if (seen.size > 5000) seen.delete(seen.values().next().value ?? "");
+    for (const listener of [...listeners]) listener.handlers.current.onEvent(data);
+  };
+  connections.set(url, connection);
+  return connection;
+}
+
 /**
  * Subscribe to one of Parley's SSE routes while mounted. The browser reconnects by
  * itself (the server sends `retry: 1000`); each `data:` line is one JSON envelope.
- * Handlers are read through a ref so a re-render never reconnects.
+ * Handlers are read through a ref so a re-render never reconnects. Hooks of one tab
+ * asking for the same URL share one connection; one that joins a connection already
+ * open gets its `onOpen(false)` at once (and reads the stored state then, as on any open).
  */
 export function useEventSource(url: string | undefined, handlers: EventSourceHandlers): void {
   const ref = useRef(handlers);
@@ -30,29 +90,16 @@ export function useEventSource(url: string | undefined, handlers: EventSourceHan
   });
   useEffect(() => {
     if (!url) return;
-    const source = new EventSource(url);
-    let opened = false;
-    const seen = new Set<string>();
-    source.onopen = () => {
-      ref.current.onOpen?.(opened);
-      opened = true;
-    };
-    source.onerror = () => ref.current.onError?.();
-    source.onmessage = (message: MessageEvent<string>) => {
-      let data: unknown;
-      try {
-        data = JSON.parse(message.data);
-      } catch (error) {
-        console.error("[events] unreadable event", error);
-        return;
+    const connection = connect(url);
+    const listener: Listener = { handlers: ref, opened: false };
+    connection.listeners.add(listener);
+    if (connection.open) queueMicrotask(() => connection.listeners.has(listener) && notifyOpen(listener));
+    return () => {
+      connection.listeners.delete(listener);
+      if (connection.listeners.size === 0) {
+        connection.source.close();
+        if (connections.get(url) === connection) connections.delete(url);
       }
-      if (!isEnvelope(data)) return;
-      // A replayed event (same id) must not be applied twice.
-      if (seen.has(data.id)) return;
-      seen.add(data.id);
-      if (seen.size > 5000) seen.delete(seen.values().next().value ?? "");
-      ref.current.onEvent(data);
     };
-    return () => source.close();
   }, [url]);
 }
