@@ -209,4 +209,12 @@ test("the dashboard pages through many sessions with load more", async ({ page, 
   await page.getByRole("button", { name: "Load more" }).click();
   await expect(dashboard.rows).toHaveCount(55);
   await expect(page.getByRole("button", { name: "Load more" })).toHaveCount(0);
+  // The second page comes without totals: the first page's stay, and a re-read renews them.
+  await expect(dashboard.totals.getByTestId("totals-sessions")).toHaveText("55");
+  await expect(page.getByTestId("dashboard-shown")).toHaveText("Showing 55 of 55");
+  await seed.session({ title: `Many ${tag} #55` });
+  await seed.flush();
+  await expect(dashboard.totals.getByTestId("totals-sessions")).toHaveText("56");
+  await expect(dashboard.rows).toHaveCount(56);
+  await expect(page.getByTestId("dashboard-shown")).toHaveText("Showing 56 of 56");
 });
