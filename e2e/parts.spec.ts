@@ -109,10 +109,12 @@ test.describe("session page renders stored messages", () => {
   test("screenshot for the docs", async ({ page, seed }) => {
     test.skip(!process.env.PARLEY_SCREENSHOT, "set PARLEY_SCREENSHOT=<path> to write the docs screenshot");
     const { session } = await seedShowcase(seed);
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.setViewportSize({ width: 1280, height: 1100 });
     const view = new SessionPage(page);
     await view.goto(session.id);
     await expect(view.part("tool").first()).toBeVisible();
-    await page.screenshot({ path: process.env.PARLEY_SCREENSHOT, fullPage: true });
+    // The chat opens at its newest messages: show the first turn (tool cards, diff) instead.
+    await page.getByText("Beginning of the conversation").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: process.env.PARLEY_SCREENSHOT });
   });
 });
