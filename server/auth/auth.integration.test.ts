@@ -102,6 +102,18 @@ describe("sign-up by invitation (the default)", () => {
     expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(400);
   });
 
+  it("refuses a role Parley does not have with a clear 400, and changes nothing", async () => {
+    const combined = await authCall(it_.auth, "/organization/invite-member", { email: "erin@example.test", role: "admin,member", organizationId: teamId }, ann.headers);
+    expect(combined.status).toBe(400);
+    expect(JSON.stringify(combined.body)).toContain("role must be one of owner, admin, member");
+    const bobId = (await whoIs(bob))!.user.id;
+    const membership = await it_.db.membership.findFirstOrThrow({ where: { teamId, userId: bobId } });
+    const update = await authCall(it_.auth, "/organization/update-member-role", { memberId: membership.id, role: ["admin", "member"], organizationId: teamId }, ann.headers);
+    expect(update.status).toBe(400);
+    expect(JSON.stringify(update.body)).toContain("role must be one of owner, admin, member");
+    expect((await whoIs(bob))?.team?.role).toBe("member");
+  });
+
   it("a member can neither invite nor register or remove projects", async () => {
     const res = await authCall(it_.auth, "/organization/invite-member", { email: "carl@example.test", role: "member", organizationId: teamId }, bob.headers);
     expect(res.status).toBe(403);

@@ -52,6 +52,16 @@ async function asApiError<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const ROLES = new Set(["owner", "admin", "member"]);
+
+/** A clear 400 for a role Parley does not have, instead of a database error. */
+async function checkRole(role: string | string[]): Promise<void> {
+  const value = Array.isArray(role) ? role.join(",") : role;
+  if (!ROLES.has(value)) {
+    throw new APIError("BAD_REQUEST", { message: `role must be one of owner, admin, member (got "${value}")` });
+  }
+}
+
 export function createAuth(options: AuthOptions) {
   const { db } = options;
   const secure = options.publicUrl?.startsWith("https://") ?? false;
@@ -109,6 +119,12 @@ export function createAuth(options: AuthOptions) {
         // its opaque id — and a sign-in with the invited email; listing one's invitations by
         // email alone stays refused by better-auth for unverified emails.
         requireEmailVerificationOnInvitation: false,
+        // better-auth accepts lists of roles ("admin,member"); a Parley member has exactly one.
+        organizationHooks: {
+          beforeUpdateMemberRole: async ({ newRole }) => checkRole(newRole),
+          beforeAddMember: async ({ member }) => checkRole(member.role),
+          beforeCreateInvitation: async ({ invitation }) => checkRole(invitation.role),
+        },
         schema: {
           session: { fields: { activeOrganizationId: "activeTeamId" } },
           organization: { modelName: "team" },
