@@ -7,49 +7,14 @@ import { applyMigrations } from "../server/db/migrate";
 import { Session } from "../server/session";
 import { databaseUrl, makeTeam, type TeamFixture } from "./db";
 import { userMessage } from "./fixtures";
+import { type Frame, sseReader } from "./sse";
 
 /** The share link's SSE Route Handler, through the process runtime as in production. */
 
 type ShareRoute = typeof import("../app/api/share/[shareId]/events/route");
 type RuntimeModule = typeof import("../server/runtime");
 
-interface Frame {
-  name: string;
-  payload: unknown;
-}
 
-/** Reads an SSE response: every `data:` line parsed, in order, and whether the stream ended. */
-function sseReader(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: Frame[] = [];
-  let buffer = "";
-  let done = false;
-  const pump = (async () => {
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) {
-        done = true;
-        return;
-      }
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        for (const line of frame.split("\n")) if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as Frame);
-      }
-    }
-  })();
-  async function until(condition: () => boolean, what: string) {
-    const deadline = Date.now() + 5000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${events.map((e) => e.name).join(", ")}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-  return { events, until, pump, closed: () => done };
-}
 
 const sessionOf = (frame: Frame): string | undefined => {
   const payload = frame.payload as { info?: { id: string }; sessionId?: string };

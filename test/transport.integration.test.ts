@@ -12,6 +12,7 @@ import { type OwnDatabase, makeTeam, ownDatabase, testDb, type TeamFixture } fro
 import { signUp } from "./auth";
 import { seedTurns } from "./fixtures";
 import { testServices } from "./runtime";
+import { sseReader } from "./sse";
 
 /** Transport error mapping, through real HTTP requests and responses. */
 
@@ -112,40 +113,6 @@ type RuntimeModule = typeof import("../server/runtime");
 type ContextModule = typeof import("../server/context");
 type AuthModule = typeof import("../server/auth/instance");
 
-/** Reads an SSE response: every `data:` line parsed, in order. */
-function sseReader(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const events: { name: string; payload: unknown }[] = [];
-  let done = false;
-  const pump = (async () => {
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) {
-        done = true;
-        return;
-      }
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        for (const line of frame.split("\n")) {
-          if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as { name: string; payload: unknown });
-        }
-      }
-    }
-  })();
-  async function until(condition: () => boolean, what: string) {
-    const deadline = Date.now() + 5000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${events.map((e) => e.name).join(", ")}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-  return { events, until, closed: () => done, pump };
-}
 
 describe("SSE Route Handlers (integration)", () => {
   let dir: string;
