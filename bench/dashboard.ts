@@ -44,6 +44,7 @@ import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { ShareView } from "../server/share";
 import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
+import { assistantParts, paragraph } from "./parts";
 
 const SESSIONS = 100_000;
 const PROJECTS_PER_TEAM = 8;
@@ -170,44 +171,6 @@ async function seedBulk(client: pg.Client): Promise<Seeded> {
   return { teams, users, projects };
 }
 
-function paragraph(i: number): string {
-  const words = ["session", "part", "stream", "tool", "model", "answer", "patch", "file", "token", "prompt"];
-  return Array.from({ length: 40 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(" ");
-}
-
-/** The parts of one assistant turn: steps, reasoning, text, a read, a bash run and a patch. */
-function assistantParts(sessionId: string, messageId: string, i: number, t: number): Part[] {
-  const base = { sessionId, messageId };
-  const tokens = { input: 1200, output: 300, reasoning: 40, cache: { read: 800, write: 0 } };
-  const tool = (n: number): Part => ({
-    ...base,
-    id: Id.ascending("part"),
-    type: "tool",
-    callId: `call_${i}_${n}`,
-    tool: n === 0 ? "read" : "bash",
-    state: {
-      status: "completed",
-      input: n === 0 ? { path: `src/file${i % 50}.ts` } : { command: "npm test" },
-      output: paragraph(i + n).repeat(3),
-      title: n === 0 ? `src/file${i % 50}.ts` : "npm test",
-      metadata: { exit: 0 },
-      time: { start: t, end: t + 40 },
-    },
-  });
-  return [
-    { ...base, id: Id.ascending("part"), type: "step-start", snapshot: "4b825dc642cb6eb9a060e54bf8d69288fbee4904" },
-    { ...base, id: Id.ascending("part"), type: "reasoning", text: paragraph(i), time: { start: t, end: t + 10 } },
-    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 1), time: { start: t + 10, end: t + 20 } },
-    tool(0),
-    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "tool-calls", cost: 0.0012, tokens },
-    { ...base, id: Id.ascending("part"), type: "step-start" },
-    tool(1),
-    { ...base, id: Id.ascending("part"), type: "patch", hash: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", files: [`src/file${i % 50}.ts`] },
-    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 2), time: { start: t + 60, end: t + 70 } },
-    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", cost: 0.0009, tokens },
-  ];
-}
-
 /** The shared session: LONG_MESSAGES messages through the module's own schemas, and three child sessions. */
 async function seedLongSession(db: PrismaClient, ctx: Context, projectId: string): Promise<{ sessionId: string; shareId: string; partCount: number }> {
   const session = await Session.create(ctx, { projectId, title: "Benchmark: a shared session with 5,000 messages" });
@@ -238,7 +201,7 @@ async function seedLongSession(db: PrismaClient, ctx: Context, projectId: string
         time: { created: t, completed: t + 900 },
       };
       messages.push(assistant);
-      parts.push(...assistantParts(session.id, assistant.id, i, t));
+      parts.push(...assistantParts(session.id, assistant.id, i, t, { patch: true }));
     }
   }
   for (const m of messages) Message.parse(m);

@@ -24,6 +24,7 @@ import { Session } from "../server/session";
 import type { Context } from "../server/session/context";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
+import { assistantParts, paragraph } from "./parts";
 
 const MESSAGES = 10_000;
 const PARTS = 50_000;
@@ -36,43 +37,6 @@ const BATCH = 2_000;
 const TARGET_NEWEST_PAGE_MS = 50;
 
 const log = (line = "") => process.stdout.write(`${line}\n`);
-
-function paragraph(i: number): string {
-  const words = ["session", "part", "stream", "tool", "model", "answer", "patch", "file", "token", "prompt"];
-  return Array.from({ length: 40 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(" ");
-}
-
-/** The parts of one assistant message: 9 of them, so 5,000 × 1 + 5,000 × 9 = 50,000. */
-function assistantParts(sessionId: string, messageId: string, i: number, t: number): Part[] {
-  const base = { sessionId, messageId };
-  const tokens = { input: 1200, output: 300, reasoning: 40, cache: { read: 800, write: 0 } };
-  const tool = (n: number): Part => ({
-    ...base,
-    id: Id.ascending("part"),
-    type: "tool",
-    callId: `call_${i}_${n}`,
-    tool: n === 0 ? "read" : "bash",
-    state: {
-      status: "completed",
-      input: n === 0 ? { path: `src/file${i % 50}.ts` } : { command: "npm test" },
-      output: paragraph(i + n).repeat(3),
-      title: n === 0 ? `src/file${i % 50}.ts` : "npm test",
-      metadata: { exit: 0 },
-      time: { start: t, end: t + 40 },
-    },
-  });
-  return [
-    { ...base, id: Id.ascending("part"), type: "step-start", snapshot: "4b825dc642cb6eb9a060e54bf8d69288fbee4904" },
-    { ...base, id: Id.ascending("part"), type: "reasoning", text: paragraph(i), time: { start: t, end: t + 10 } },
-    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 1), time: { start: t + 10, end: t + 20 } },
-    tool(0),
-    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "tool-calls", cost: 0.0012, tokens },
-    { ...base, id: Id.ascending("part"), type: "step-start" },
-    tool(1),
-    { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 2), time: { start: t + 60, end: t + 70 } },
-    { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", cost: 0.0009, tokens },
-  ];
-}
 
 async function seedLongSession(db: Db, ctx: Context, projectId: string): Promise<string> {
   const session = await Session.create(ctx, { projectId, title: "Benchmark: a very long session" });
