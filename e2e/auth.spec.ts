@@ -189,3 +189,20 @@ test("a user in two teams switches between them and sees each team's sessions on
   await auth.switchTeam(firstTeam);
   await expect(page.locator(`a[href="/sessions/${sessionId}"]`).first()).toBeVisible();
 });
+
+test("an open tab renews its sign-in through /get-session when it opens and when it comes back into view", async ({ page }) => {
+  const renewals: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === "/api/auth/get-session") renewals.push(request.url());
+  });
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
+  await expect.poll(() => renewals.length).toBeGreaterThanOrEqual(1);
+  const opened = renewals.length;
+  // The tab is hidden, then shown again (as when the user comes back to it).
+  await page.evaluate(() => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "visible" });
+    document.dispatchEvent(new Event("visibilitychange"));
+  });
+  await expect.poll(() => renewals.length).toBeGreaterThan(opened);
+});

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { SignedIn } from "@/server/auth/member";
 import { authClient, authErrorMessage, reloadTo } from "./client";
+import { useKeepSignedIn } from "./use-keep-signed-in";
 
 const NEW_TEAM = "__new__";
 
@@ -11,6 +12,7 @@ const NEW_TEAM = "__new__";
 export function AccountMenu({ account }: { account: SignedIn }) {
   const [error, setError] = useState<string>();
   const [pending, setPending] = useState(false);
+  useKeepSignedIn();
 
   async function switchTeam(teamId: string) {
     if (teamId === NEW_TEAM) {

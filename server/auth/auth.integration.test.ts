@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Browser, PASSWORD, authCall, signIn, signUp } from "../../test/auth";
 import { type OwnDatabase, ownDatabase } from "../../test/db";
 import { parleyError } from "../../test/fixtures";
@@ -258,5 +258,31 @@ describe("an install from before sign-in existed", () => {
     expect(me?.team?.id).toBe(legacyTeam);
     expect(await it_.db.team.count()).toBe(1);
     expect((await Project.list(contextOf(it_.db, me!))).map((p) => p.directory)).toEqual(["/srv/old"]);
+  });
+});
+
+describe("staying signed in", () => {
+  let it_: Install;
+  beforeAll(async () => {
+    it_ = await install("open");
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await it_?.close();
+  });
+
+  it("a sign-in in use is renewed by /get-session (which the app calls), so an active user is never signed out after 7 days", async () => {
+    const ann = await signUp(it_.auth, "renew@example.test", "Renew");
+    const before = await it_.db.authSession.findFirstOrThrow({ where: { userId: ann.userId } });
+    // Two days later (past better-auth's one-day update age), the app asks for the session.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 2 * 24 * 60 * 60 * 1000);
+    const res = await authCall(it_.auth, "/get-session", undefined, ann.headers);
+    expect(res.status).toBe(200);
+    const after = await it_.db.authSession.findFirstOrThrow({ where: { userId: ann.userId } });
+    expect(after.expiresAt.getTime()).toBeGreaterThan(before.expiresAt.getTime() + 24 * 60 * 60 * 1000);
+    // The browser gets a fresh cookie with the new lifetime.
+    expect(res.cookies.some((c) => /session_token=/.test(c) && /Max-Age=\d+/i.test(c))).toBe(true);
+    vi.useRealTimers();
   });
 });
