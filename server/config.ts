@@ -98,10 +98,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsedEnv.data;
   const file = path.resolve(cwd, e.PARLEY_CONFIG ?? "parley.config.json");
   let fromFile: ConfigFile = {};
-  if (existsSync(file)) {
+  // Read at run time from the working directory: nothing for the build to trace.
+  if (existsSync(/*turbopackIgnore: true*/ file)) {
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(file, "utf8"));
+      json = JSON.parse(readFileSync(/*turbopackIgnore: true*/ file, "utf8"));
     } catch (error) {
       throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
     }
