@@ -44,7 +44,7 @@ import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { ShareView } from "../server/share";
 import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
-import { assistantParts, paragraph } from "./parts";
+import { conversation } from "./parts";
 
 const SESSIONS = 100_000;
 const PROJECTS_PER_TEAM = 8;
@@ -174,36 +174,7 @@ async function seedBulk(client: pg.Client): Promise<Seeded> {
 /** The shared session: LONG_MESSAGES messages through the module's own schemas, and three child sessions. */
 async function seedLongSession(db: PrismaClient, ctx: Context, projectId: string): Promise<{ sessionId: string; shareId: string; partCount: number }> {
   const session = await Session.create(ctx, { projectId, title: "Benchmark: a shared session with 5,000 messages" });
-  const messages: Message[] = [];
-  const parts: Part[] = [];
-  const start = Date.now() - LONG_MESSAGES * 1000;
-  let userId = "";
-  for (let i = 0; i < LONG_MESSAGES; i++) {
-    const t = start + i * 1000;
-    if (i % 2 === 0) {
-      const user: Message = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: t }, agent: "build", model: { providerId: "openai", modelId: "gpt-bench" } };
-      userId = user.id;
-      messages.push(user);
-      parts.push({ id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Question ${i}: ${paragraph(i)}` });
-    } else {
-      const assistant: Message = {
-        id: Id.ascending("message"),
-        sessionId: session.id,
-        role: "assistant",
-        parentId: userId,
-        providerId: "openai",
-        modelId: "gpt-bench",
-        agent: "build",
-        path: { cwd: "/bench", root: "/bench" },
-        cost: 0.0021,
-        tokens: { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } },
-        finish: "stop",
-        time: { created: t, completed: t + 900 },
-      };
-      messages.push(assistant);
-      parts.push(...assistantParts(session.id, assistant.id, i, t, { patch: true }));
-    }
-  }
+  const { messages, parts } = conversation(session.id, LONG_MESSAGES, { patch: true });
   for (const m of messages) Message.parse(m);
   for (const p of parts) Part.parse(p);
   for (let i = 0; i < messages.length; i += BATCH) {

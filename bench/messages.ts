@@ -24,7 +24,7 @@ import { Session } from "../server/session";
 import type { Context } from "../server/session/context";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
-import { assistantParts, paragraph } from "./parts";
+import { conversation, paragraph } from "./parts";
 
 const MESSAGES = 10_000;
 const PARTS = 50_000;
@@ -40,43 +40,7 @@ const log = (line = "") => process.stdout.write(`${line}\n`);
 
 async function seedLongSession(db: Db, ctx: Context, projectId: string): Promise<string> {
   const session = await Session.create(ctx, { projectId, title: "Benchmark: a very long session" });
-  const messages: Message[] = [];
-  const parts: Part[] = [];
-  const start = Date.now() - MESSAGES * 1000;
-  let userId = "";
-  for (let i = 0; i < MESSAGES; i++) {
-    const t = start + i * 1000;
-    if (i % 2 === 0) {
-      const user: Message = {
-        id: Id.ascending("message"),
-        sessionId: session.id,
-        role: "user",
-        time: { created: t },
-        agent: "build",
-        model: { providerId: "openai", modelId: "gpt-bench" },
-      };
-      userId = user.id;
-      messages.push(user);
-      parts.push({ id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Question ${i}: ${paragraph(i)}` });
-    } else {
-      const assistant: Message = {
-        id: Id.ascending("message"),
-        sessionId: session.id,
-        role: "assistant",
-        parentId: userId,
-        providerId: "openai",
-        modelId: "gpt-bench",
-        agent: "build",
-        path: { cwd: "/bench", root: "/bench" },
-        cost: 0.0021,
-        tokens: { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } },
-        finish: "stop",
-        time: { created: t, completed: t + 900 },
-      };
-      messages.push(assistant);
-      parts.push(...assistantParts(session.id, assistant.id, i, t));
-    }
-  }
+  const { messages, parts } = conversation(session.id, MESSAGES);
   if (parts.length !== PARTS) throw new Error(`seeded ${parts.length} parts, expected ${PARTS}`);
   // Everything written is valid by the module's own schemas.
   for (const m of messages) Message.parse(m);

@@ -1,5 +1,5 @@
 import * as Id from "../server/id";
-import type { Part } from "../server/session/message";
+import type { Message, Part } from "../server/session/message";
 
 /** Seed content shared by the benchmarks: realistic, deterministic assistant turns. */
 
@@ -45,4 +45,42 @@ export function assistantParts(sessionId: string, messageId: string, i: number, 
     { ...base, id: Id.ascending("part"), type: "text", text: paragraph(i + 2), time: { start: t + 60, end: t + 70 } },
     { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", cost: 0.0009, tokens },
   ];
+}
+
+/**
+ * A conversation of `count` messages, one a second up to now: user questions and
+ * assistant answers in turn (each answer with the parts of `assistantParts`).
+ */
+export function conversation(sessionId: string, count: number, options: { patch?: boolean } = {}): { messages: Message[]; parts: Part[] } {
+  const messages: Message[] = [];
+  const parts: Part[] = [];
+  const start = Date.now() - count * 1000;
+  let userId = "";
+  for (let i = 0; i < count; i++) {
+    const t = start + i * 1000;
+    if (i % 2 === 0) {
+      const user: Message = { id: Id.ascending("message"), sessionId, role: "user", time: { created: t }, agent: "build", model: { providerId: "openai", modelId: "gpt-bench" } };
+      userId = user.id;
+      messages.push(user);
+      parts.push({ id: Id.ascending("part"), sessionId, messageId: user.id, type: "text", text: `Question ${i}: ${paragraph(i)}` });
+    } else {
+      const assistant: Message = {
+        id: Id.ascending("message"),
+        sessionId,
+        role: "assistant",
+        parentId: userId,
+        providerId: "openai",
+        modelId: "gpt-bench",
+        agent: "build",
+        path: { cwd: "/bench", root: "/bench" },
+        cost: 0.0021,
+        tokens: { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } },
+        finish: "stop",
+        time: { created: t, completed: t + 900 },
+      };
+      messages.push(assistant);
+      parts.push(...assistantParts(sessionId, assistant.id, i, t, options));
+    }
+  }
+  return { messages, parts };
 }
