@@ -4,8 +4,8 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-qu
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { Button } from "@/components/ui/button";
-import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { LoadMore } from "@/components/ui/load-more";
+import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { DashboardFilters } from "./dashboard-filters";
 import { DashboardTable } from "./dashboard-table";
 import { type DashboardQuery, formatQuery, isFiltered, listInput, parseQuery } from "./query";
@@ -97,14 +97,7 @@ export function Dashboard() {
         </div>
       )}
 
-      {list.hasNextPage ? (
-        <div className="flex justify-center">
-          <Button onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-            {list.isFetchingNextPage ? <Spinner /> : null}
-            Load more
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore query={list} />
     </div>
   );
 }

@@ -6,8 +6,8 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { LoadMore } from "@/components/ui/load-more";
+import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { NewSessionButton } from "./new-session-button";
@@ -122,14 +122,7 @@ export function SessionList() {
         </ul>
       )}
 
-      {query.hasNextPage ? (
-        <div className="flex justify-center">
-          <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? <Spinner /> : null}
-            Load more
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore query={query} />
     </div>
   );
 }

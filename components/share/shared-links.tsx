@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { SharedLink } from "./types";
@@ -87,14 +88,7 @@ export function SharedLinks() {
         </ul>
       )}
 
-      {query.hasNextPage ? (
-        <div className="flex justify-center">
-          <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? <Spinner /> : null}
-            Load more
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore query={query} />
     </div>
   );
 }
