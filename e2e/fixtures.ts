@@ -1,5 +1,6 @@
 import { type Cookie, test as base, expect } from "@playwright/test";
 import { E2E_PASSWORD, signUpThroughApi } from "./support/auth";
+import { describeSessions } from "./support/diagnose";
 import { Seeder } from "./support/seed";
 
 /** The account a worker signs in with: made once per worker through the real sign-up endpoint. */
@@ -18,7 +19,7 @@ export interface Account {
  * signed in as that user. `browser.newContext()` stays anonymous, as someone with only a
  * share link would be.
  */
-export const test = base.extend<object, { account: Account; seed: Seeder }>({
+export const test = base.extend<{ diagnose: void }, { account: Account; seed: Seeder }>({
   account: [
     async ({ playwright }, provide, workerInfo) => {
       const baseURL = workerInfo.project.use.baseURL;
@@ -43,6 +44,18 @@ export const test = base.extend<object, { account: Account; seed: Seeder }>({
       await seeder.close();
     },
     { scope: "worker" },
+  ],
+  // After a failed test: print what the server stored for the sessions it touched.
+  diagnose: [
+    async ({ seed }, use, testInfo) => {
+      const started = new Date();
+      await use();
+      if (testInfo.status === testInfo.expectedStatus) return;
+      const text = await describeSessions(seed.db, seed.ctx.actor.teamId, started).catch((error: unknown) => `could not read the sessions: ${String(error)}`);
+      console.log(`\n── stored state after the failure of "${testInfo.title}" ──\n${text}`);
+      await testInfo.attach("stored-sessions", { body: text, contentType: "text/plain" });
+    },
+    { auto: true },
   ],
   context: async ({ context, account }, provide) => {
     await context.addCookies(account.cookies);

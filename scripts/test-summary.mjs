@@ -1,10 +1,29 @@
 // Prints one line totalling the unit/integration (Vitest) and end-to-end (Playwright)
-// results written to reports/ by `npm test`.
+// results written to reports/ by `npm test`, and — for each failed end-to-end test — the
+// page as it was when it failed (Playwright's error context), since CI keeps no artifacts.
 import { existsSync, readFileSync } from "node:fs";
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const contexts = [];
+
+/** Every failed result's error-context attachment, with the test's title. */
+function collect(suite, titles) {
+  for (const child of suite.suites ?? []) collect(child, [...titles, child.title]);
+  for (const spec of suite.specs ?? []) {
+    for (const test of spec.tests ?? []) {
+      for (const result of test.results ?? []) {
+        if (result.status === "passed" || result.status === "skipped") continue;
+        for (const attachment of result.attachments ?? []) {
+          if (attachment.name === "error-context" && attachment.path && existsSync(attachment.path)) {
+            contexts.push({ title: [...titles, spec.title].filter(Boolean).join(" › "), text: readFileSync(attachment.path, "utf8") });
+          }
+        }
+      }
+    }
+  }
+}
 
 if (existsSync("reports/vitest.json")) {
   const v = JSON.parse(readFileSync("reports/vitest.json", "utf8"));
@@ -17,5 +36,15 @@ if (existsSync("reports/playwright.json")) {
   passed += (p.stats?.expected ?? 0) + (p.stats?.flaky ?? 0);
   failed += p.stats?.unexpected ?? 0;
   skipped += p.stats?.skipped ?? 0;
+  for (const suite of p.suites ?? []) collect(suite, [suite.title]);
+}
+for (const { title, text } of contexts) {
+  // Only the page snapshot: the error and the test source are printed by the reporter.
+  const start = text.indexOf("# Page snapshot");
+  if (start < 0) continue;
+  const lines = text.slice(start).split("\n");
+  console.log(`\n── page at the failure of: ${title} ──`);
+  console.log(lines.slice(0, 200).join("\n"));
+  if (lines.length > 200) console.log(`… ${lines.length - 200} more lines`);
 }
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -70,7 +70,14 @@ function connect(url: string): Connection {
     if (seen.has(data.id)) return;
     seen.add(data.id);
     if (seen.size > 5000) seen.delete(seen.values().next().value ?? "");
-    for (const listener of [...listeners]) listener.handlers.current.onEvent(data);
+    // One listener failing on an event must not keep it from the others.
+    for (const listener of [...listeners]) {
+      try {
+        listener.handlers.current.onEvent(data);
+      } catch (error) {
+        console.error(`[events] a listener failed on ${data.name}`, error);
+      }
+    }
   };
   connections.set(url, connection);
   return connection;
@@ -88,18 +95,23 @@ export function useEventSource(url: string | undefined, handlers: EventSourceHan
   useEffect(() => {
     ref.current = handlers;
   });
-  useEffect(() => {
-    if (!url) return;
-    const connection = connect(url);
-    const listener: Listener = { handlers: ref, opened: false };
-    connection.listeners.add(listener);
-    if (connection.open) queueMicrotask(() => connection.listeners.has(listener) && notifyOpen(listener));
-    return () => {
-      connection.listeners.delete(listener);
-      if (connection.listeners.size === 0) {
-        connection.source.close();
-        if (connections.get(url) === connection) connections.delete(url);
-      }
-    };
-  }, [url]);
+  useEffect(() => (url ? subscribe(url, ref) : undefined), [url]);
+}
+
+/**
+ * Join (or open) the tab's connection to `url`; returns the unsubscribe, which closes
+ * the connection when its last listener leaves. `handlers` is read at each event.
+ */
+export function subscribe(url: string, handlers: { current: EventSourceHandlers }): () => void {
+  const connection = connect(url);
+  const listener: Listener = { handlers, opened: false };
+  connection.listeners.add(listener);
+  if (connection.open) queueMicrotask(() => connection.listeners.has(listener) && notifyOpen(listener));
+  return () => {
+    connection.listeners.delete(listener);
+    if (connection.listeners.size === 0) {
+      connection.source.close();
+      if (connections.get(url) === connection) connections.delete(url);
+    }
+  };
 }
