@@ -19,7 +19,7 @@ export interface Account {
  * signed in as that user. `browser.newContext()` stays anonymous, as someone with only a
  * share link would be.
  */
-export const test = base.extend<{ diagnose: void }, { account: Account; seed: Seeder }>({
+export const test = base.extend<{ diagnose: void; closeContexts: void }, { account: Account; seed: Seeder }>({
   account: [
     async ({ playwright }, provide, workerInfo) => {
       const baseURL = workerInfo.project.use.baseURL;
@@ -54,6 +54,16 @@ export const test = base.extend<{ diagnose: void }, { account: Account; seed: Se
       const text = await describeSessions(seed.db, seed.ctx.actor.teamId, started).catch((error: unknown) => `could not read the sessions: ${String(error)}`);
       console.log(`\n── stored state after the failure of "${testInfo.title}" ──\n${text}`);
       await testInfo.attach("stored-sessions", { body: text, contentType: "text/plain" });
+    },
+    { auto: true },
+  ],
+  // Browser contexts a test opened itself (a private window, a second user) are closed
+  // with it, so their pages do not stay open, streaming, into the following tests.
+  closeContexts: [
+    async ({ browser }, use) => {
+      const before = new Set(browser.contexts());
+      await use();
+      await Promise.all(browser.contexts().filter((c) => !before.has(c)).map((c) => c.close().catch(() => {})));
     },
     { auto: true },
   ],
