@@ -1,5 +1,5 @@
 import { Bus } from "./bus/bus";
-import { type Bridge, bridge } from "./bus/postgres";
+import { type Bridge, bridge, describeDbError } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
 import { Permissions } from "./permission/permission";
@@ -51,7 +51,7 @@ async function boot(): Promise<Runtime> {
   const runners = new Runners(bus);
   const permissions = new Permissions(db, bus);
   lock.onLost = (error) => {
-    console.error("[runtime] lost the run-lock connection; stopping local runners", error);
+    console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     runners.abortAll("The server lost its database connection.");
   };
   const engine: Engine = {

@@ -111,4 +111,42 @@ describe("PostgreSQL bus bridge (integration)", () => {
     expect(onC.length).toBe(received);
     expect(problems).toEqual([]);
   });
+
+  it("reconnects after its connections are killed, sends what was published meanwhile, and receives again", async () => {
+    const c = new Bus();
+    const name = `parley-bus-test-${Id.ascending("team")}`;
+    const lines: string[] = [];
+    const link = await bridge(c, databaseUrl(), { name, retry: { initialMs: 20, maxMs: 200 }, log: (message) => lines.push(message) });
+    try {
+      const s = scope();
+      const onC: Envelope[] = [];
+      c.subscribe({ teamId: s.teamId }, (e) => onC.push(e));
+      c.publish(PartUpdated, { part: s.part("before") }, s.where);
+      await until(() => s.onB.length >= 1, "the first event on bus B");
+
+      const killed = await testDb().$queryRawUnsafe<{ n: bigint }[]>(
+        "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1",
+        name,
+      );
+      expect(Number(killed[0]?.n)).toBe(2);
+      await until(() => lines.some((l) => l.startsWith("[bus] lost the database connection")), "the loss to be noticed");
+      // Published while the connection is down (or coming back): kept and sent after.
+      c.publish(PartUpdated, { part: s.part("while away") }, s.where);
+      c.publish(PartUpdated, { part: s.part("y".repeat(9000)) }, s.where);
+      await until(() => lines.includes("[bus] reconnected to the database"), "the reconnection");
+      await link.flush();
+      await until(() => s.onB.length >= 3, "the events published while away");
+      expect(s.onB.map((e) => (e.payload as { part: { text: string } }).part.text.slice(0, 10))).toEqual(["before", "while away", "yyyyyyyyyy"]);
+
+      // Listening again: what another instance publishes arrives.
+      b.publish(PartUpdated, { part: s.part("after") }, s.where);
+      await until(() => onC.some((e) => (e.payload as { part: { text: string } }).part.text === "after"), "an event from bus B after the reconnection");
+      expect(lines.filter((l) => l.startsWith("[bus] lost"))).toHaveLength(1);
+      // One line per loss, with the database's reason, not a dump of the error object.
+      expect(lines[0]).toMatch(/^\[bus\] lost the database connection \(.*\); reconnecting$/);
+    } finally {
+      await link.close();
+    }
+    expect(problems).toEqual([]);
+  });
 });
