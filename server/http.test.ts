@@ -4,7 +4,7 @@ import { ParleyError } from "./errors";
 
 // A short heartbeat, read when the module loads.
 process.env.PARLEY_SSE_HEARTBEAT_MS = "20";
-const { errorResponse, sseResponse } = await import("./http");
+const { errorResponse, restartStreams, sseResponse } = await import("./http");
 
 async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, needle: string): Promise<string> {
   const decoder = new TextDecoder();
@@ -113,6 +113,23 @@ describe("sseResponse", () => {
     bus.deliver(event(3));
     expect(ids(await all)).toEqual(["e1", "e2"]);
     expect(bus.subscriberCount).toBe(0);
+  });
+
+  it("restartStreams ends every open stream after what it was sent; closed streams are forgotten", async () => {
+    const bus = new Bus();
+    const source = { subscribe: (send: (e: Envelope) => void) => bus.subscribe({ teamId: "t" }, send) };
+    const gone = new AbortController();
+    sseResponse(gone.signal, source);
+    gone.abort();
+    const first = readAll(sseResponse(new AbortController().signal, source));
+    const second = readAll(sseResponse(new AbortController().signal, source));
+    bus.deliver(event(1));
+    expect(restartStreams()).toBe(2);
+    bus.deliver(event(2));
+    expect(ids(await first)).toEqual(["e1"]);
+    expect(ids(await second)).toEqual(["e1"]);
+    expect(bus.subscriberCount).toBe(0);
+    expect(restartStreams()).toBe(0);
   });
 
   it("an end asked for while the initial events are read waits for them and for the live ones held meanwhile", async () => {

@@ -38,6 +38,20 @@ export interface EventSource {
   subscribe(send: (event: Envelope) => void, end: () => void): () => void;
 }
 
+/** The `end` of every SSE stream this process has open. */
+const openStreams = new Set<() => void>();
+
+/**
+ * End every SSE stream of this process (after what each was sent): browsers reconnect a
+ * second later and read the stored state again. Used when this instance may have missed
+ * events from the others (its PostgreSQL bridge was disconnected for a while).
+ */
+export function restartStreams(): number {
+  const ends = [...openStreams];
+  for (const end of ends) end();
+  return ends.length;
+}
+
 /**
  * A Server-Sent Events response: each bus event as one `data:` line of JSON, a comment
  * heartbeat, and cleanup when the client goes away.
@@ -53,6 +67,7 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
       const close = (reason: "cancel" | "abort" | "end" | "failed", error?: unknown) => {
         if (!open) return;
         open = false;
+        openStreams.delete(end);
         clearInterval(heartbeat);
         unsubscribe();
         signal.removeEventListener("abort", onAbort);
@@ -85,12 +100,14 @@ export function sseResponse(signal: AbortSignal, source: EventSource): Response 
       // still being read, waits until everything before it has been sent.
       let subscribed = false;
       let ending = false;
-      const end = () => {
+      // A declaration, so `close` (which may run before this line) can name it.
+      function end() {
         if (!subscribed || held) ending = true;
         else close("end");
-      };
+      }
       unsubscribe = source.subscribe((event) => (held ? held.push(event) : send(event)), end);
       subscribed = true;
+      openStreams.add(end);
       if (ending && !held) {
         close("end");
         return;

@@ -2,6 +2,7 @@ import { Bus } from "./bus/bus";
 import { type Bridge, bridge, describeDbError } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
+import { restartStreams } from "./http";
 import { Permissions } from "./permission/permission";
 import { defaultModel, loadModel, smallModel } from "./provider/provider";
 import type { Engine } from "./session/engine";
@@ -46,7 +47,9 @@ async function boot(): Promise<Runtime> {
   }
   const db = createDb(cfg.databaseUrl);
   const bus = new Bus();
-  const link = await bridge(bus, cfg.databaseUrl, { encode: wire });
+  // After a reconnection, browsers streaming from this instance may have missed events of
+  // the others: end their streams so they reconnect and read the stored state again.
+  const link = await bridge(bus, cfg.databaseUrl, { encode: wire, onReconnect: () => restartStreams() });
   const lock = new RunLock(cfg.databaseUrl);
   const runners = new Runners(bus);
   const permissions = new Permissions(db, bus);

@@ -116,7 +116,13 @@ describe("PostgreSQL bus bridge (integration)", () => {
     const c = new Bus();
     const name = `parley-bus-test-${Id.ascending("team")}`;
     const lines: string[] = [];
-    const link = await bridge(c, databaseUrl(), { name, retry: { initialMs: 20, maxMs: 200 }, log: (message) => lines.push(message) });
+    let reconnects = 0;
+    const link = await bridge(c, databaseUrl(), {
+      name,
+      retry: { initialMs: 20, maxMs: 200 },
+      log: (message) => lines.push(message),
+      onReconnect: () => reconnects++,
+    });
     try {
       const s = scope();
       const onC: Envelope[] = [];
@@ -142,6 +148,8 @@ describe("PostgreSQL bus bridge (integration)", () => {
       b.publish(PartUpdated, { part: s.part("after") }, s.where);
       await until(() => onC.some((e) => (e.payload as { part: { text: string } }).part.text === "after"), "an event from bus B after the reconnection");
       expect(lines.filter((l) => l.startsWith("[bus] lost"))).toHaveLength(1);
+      // The server is told, so it can make its browsers resync what they may have missed.
+      expect(reconnects).toBe(1);
       // One line per loss, with the database's reason, not a dump of the error object.
       expect(lines[0]).toMatch(/^\[bus\] lost the database connection \(.*\); reconnecting$/);
     } finally {

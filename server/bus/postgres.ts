@@ -40,6 +40,8 @@ export interface BridgeOptions {
   retry?: { initialMs: number; maxMs: number };
   /** The connections' application_name (what pg_stat_activity shows). */
   name?: string;
+  /** Called after a lost connection is back: events from other instances may have been missed. */
+  onReconnect?: () => void;
 }
 
 /** Events kept for sending while the connection is down; beyond that the oldest go. */
@@ -208,6 +210,7 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
           if (dropped) log(`[bus] ${dropped} event(s) were dropped while disconnected`);
           dropped = 0;
           startPump();
+          options.onReconnect?.();
         },
         () => {
           waitMs = Math.min(waitMs * 2, retry.maxMs);
