@@ -63,7 +63,8 @@ export const test = base.extend<{ diagnose: void; closeContexts: void }, { accou
     async ({ browser }, use) => {
       const before = new Set(browser.contexts());
       await use();
-      await Promise.all(browser.contexts().filter((c) => !before.has(c)).map((c) => c.close().catch(() => {})));
+      // allSettled: a context the test already closed (or whose browser went) needs nothing more.
+      await Promise.allSettled(browser.contexts().filter((c) => !before.has(c)).map((c) => c.close()));
     },
     { auto: true },
   ],

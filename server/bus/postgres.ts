@@ -181,8 +181,9 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
     }
   };
 
-  const end = (connection: Connection) =>
-    Promise.all([connection.listener.end().catch(() => {}), connection.sender.end().catch(() => {})]);
+  /** Close both clients. Ending a client whose connection already broke rejects with that
+   * same break, which was reported when it happened: settled, not rethrown. */
+  const end = (connection: Connection) => Promise.allSettled([connection.listener.end(), connection.sender.end()]);
 
   /** The connection is gone: forget it, close what is left of it, and reconnect. */
   function lost(connection: Connection, error?: unknown): void {
