@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let flaky = 0;
 const contexts = [];
 
 /** Every failed result's error-context attachment, with the test's title. */
@@ -34,6 +35,7 @@ if (existsSync("reports/vitest.json")) {
 if (existsSync("reports/playwright.json")) {
   const p = JSON.parse(readFileSync("reports/playwright.json", "utf8"));
   passed += (p.stats?.expected ?? 0) + (p.stats?.flaky ?? 0);
+  flaky += p.stats?.flaky ?? 0;
   failed += p.stats?.unexpected ?? 0;
   skipped += p.stats?.skipped ?? 0;
   for (const suite of p.suites ?? []) collect(suite, [suite.title]);
@@ -47,4 +49,5 @@ for (const { title, text } of contexts) {
   console.log(lines.slice(0, 200).join("\n"));
   if (lines.length > 200) console.log(`… ${lines.length - 200} more lines`);
 }
-console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+const retried = flaky ? ` (${flaky} of them only on a retry: see "flaky" above)` : "";
+console.log(`Tests: ${passed} passed${retried}, ${failed} failed, ${skipped} skipped`);
