@@ -85,3 +85,36 @@ test("one session page opens one event stream, so many tabs fit the browser's co
   await seed.flush();
   for (const tab of [page, ...tabs]) await expect(new SessionPage(tab).title).toHaveText(`${session.title} (live everywhere)`);
 });
+
+test("a stream refused by the server (a 503 while it restarts) is opened again and the page catches up", async ({ page, seed }) => {
+  const session = await seed.session({ title: `Refused ${Date.now().toString(36)}` });
+  let restarting = true;
+  let refused = 0;
+  let passed = 0;
+  // While "restarting", every attempt gets an error response, after which a browser's
+  // EventSource gives up for good: only the page itself can open it again.
+  await page.route(`**/api/sessions/${session.id}/events`, async (route) => {
+    if (restarting) {
+      refused++;
+      await route.fulfill({ status: 503, contentType: "text/plain", body: "restarting" });
+    } else {
+      passed++;
+      await route.continue();
+    }
+  });
+  const view = new SessionPage(page);
+  await view.goto(session.id);
+  await expect(view.title).toHaveText(session.title);
+  await expect.poll(() => refused).toBeGreaterThanOrEqual(2);
+
+  // Changed while the page has no stream: shown once it has one again.
+  await Session.update(seed.ctx, session.id, { title: `${session.title} (caught up)` });
+  await seed.flush();
+  restarting = false;
+  await expect.poll(() => passed, { timeout: 20_000 }).toBe(1);
+  await expect(view.title).toHaveText(`${session.title} (caught up)`);
+  // And live from then on.
+  await seed.userMessage(session.id, [{ type: "text", text: "Arrives live after the outage." }]);
+  await seed.flush();
+  await expect(page.getByText("Arrives live after the outage.")).toBeVisible();
+});

@@ -25,11 +25,18 @@ interface Listener {
 }
 
 interface Connection {
+  url: string;
   source: EventSource;
   listeners: Set<Listener>;
   open: boolean;
   seen: Set<string>;
+  /** Wait before the next attempt to revive a stream the browser gave up on. */
+  retryMs: number;
+  revive: ReturnType<typeof setTimeout> | undefined;
 }
+
+export const REVIVE_FIRST_MS = 1_000;
+export const REVIVE_MAX_MS = 30_000;
 
 /**
  * One EventSource per URL per tab, shared by every hook that wants it: browsers allow
@@ -43,21 +50,34 @@ function notifyOpen(listener: Listener): void {
   listener.opened = true;
 }
 
-function connect(url: string): Connection {
-  const existing = connections.get(url);
-  // A stream the server ended for good (404, revoked share) is not shared: start anew.
-  if (existing && existing.source.readyState !== EventSource.CLOSED) return existing;
-  const connection: Connection = { source: new EventSource(url), listeners: new Set(), open: false, seen: new Set() };
-  const { source, listeners, seen } = connection;
+/** Give the connection a new EventSource. */
+function attach(connection: Connection): void {
+  connection.source = new EventSource(connection.url);
+  wire(connection);
+}
+
+/** Deliver what the connection's EventSource receives to its listeners. */
+function wire(connection: Connection): void {
+  const { listeners, seen, source } = connection;
+  // A source that was replaced has nothing more to say.
+  const current = () => connection.source === source;
   source.onopen = () => {
+    if (!current()) return;
     connection.open = true;
+    connection.retryMs = REVIVE_FIRST_MS;
     for (const listener of [...listeners]) notifyOpen(listener);
   };
   source.onerror = () => {
+    if (!current()) return;
     connection.open = false;
     for (const listener of [...listeners]) listener.handlers.current.onError?.();
+    // The browser retries a dropped connection by itself, but gives up for good on an
+    // error response (a 5xx while the server restarts, a 401 until the user signs in
+    // again): try again later, more slowly each time, while anyone listens.
+    if (source.readyState === EventSource.CLOSED) scheduleRevive(connection);
   };
   source.onmessage = (message: MessageEvent<string>) => {
+    if (!current()) return;
     let data: unknown;
     try {
       data = JSON.parse(message.data);
@@ -79,6 +99,42 @@ function connect(url: string): Connection {
       }
     }
   };
+}
+
+function scheduleRevive(connection: Connection): void {
+  if (connection.revive !== undefined || connection.listeners.size === 0) return;
+  const delay = connection.retryMs;
+  connection.retryMs = Math.min(delay * 2, REVIVE_MAX_MS);
+  connection.revive = setTimeout(() => {
+    connection.revive = undefined;
+    if (connection.listeners.size === 0 || connections.get(connection.url) !== connection) return;
+    attach(connection);
+  }, delay);
+}
+
+function connect(url: string): Connection {
+  const existing = connections.get(url);
+  if (existing) {
+    // A stream the browser gave up on is tried again at once for a newcomer (the user
+    // came back to the page), instead of at the end of its backoff.
+    if (existing.source.readyState === EventSource.CLOSED) {
+      clearTimeout(existing.revive);
+      existing.revive = undefined;
+      existing.retryMs = REVIVE_FIRST_MS;
+      attach(existing);
+    }
+    return existing;
+  }
+  const connection: Connection = {
+    url,
+    source: new EventSource(url),
+    listeners: new Set(),
+    open: false,
+    seen: new Set(),
+    retryMs: REVIVE_FIRST_MS,
+    revive: undefined,
+  };
+  wire(connection);
   connections.set(url, connection);
   return connection;
 }
@@ -111,6 +167,8 @@ export function subscribe(url: string, handlers: { current: EventSourceHandlers 
     connection.listeners.delete(listener);
     if (connection.listeners.size === 0) {
       connection.source.close();
+      clearTimeout(connection.revive);
+      connection.revive = undefined;
       if (connections.get(url) === connection) connections.delete(url);
     }
   };
