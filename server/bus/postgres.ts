@@ -157,14 +157,16 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
     startPump();
   });
 
-  const receive = async (sender: pg.Client, raw: string) => {
+  /** `reader` is the listening connection: its queries (one at a time, in arrival order)
+   * never overlap the sender's. */
+  const receive = async (reader: pg.Client, raw: string) => {
     const wire = Wire.parse(JSON.parse(raw));
     if (wire.o === bus.instanceId) return;
     let bodies: unknown[];
     if ("es" in wire) {
       bodies = wire.es;
     } else {
-      const row = await sender.query<{ payload: string }>('SELECT payload FROM "EventPayload" WHERE id = $1', [wire.r]);
+      const row = await reader.query<{ payload: string }>('SELECT payload FROM "EventPayload" WHERE id = $1', [wire.r]);
       const payload = row.rows[0]?.payload;
       if (payload === undefined) throw new Error(`parked event ${wire.r} is gone`);
       bodies = [JSON.parse(payload)];
@@ -236,7 +238,7 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
       if (closed || message.channel !== CHANNEL || message.payload === undefined) return;
       const raw = message.payload;
       receiving = receiving
-        .then(() => receive(sender, raw))
+        .then(() => receive(listener, raw))
         .catch((error: unknown) => log("[bus] dropped an event from another instance", error));
     });
     try {

@@ -16,6 +16,24 @@ afterAll(async () => {
 });
 
 describe("RunLock", () => {
+  it("many sessions at once: their queries take turns on the one connection (no overlapping-query warning), results stay right", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on("warning", onWarning);
+    try {
+      const a = instance();
+      const ids = Array.from({ length: 30 }, () => Id.ascending("session"));
+      expect(await Promise.all(ids.map((id) => a.tryAcquire(id)))).toEqual(ids.map(() => true));
+      expect(await Promise.all(ids.map((id) => instance().isRunning(id)))).toEqual(ids.map(() => true));
+      await Promise.all(ids.map((id) => a.release(id)));
+      expect(await Promise.all(ids.map((id) => a.isRunning(id)))).toEqual(ids.map(() => false));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.includes("already executing a query"))).toEqual([]);
+  });
+
   it("one holder at a time across instances; released locks can be taken elsewhere", async () => {
     const a = instance();
     const b = instance();

@@ -15,6 +15,8 @@ export class RunLock {
   private readonly acquiring = new Set<string>();
   /** Called when the lock connection is lost: every lock it held is gone. */
   onLost: (error: unknown) => void = () => {};
+  /** The queries on the one connection, one after another, in the order they were asked. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly connectionString: string) {}
 
@@ -40,12 +42,22 @@ export class RunLock {
     }
   }
 
+  /**
+   * Run a query on the lock connection after every query asked before it (pg deprecates
+   * overlapping queries on one client; the order also keeps an unlock ahead of the next
+   * attempt on the same key).
+   */
+  private query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const run = this.last.then(async () => (await this.connection()).query<R>(text, values));
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+
   async tryAcquire(sessionId: string): Promise<boolean> {
     if (this.held.has(sessionId) || this.acquiring.has(sessionId)) return false;
     this.acquiring.add(sessionId);
     try {
-      const client = await this.connection();
-      const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [sessionId]);
+      const result = await this.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [sessionId]);
       const ok = result.rows[0]?.ok === true;
       if (ok) this.held.add(sessionId);
       return ok;
@@ -56,8 +68,7 @@ export class RunLock {
 
   async release(sessionId: string): Promise<void> {
     if (!this.held.delete(sessionId)) return;
-    const client = await this.connection();
-    await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [sessionId]);
+    await this.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [sessionId]);
   }
 
   /**
@@ -67,9 +78,8 @@ export class RunLock {
    */
   async isRunning(sessionId: string): Promise<boolean> {
     if (this.held.has(sessionId)) return true;
-    const client = await this.connection();
     // A bigint advisory key is stored as classid = high 32 bits, objid = low 32 bits, objsubid 1.
-    const result = await client.query<{ running: boolean }>(
+    const result = await this.query<{ running: boolean }>(
       `SELECT EXISTS (
          SELECT 1 FROM pg_locks
          WHERE locktype = 'advisory' AND granted AND objsubid = 1
