@@ -26,7 +26,7 @@
  * log) is run again under EXPLAIN ANALYZE: the plan is summarised and any sequential
  * scan of Session, Message or Part is a FAIL.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -35,14 +35,13 @@ import pg from "pg";
 import { Bus } from "../server/bus/bus";
 import { Dashboard } from "../server/dashboard";
 import { PrismaClient } from "../server/db/generated/client";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
-import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import type { Context } from "../server/session/context";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { ShareView } from "../server/share";
+import { type BenchDatabase, benchDatabase } from "./database";
 import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
 import { conversation } from "./parts";
 
@@ -269,22 +268,13 @@ function loggingClient(url: string) {
 
 async function main(): Promise<boolean> {
   const began = performance.now();
-  let embedded: EmbeddedDatabase | undefined;
-  let tempDir: string | undefined;
+  let database: BenchDatabase | undefined;
   let db: ReturnType<typeof loggingClient> | undefined;
   let client: pg.Client | undefined;
   let seeded: Seeded | undefined;
   try {
-    let url = process.env.DATABASE_URL;
-    if (!url) {
-      tempDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-dashboard-"));
-      log(`Starting an embedded PostgreSQL in ${tempDir} …`);
-      embedded = await startEmbeddedDatabase({ dataDir: tempDir });
-      url = embedded.url;
-    } else {
-      log("Using DATABASE_URL (the seeded teams are removed afterwards).");
-    }
-    await applyMigrations(url);
+    database = await benchDatabase("dashboard", log);
+    const url = database.url;
     client = new pg.Client({ connectionString: url });
     await client.connect();
     const captured: Captured[] = [];
@@ -435,7 +425,7 @@ async function main(): Promise<boolean> {
     if (!inProcessOk) pass = false;
     log(`  ${"in process: load + payload + React".padEnd(34)} ${inProcess.p50.toFixed(1).padStart(7)} ${inProcess.p95.toFixed(1).padStart(7)} ${inProcess.max.toFixed(1).padStart(7)}  ${inProcessOk ? "PASS" : "FAIL"}`);
     log(`  (${sample.html.length.toLocaleString("en")} bytes of HTML, ${sample.payloadBytes.toLocaleString("en")} bytes of props)`);
-    const server = await startProductionServer(url, tempDir ?? mkdtempSync(path.join(os.tmpdir(), "parley-bench-share-")));
+    const server = await startProductionServer(url, database.dir ?? mkdtempSync(path.join(os.tmpdir(), "parley-bench-share-")));
     if (typeof server === "string") {
       log(`  over HTTP: skipped, ${server}`);
     } else {
@@ -472,7 +462,7 @@ async function main(): Promise<boolean> {
     log(`Total ${seconds(began)}.`);
     return pass;
   } finally {
-    if (client && seeded && !embedded) {
+    if (client && seeded && database?.shared) {
       // A shared database: take the seeded rows away again (messages and parts cascade).
       await client.query(`DELETE FROM "Session" WHERE "teamId" = ANY($1) AND "parentId" IS NOT NULL`, [seeded.teams]);
       await client.query(`DELETE FROM "Session" WHERE "teamId" = ANY($1)`, [seeded.teams]);
@@ -481,8 +471,7 @@ async function main(): Promise<boolean> {
     }
     await client?.end();
     await db?.$disconnect();
-    await embedded?.stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    await database?.close();
   }
 }
 

@@ -10,20 +10,16 @@
  * `Session.messages(ctx, id, { limit: 50 })` and `Session.list(ctx, { limit: 1000 })`
  * in this process (server time, no HTTP) and prints median and p95.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { Bus } from "../server/bus/bus";
 import { type Db, createDb } from "../server/db/client";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
-import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import type { Context } from "../server/session/context";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
+import { type BenchDatabase, benchDatabase } from "./database";
 import { conversation, paragraph } from "./parts";
 
 const MESSAGES = 10_000;
@@ -147,22 +143,13 @@ async function explain(url: string, title: string, sql: string, params: unknown[
 
 async function main(): Promise<boolean> {
   const began = performance.now();
-  let embedded: EmbeddedDatabase | undefined;
-  let tempDir: string | undefined;
+  let database: BenchDatabase | undefined;
   let db: Db | undefined;
   let teamId: string | undefined;
   let userId: string | undefined;
   try {
-    let url = process.env.DATABASE_URL;
-    if (!url) {
-      tempDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-      log(`Starting an embedded PostgreSQL in ${tempDir} …`);
-      embedded = await startEmbeddedDatabase({ dataDir: tempDir });
-      url = embedded.url;
-    } else {
-      log("Using DATABASE_URL.");
-    }
-    await applyMigrations(url);
+    database = await benchDatabase("messages", log);
+    const url = database.url;
     db = createDb(url, { max: 4 });
 
     teamId = Id.ascending("team");
@@ -226,7 +213,7 @@ async function main(): Promise<boolean> {
     return pass;
   } finally {
     if (db && teamId && userId) {
-      if (!embedded) {
+      if (database?.shared) {
         // A shared database: take the seeded rows away again (messages and parts cascade).
         await db.session.deleteMany({ where: { teamId, parentId: { not: null } } });
         await db.session.deleteMany({ where: { teamId } });
@@ -235,8 +222,7 @@ async function main(): Promise<boolean> {
       }
       await db.$disconnect();
     }
-    await embedded?.stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    await database?.close();
   }
 }
 

@@ -16,8 +16,6 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Stream
 import { Bus } from "../server/bus/bus";
 import { bridge } from "../server/bus/postgres";
 import { type Db, createDb } from "../server/db/client";
-import { startEmbeddedDatabase } from "../server/db/embedded";
-import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
 import { sseResponse } from "../server/http";
 import { Permissions } from "../server/permission/permission";
@@ -30,6 +28,7 @@ import * as Prompt from "../server/session/prompt";
 import { Runners } from "../server/session/runner";
 import { wire } from "../server/session/wire";
 import { builtinTools, executeTool } from "../server/tool/registry";
+import { benchDatabase } from "./database";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -74,11 +73,10 @@ function timed(model: LanguageModelV4, emitted: Map<string, number[]>): Language
 }
 
 async function main() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-stream-"));
-  const external = process.env.DATABASE_URL;
-  const embedded = external ? undefined : await startEmbeddedDatabase({ dataDir: dir });
-  const url = external ?? embedded?.url ?? "";
-  await applyMigrations(url);
+  const database = await benchDatabase("stream");
+  const url = database.url;
+  // The project directory and tool output of the run.
+  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-stream-data-"));
   const db = createDb(url, { max: 20 });
   const bus = new Bus();
   const link = await bridge(bus, url, { encode: wire });
@@ -188,7 +186,7 @@ async function main() {
   await link.close();
   await lock.close();
   await db.$disconnect();
-  await embedded?.stop();
+  await database.close();
   rmSync(dir, { recursive: true, force: true });
   process.exit(lost > 0 ? 1 : 0);
 }
