@@ -10,6 +10,22 @@ describe("wildcards", () => {
     expect(matches("?.ts", "ab.ts")).toBe(false);
     expect(matches("a.b", "axb")).toBe(false);
     expect(matches("*", "")).toBe(true);
+    expect(matches("*", "multi\nline/with/slashes")).toBe(true);
+  });
+
+  it('a trailing " *" also matches the bare command', () => {
+    expect(matches("git status *", "git status")).toBe(true);
+    expect(matches("git status *", "git status -s")).toBe(true);
+    expect(matches("git status *", "git statusx")).toBe(false);
+  });
+
+  it("evaluates a pathological rule pattern quickly and correctly", () => {
+    const rules = fromConfig({ bash: { "*a*a*a*a*a*a*a*a*a*c": "deny" } });
+    const start = performance.now();
+    expect(evaluate("bash", "a".repeat(40), rules).action).toBe("ask");
+    expect(evaluate("bash", "a".repeat(10_000), rules).action).toBe("ask");
+    expect(evaluate("bash", `${"a".repeat(10_000)}c`, rules).action).toBe("deny");
+    expect(performance.now() - start).toBeLessThan(1000);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Budget, wildcard as compileWildcard } from "../../lib/match";
 import { type Action, type Rule, type Ruleset, Action as ActionSchema } from "./schema";
 
 /**
@@ -8,21 +9,17 @@ import { type Action, type Rule, type Ruleset, Action as ActionSchema } from "./
  * match means "ask".
  */
 
-const cache = new Map<string, RegExp>();
-
-export function wildcard(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (!re) {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-    re = new RegExp(`^${body}$`, "s");
-    if (cache.size > 5000) cache.clear();
-    cache.set(pattern, re);
-  }
-  return re;
+/**
+ * A compiled rule pattern: `*` any run, `?` one character, a trailing `" *"` optional
+ * (`git status *` also matches `git status`). Linear-time, never backtracks (lib/match.ts);
+ * throws `PatternTooLongError` for patterns over 4,096 characters.
+ */
+export function wildcard(pattern: string): (value: string, budget?: Budget) => boolean {
+  return compileWildcard(pattern);
 }
 
-export function matches(pattern: string, value: string): boolean {
-  return wildcard(pattern).test(value);
+export function matches(pattern: string, value: string, budget?: Budget): boolean {
+  return compileWildcard(pattern)(value, budget);
 }
 
 export interface Decision {
@@ -55,9 +52,9 @@ export function fromConfig(config: ConfigRules | undefined): Ruleset {
 }
 
 /**
- * Defaults for a shared server: reading tools allow; edits inside the project allow
- * (they can be reverted); bash, paths outside the project, doom loops and reading
- * `.env` files ask.
+ * Defaults for a shared server: reading tools allow; edits inside the project allow;
+ * bash, paths outside the project, doom loops, and reading or editing `.env` files ask
+ * (grep skips the files reading would ask about).
  */
 export const DEFAULTS: Ruleset = fromConfig({
   "*": "allow",
@@ -65,6 +62,7 @@ export const DEFAULTS: Ruleset = fromConfig({
   external_directory: "ask",
   doom_loop: "ask",
   read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
+  edit: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
 });
 
 /** True when a tool can never run under these rules (denied for every pattern), so the model need not see it. */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { globToRegExp, pathMatcher } from "./glob-match";
+import { PatternTooLongError, glob } from "../../lib/match";
+import { pathMatcher } from "./glob-match";
 
-const matches = (glob: string, p: string) => globToRegExp(glob).test(p);
+const matches = (pattern: string, p: string) => glob(pattern)(p);
 
-describe("globToRegExp", () => {
+describe("glob", () => {
   it("* and ? stay within one path segment", () => {
     expect(matches("*.ts", "a.ts")).toBe(true);
     expect(matches("*.ts", "src/a.ts")).toBe(false);
@@ -42,5 +43,19 @@ describe("pathMatcher", () => {
     expect(pathMatcher("src/*.ts")("src/a.ts")).toBe(true);
     expect(pathMatcher("src/*.ts")("x/src/a.ts")).toBe(false);
     expect(pathMatcher("./src/*.ts")("src/a.ts")).toBe(true);
+    expect(pathMatcher("{a,b}.md")("docs/b.md")).toBe(true);
+    expect(pathMatcher("**/x.md")("deep/x.md")).toBe(true);
+  });
+
+  it("does not backtrack on pathological patterns", () => {
+    const start = performance.now();
+    expect(pathMatcher("*a*a*a*a*a*a*a*a*a*c")(`dir/${"a".repeat(10_000)}`)).toBe(false);
+    expect(pathMatcher("**/**/**/**/**/x")("a/".repeat(2_000) + "y")).toBe(false);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+
+  it("rejects patterns over the length limit", () => {
+    expect(() => pathMatcher("a".repeat(4097))).toThrow(/is too long: Pattern is too long: 4097 characters/);
+    expect(() => glob("a".repeat(4097))).toThrow(PatternTooLongError);
   });
 });
