@@ -29,6 +29,8 @@ import { Runners } from "../server/session/runner";
 import { wire } from "../server/session/wire";
 import { builtinTools, executeTool } from "../server/tool/registry";
 import { benchDatabase } from "./database";
+import { Sandbox } from "../server/sandbox/sandbox";
+import { sandboxSettings } from "../server/sandbox/settings";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -94,7 +96,8 @@ async function main() {
     compaction: { auto: false, prune: false },
   };
   const runners = new Runners(bus);
-  const deps: Prompt.Deps = { engine, runners, permissions: new Permissions(db, bus), configRules: [], tools: builtinTools(), executeTool };
+  const sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
+  const deps: Prompt.Deps = { engine, runners, permissions: new Permissions(db, bus), sandbox, forbidden: [dir], tools: builtinTools(), executeTool };
   const workspace = await benchWorkspace(db, path.join(dir, "project"));
   const ctx = { db, bus, actor: workspace.actor };
 

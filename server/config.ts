@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
+import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -30,6 +31,8 @@ export const ConfigFileSchema = z
     models: ModelOverrides.optional(),
     retry: z.object({ maxAttempts: z.number().int().min(1).max(50).optional() }).strict().optional(),
     publicUrl: z.url().optional(),
+    /** How tool processes are confined: {"mode": "auto"|"off", "network": "none"|"allow", "limits": {...}}. */
+    sandbox: SandboxFile.optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -53,6 +56,8 @@ const EnvSchema = z.object({
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
   PARLEY_PUBLIC_URL: z.url().optional(),
   PARLEY_OFFLINE_TPS: z.coerce.number().min(0).max(100_000).optional(),
+  PARLEY_SANDBOX: z.enum(["auto", "off"]).optional(),
+  PARLEY_SANDBOX_NETWORK: z.enum(["none", "allow"]).optional(),
 });
 
 export interface Config {
@@ -82,6 +87,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Pace of the built-in offline model (tokens per second; 0 = no delay). */
   offline: { tokensPerSecond?: number };
+  /** How tool processes are confined. */
+  sandbox: SandboxSettings;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retry: { maxAttempts: e.PARLEY_RETRY_MAX_ATTEMPTS ?? fromFile.retry?.maxAttempts ?? 8 },
     publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
     offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
+    sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
   };
 }
 

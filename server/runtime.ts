@@ -1,3 +1,4 @@
+import { mkdirSync, realpathSync } from "node:fs";
 import { Bus } from "./bus/bus";
 import { type Bridge, bridge, describeDbError } from "./bus/postgres";
 import { type Config, config } from "./config";
@@ -9,6 +10,7 @@ import type { Engine } from "./session/engine";
 import { RunLock } from "./session/lock";
 import { type Deps, start, unanswered } from "./session/prompt";
 import { recover } from "./session/recovery";
+import { Sandbox } from "./sandbox/sandbox";
 import { Runners } from "./session/runner";
 import { wire } from "./session/wire";
 import { builtinTools, executeTool } from "./tool/registry";
@@ -28,6 +30,7 @@ export interface Runtime {
   lock: RunLock;
   runners: Runners;
   permissions: Permissions;
+  sandbox: Sandbox;
   /** What the prompt loop needs. */
   deps: Deps;
 }
@@ -52,7 +55,11 @@ async function boot(): Promise<Runtime> {
   const link = await bridge(bus, cfg.databaseUrl, { encode: wire, onReconnect: () => restartStreams() });
   const lock = new RunLock(cfg.databaseUrl);
   const runners = new Runners(bus);
-  const permissions = new Permissions(db, bus);
+  const permissions = new Permissions(db, bus, { configRules: cfg.permission });
+  const sandbox = await Sandbox.create(cfg.sandbox);
+  const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
+  log(`[runtime] ${sandbox.describe()}`);
+  const dataDir = realDirectory(cfg.dataDir);
   lock.onLost = (error) => {
     console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     runners.abortAll("The server lost its database connection.");
@@ -61,14 +68,16 @@ async function boot(): Promise<Runtime> {
     db,
     bus,
     lock,
-    dataDir: cfg.dataDir,
+    dataDir,
     resolveModel: (ref) => loadModel(ref, cfg),
     defaultModel: () => defaultModel(cfg),
     smallModel: () => loadModel(smallModel(cfg), cfg),
     maxAttempts: cfg.retry.maxAttempts,
     compaction: cfg.compaction,
   };
-  const deps: Deps = { engine, runners, permissions, configRules: cfg.permission, tools: builtinTools(), executeTool };
+  // Beyond the project, tools never reach Parley's own data or the folder of every team's projects.
+  const forbidden = [dataDir, realDirectory(cfg.projectsRoot)];
+  const deps: Deps = { engine, runners, permissions, sandbox, forbidden, tools: builtinTools(), executeTool };
 
   const recoverNow = () =>
     recover({ db, bus, lock, permissions, isLocal: (id) => runners.get(id) !== undefined })
@@ -89,7 +98,13 @@ async function boot(): Promise<Runtime> {
   void sweep();
   setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref();
 
-  return { config: cfg, db, bus, bridge: link, lock, runners, permissions, deps };
+  return { config: cfg, db, bus, bridge: link, lock, runners, permissions, sandbox, deps };
+}
+
+/** A directory's real path (made when missing), so path checks see through symlinks. */
+function realDirectory(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return realpathSync(dir);
 }
 
 export function runtime(): Promise<Runtime> {

@@ -37,6 +37,7 @@ interface Fixture {
   partA: string;
   shareA: string;
   requestA: string;
+  approvalA: string;
 }
 
 /**
@@ -70,6 +71,10 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "project.remove": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
   "permission.pending": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "permission.reply": { input: (f) => ({ requestId: f.requestA, reply: "always" }), other: "denied" },
+  "permission.policy": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "permission.setPolicy": { input: (f) => ({ projectId: f.projectA, rules: [{ permission: "*", pattern: "*", action: "allow" }] }), other: "denied" },
+  "permission.approvals": { input: (f) => ({ projectId: f.projectA }), other: "own" },
+  "permission.revoke": { input: (f) => ({ approvalId: f.approvalA }), other: "denied" },
   "model.list": { input: () => undefined, other: "own" },
   "dashboard.list": { input: (f) => ({ projectId: f.projectA, authorId: f.userA, archived: "all" }), other: "own" },
   "dashboard.authors": { input: () => undefined, other: "own" },
@@ -129,6 +134,11 @@ describe("authorization across teams (integration)", () => {
     await rt.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
     });
+    const approvalA = Id.ascending("approval");
+    await rt.db.permissionApproval.create({
+      data: { id: approvalA, teamId: a.actor.teamId, projectId: projectA!.id, agent: "build", permission: "bash", pattern: "git status *", grantedById: a.actor.userId },
+    });
+    await rt.db.project.update({ where: { id: projectA!.id }, data: { permission: [{ permission: "bash", pattern: "*", action: "deny" }] } });
     f = {
       teamA: a.actor.teamId,
       userA: a.actor.userId,
@@ -140,6 +150,7 @@ describe("authorization across teams (integration)", () => {
       partA: turn!.parts[0]!.id,
       shareA: share.share!.url.split("/").at(-1)!,
       requestA,
+      approvalA,
     };
   });
   afterAll(async () => {
@@ -166,7 +177,7 @@ describe("authorization across teams (integration)", () => {
   }
 
   /** Every id of team A that must never reach someone else. */
-  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, "Alice's secret plans", "alice@a.test"];
+  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *"];
 
   it("lists every procedure of the router", () => {
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(procedures).sort());
@@ -216,6 +227,8 @@ describe("authorization across teams (integration)", () => {
     expect((await Project.list(a)).map((p) => p.id)).toContain(f.projectA);
     expect(await rt.db.project.count({ where: { directory: f.appDirA } })).toBe(1);
     expect(await rt.db.session.count({ where: { teamId: a.actor.teamId } })).toBe(2);
+    expect(await rt.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
+    expect((await rt.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
   });
 
   it("without a sign-in every procedure but the share page is refused with 401, mutations included", async () => {

@@ -27,6 +27,8 @@ import { RunLock } from "../server/session/lock";
 import { partFromRow } from "../server/session/rows";
 import { type Deps, prompt } from "../server/session/prompt";
 import { Runners } from "../server/session/runner";
+import { Sandbox } from "../server/sandbox/sandbox";
+import { sandboxSettings } from "../server/sandbox/settings";
 import { builtinTools, executeTool } from "../server/tool/registry";
 
 const TOOL_PROMPT = "Run `echo started && echo $$ > bash.pid && exec sleep 30` and read .env";
@@ -41,7 +43,7 @@ async function main(): Promise<void> {
   const bus = new Bus();
   const lock = new RunLock(cfg.databaseUrl);
   const runners = new Runners(bus);
-  const permissions = new Permissions(db, bus);
+  const permissions = new Permissions(db, bus, { configRules: fromConfig({ bash: "allow" }) });
   const engine: Engine = {
     db,
     bus,
@@ -52,7 +54,8 @@ async function main(): Promise<void> {
     maxAttempts: cfg.retry.maxAttempts,
     compaction: { auto: false, prune: false },
   };
-  const deps: Deps = { engine, runners, permissions, configRules: fromConfig({ bash: "allow" }), tools: builtinTools(), executeTool };
+  const sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
+  const deps: Deps = { engine, runners, permissions, sandbox, forbidden: [cfg.dataDir], tools: builtinTools(), executeTool };
   const ctx = { db, bus, actor: { teamId, userId } };
   const model = { providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID };
   await prompt(ctx, deps, { sessionId: toolSession, parts: [{ type: "text", text: TOOL_PROMPT }], model });

@@ -2,12 +2,14 @@ import { afterAll } from "vitest";
 import type { Bus } from "../server/bus/bus";
 import { loadConfig } from "../server/config";
 import { Permissions } from "../server/permission/permission";
+import type { Ruleset } from "../server/permission/schema";
 import type { Runtime } from "../server/runtime";
 import type { Engine } from "../server/session/engine";
 import { RunLock } from "../server/session/lock";
 import type { Deps } from "../server/session/prompt";
 import { Runners } from "../server/session/runner";
 import { builtinTools, executeTool } from "../server/tool/registry";
+import { testSandbox } from "../server/tool/testing";
 import { databaseUrl, testDb } from "./db";
 import { titleModel } from "./title-model";
 
@@ -21,12 +23,12 @@ afterAll(async () => {
   await Promise.all(locks.splice(0).map((lock) => lock.close()));
 });
 
-export function testServices(bus: Bus, options: { engine?: Partial<Engine>; dataDir?: string } = {}): Pick<Runtime, "deps" | "permissions" | "config"> {
+export function testServices(bus: Bus, options: { engine?: Partial<Engine>; dataDir?: string; configRules?: Ruleset } = {}): Pick<Runtime, "deps" | "permissions" | "config"> {
   const config = loadConfig({ DATABASE_URL: databaseUrl(), PARLEY_DATA_DIR: options.dataDir ?? "/tmp/parley-test-data" });
   const lock = new RunLock(databaseUrl());
   locks.push(lock);
   const db = testDb();
-  const permissions = new Permissions(db, bus);
+  const permissions = new Permissions(db, bus, { configRules: options.configRules ?? config.permission });
   const engine: Engine = {
     db,
     bus,
@@ -42,6 +44,6 @@ export function testServices(bus: Bus, options: { engine?: Partial<Engine>; data
     flushMs: 20,
     ...options.engine,
   };
-  const deps: Deps = { engine, runners: new Runners(bus), permissions, configRules: [], tools: builtinTools(), executeTool };
+  const deps: Deps = { engine, runners: new Runners(bus), permissions, sandbox: testSandbox, forbidden: [engine.dataDir], tools: builtinTools(), executeTool };
   return { deps, permissions, config };
 }

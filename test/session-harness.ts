@@ -11,6 +11,7 @@ import type { Part } from "../server/session/message";
 import type * as Prompt from "../server/session/prompt";
 import { Runners } from "../server/session/runner";
 import type { Prices } from "../server/session/usage";
+import { testSandbox } from "../server/tool/testing";
 import { define, type Tool } from "../server/tool/tool";
 import { databaseUrl, testDb } from "./db";
 import { titleModel } from "./title-model";
@@ -143,6 +144,8 @@ export function makeDeps(bus: Bus, language: LanguageModel, options: DepsOptions
     engine,
     runners: new Runners(bus),
     permissions: new Permissions(engine.db, bus),
+    sandbox: testSandbox,
+    forbidden: [engine.dataDir],
     tools: options.tools ?? [echo],
     executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
   };

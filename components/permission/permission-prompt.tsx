@@ -183,24 +183,34 @@ function PermissionCard({
                 {busy && reply.variables?.reply === "once" ? <Spinner className="size-3.5" /> : null}
                 Allow once
               </Button>
-              <Button size="sm" disabled={busy} onClick={() => answer("always")} aria-describedby={`${headingId}-always`}>
-                {busy && reply.variables?.reply === "always" ? <Spinner className="size-3.5" /> : null}
-                Always allow
-              </Button>
+              {request.always.length > 0 ? (
+                <Button size="sm" disabled={busy} onClick={() => answer("always")} aria-describedby={`${headingId}-always`}>
+                  {busy && reply.variables?.reply === "always" ? <Spinner className="size-3.5" /> : null}
+                  Always allow
+                </Button>
+              ) : null}
               <Button size="sm" variant="ghost" className="text-red-600 hover:bg-red-50 hover:text-red-700" disabled={busy} onClick={() => setRejecting(true)}>
                 Reject…
               </Button>
             </div>
-            <p id={`${headingId}-always`} data-testid="permission-always" className="text-xs text-zinc-500">
-              “Always allow” remembers{" "}
-              {request.always.map((pattern, i) => (
-                <span key={pattern}>
-                  {i > 0 ? ", " : ""}
-                  <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[11.5px] text-zinc-700">{pattern}</code>
-                </span>
-              ))}{" "}
-              for <span className="font-mono">{request.permission}</span> in this project, for the whole team.
-            </p>
+            {request.always.length > 0 ? (
+              <p id={`${headingId}-always`} data-testid="permission-always" className="text-xs text-zinc-500">
+                “Always allow” remembers{" "}
+                {request.always.map((pattern, i) => (
+                  <span key={pattern}>
+                    {i > 0 ? ", " : ""}
+                    <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[11.5px] text-zinc-700">{pattern}</code>
+                  </span>
+                ))}{" "}
+                for <span className="font-mono">{request.permission}</span> in this project, for the whole team (admins can revoke it on the Approvals page).
+              </p>
+            ) : (
+              <p data-testid="permission-always" className="text-xs text-zinc-500">
+                {request.mustAsk
+                  ? `This cannot be allowed always: ${text(request.metadata.unparsed) ?? "it could not be fully checked"}, so it asks every time.`
+                  : "This cannot be allowed always: it asks every time."}
+              </p>
+            )}
           </div>
         )}
         {reply.error && !isGone(reply.error) ? (

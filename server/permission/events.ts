@@ -2,14 +2,16 @@ import { z } from "zod";
 import { define } from "../bus/bus";
 import * as Id from "../id";
 
-/** Permission requests (SPEC §10) and their events. */
+/** Permission requests and their events. */
 export const Request = z.object({
   id: Id.schema("permission"),
   sessionId: Id.schema("session"),
   permission: z.string(),
   patterns: z.array(z.string()),
-  /** Patterns an "always" reply would allow from now on. */
+  /** Patterns an "always" reply would allow from now on, for the whole team (empty: "always" is not offered). */
   always: z.array(z.string()),
+  /** Asked every time: the request could not be fully understood (e.g. a shell command the parser could not read). */
+  mustAsk: z.boolean().optional(),
   metadata: z.record(z.string(), z.unknown()),
   tool: z.object({ messageId: Id.schema("message"), callId: z.string() }).optional(),
   time: z.object({ created: z.number() }),

@@ -68,8 +68,8 @@ function services(bus: Bus, model: MockLanguageModelV4, configRules: Ruleset = [
       resolveModel: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES }),
       defaultModel: () => ({ providerId: "test", modelId: "scripted" }),
     },
+    configRules,
   });
-  deps.configRules = configRules;
   return { deps, permissions };
 }
 
@@ -506,7 +506,7 @@ describe("Permissions races (integration)", () => {
       projectId: team.projectId,
       sessionId: session.id,
       agent: "build",
-      rules: [DEFAULTS],
+      stack: { defaults: DEFAULTS, config: [], team: [], project: [], agent: [] },
       request: bashRequest("echo hi"),
       signal: controller.signal,
     });
@@ -536,7 +536,7 @@ describe("Permissions races (integration)", () => {
     });
     // Instance-local service whose insert of the second request is held back.
     const slow = new Permissions(slowCreateDb(gate), bus);
-    const base = { teamId: team.teamId, projectId: team.projectId, agent: "build", rules: [DEFAULTS], signal: new AbortController().signal };
+    const base = { teamId: team.teamId, projectId: team.projectId, agent: "build", stack: { defaults: DEFAULTS, config: [], team: [], project: [], agent: [] }, signal: new AbortController().signal };
     const askedIds: string[] = [];
     bus.subscribe({ teamId: team.teamId }, (e) => {
       if (isAsked(e)) askedIds.push((e.payload as { request: Request }).request.id);

@@ -1,18 +1,22 @@
+import * as Agent from "../agent/agent";
 import type { Bus, Envelope } from "../bus/bus";
 import type { Db } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import type { Actor } from "../session/context";
-import type { PermissionRequest } from "../tool/tool";
-import { evaluate } from "./evaluate";
+import type { PermissionRequest, Verdict } from "../tool/tool";
+import { DEFAULTS } from "./evaluate";
 import { Asked, Replied, type Reply, Request } from "./events";
+import { DECISION_BUDGET, type Layer, MatchBudgetError, type RuleStack, decide, describeDenial, layers } from "./layers";
+import * as Policy from "./policy";
 import { type Ruleset, Ruleset as RulesetSchema } from "./schema";
 
 /**
- * The ask flow (SPEC §10). `ask` decides from the rules; when they say "ask" it stores a
- * pending request, publishes `permission.asked` and waits for `permission.replied`
- * (answered from any tab, any member, any instance). "always" is stored in the database
- * for the project and agent, so it outlives restarts.
+ * The ask flow. `ask` decides from the rules (the layers of layers.ts, with the stored
+ * approvals); when they say "ask" it stores a pending request, publishes
+ * `permission.asked` and waits for `permission.replied` (answered from any tab, any
+ * member, any instance). "always" is stored in the database for the project and agent —
+ * for the whole team, with who granted it — so it outlives restarts.
  */
 
 /** The user refused: the call fails and the loop stops. */
@@ -45,10 +49,8 @@ export interface AskInput {
   projectId: string;
   sessionId: string;
   agent: string;
-  /** defaults, team/project config, agent — in that order. */
-  rules: Ruleset[];
-  /** The session's own ruleset, evaluated last. */
-  session?: Ruleset;
+  /** The rules of the request, except the stored approvals (read at every decision). */
+  stack: RuleStack;
   request: PermissionRequest;
   tool?: { messageId: string; callId: string };
   signal: AbortSignal;
@@ -65,12 +67,26 @@ function strings(value: unknown): string[] {
 
 export class Permissions {
   private readonly waiters = new Map<string, Waiter>();
+  private readonly configRules: Ruleset;
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
+    options: { configRules?: Ruleset } = {},
   ) {
+    this.configRules = options.configRules ?? [];
     bus.subscribeAll((event) => this.onEvent(event));
+  }
+
+  /** The rules of a session of a project, as its tools are checked: defaults, config, policy, agent, session. */
+  async stack(teamId: string, projectId: string, agent: string, session: Ruleset | undefined): Promise<RuleStack> {
+    const policy = await Policy.read(this.db, teamId, projectId);
+    return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: Agent.get(agent).permission, session };
+  }
+
+  /** Every layer, stored approvals included, for decisions made without asking (tool visibility, `ctx.check`). */
+  async layersOf(stack: RuleStack, projectId: string, agent: string): Promise<Layer[]> {
+    return layers(stack, await this.approvals(projectId, agent));
   }
 
   /** Allow rules the team stored with "always" for this project and agent. */
@@ -84,20 +100,10 @@ export class Permissions {
    * pattern is allowed, "ask" when one needs an answer. A denied pattern throws.
    */
   private async decide(input: AskInput): Promise<"allow" | "ask"> {
-    const approved = await this.approvals(input.projectId, input.agent);
-    let needsAsk = false;
-    for (const pattern of input.request.patterns) {
-      const decision = evaluate(input.request.permission, pattern, ...input.rules, approved, input.session);
-      if (decision.action === "deny") {
-        const rule = decision.rule;
-        throw new DeniedError(
-          `Permission denied: "${input.request.permission}" for "${pattern}" is denied by the rule ` +
-            `{permission: "${rule?.permission ?? "*"}", pattern: "${rule?.pattern ?? "*"}", action: "deny"}.`,
-        );
-      }
-      if (decision.action === "ask") needsAsk = true;
-    }
-    return needsAsk ? "ask" : "allow";
+    const stack = await this.layersOf(input.stack, input.projectId, input.agent);
+    const verdict = verdictOf(input.request, stack);
+    if (verdict.action === "deny") throw new DeniedError(verdict.message);
+    return verdict.action;
   }
 
   async ask(input: AskInput): Promise<void> {
@@ -110,6 +116,7 @@ export class Permissions {
       permission: input.request.permission,
       patterns: input.request.patterns,
       always: input.request.always ?? input.request.patterns,
+      ...(input.request.mustAsk ? { mustAsk: true } : {}),
       metadata: input.request.metadata ?? {},
       ...(input.tool ? { tool: input.tool } : {}),
       time: { created: Date.now() },
@@ -128,6 +135,7 @@ export class Permissions {
           always: request.always,
           metadata: request.metadata as object,
           tool: request.tool ?? undefined,
+          mustAsk: input.request.mustAsk === true,
           createdAt: new Date(request.time.created),
         },
       });
@@ -211,6 +219,7 @@ export class Permissions {
     }
     if (input.reply === "always") {
       const patterns = strings(row.always);
+      if (patterns.length === 0) throw ParleyError.invalid("this request cannot be allowed always: allow it once, or reject it");
       await this.db.permissionApproval.createMany({
         data: patterns.map((pattern) => ({
           id: Id.ascending("approval"),
@@ -219,24 +228,22 @@ export class Permissions {
           agent: row.agent,
           permission: row.permission,
           pattern,
+          grantedById: actor.userId,
         })),
         skipDuplicates: true,
       });
       await this.settle(row.teamId, row.id, "always");
-      // Other pending requests that the new rules now allow are answered too. The approvals
-      // come after the defaults, config and agent rules, but before the session's own
-      // ruleset, which may still say "ask" (or "deny") for the request.
-      const approved = await this.approvals(row.projectId, row.agent);
+      // Other pending requests that every rule — the new approvals included — now allows
+      // are answered too (a session's own rules may still say "ask" or "deny" for them).
       const others = await this.db.permissionRequest.findMany({
         where: { projectId: row.projectId, agent: row.agent, status: "pending" },
         include: { session: { select: { permission: true } } },
       });
       for (const other of others) {
         const sessionRules = RulesetSchema.safeParse(other.session.permission).data;
-        const allowed = strings(other.patterns).every(
-          (pattern) => evaluate(other.permission, pattern, approved, sessionRules).action === "allow",
-        );
-        if (allowed) await this.settle(other.teamId, other.id, "always");
+        const stack = await this.layersOf(await this.stack(other.teamId, other.projectId, other.agent, sessionRules), other.projectId, other.agent);
+        const request = { permission: other.permission, patterns: strings(other.patterns), mustAsk: other.mustAsk };
+        if (verdictOf(request, stack).action === "allow") await this.settle(other.teamId, other.id, "always");
       }
       return;
     }
@@ -259,6 +266,7 @@ export class Permissions {
         permission: row.permission,
         patterns: row.patterns,
         always: row.always,
+        ...(row.mustAsk ? { mustAsk: true } : {}),
         metadata: row.metadata,
         ...(row.tool ? { tool: row.tool } : {}),
         time: { created: row.createdAt.getTime() },
@@ -272,4 +280,29 @@ export class Permissions {
     for (const row of rows) await this.settle(row.teamId, row.id, "reject", "The server restarted while this request was pending.");
     return rows.length;
   }
+}
+
+/**
+ * What the layers say about a whole request: deny when one pattern is denied (naming the
+ * rule), ask when one needs an answer, else allow.
+ */
+export function verdictOf(request: Pick<PermissionRequest, "permission" | "patterns" | "mustAsk">, stack: Layer[]): { action: Verdict; message: string } {
+  let action: Verdict = "allow";
+  // Rules and requests are bounded, but hundreds of long rules against a long command
+  // could still cost seconds: past the budget the request is refused, never left to hang.
+  const budget = { remaining: DECISION_BUDGET };
+  for (const pattern of request.patterns) {
+    let decision;
+    try {
+      decision = decide(request.permission, pattern, stack, { mustAsk: request.mustAsk === true, budget });
+    } catch (error) {
+      if (!(error instanceof MatchBudgetError)) throw error;
+      return { action: "deny", message: `Permission denied: the permission rules are too complex to check this ${request.permission} request; shorten it or simplify the rules.` };
+    }
+    if (decision.action === "deny") return { action: "deny", message: describeDenial(request.permission, pattern, decision) };
+    if (decision.action === "ask") action = "ask";
+  }
+  // A request with nothing to match (no pattern) is never allowed silently.
+  if (request.patterns.length === 0 && action === "allow") action = "ask";
+  return { action, message: "" };
 }

@@ -19,6 +19,7 @@ import * as Prompt from "./prompt";
 import { INTERRUPTED_MESSAGE, recover } from "./recovery";
 import { Runners } from "./runner";
 import { Session } from ".";
+import { testSandbox } from "../tool/testing";
 
 /**
  * Crash safety (SPEC §14) with a real SIGKILL: a separate server process
@@ -254,7 +255,7 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
       compaction: { auto: false, prune: false },
       flushMs: 20,
     };
-    const deps: Prompt.Deps = { engine, runners, permissions, tools: [], executeTool: () => Promise.reject(new Error("no tools here")) };
+    const deps: Prompt.Deps = { engine, runners, permissions, sandbox: testSandbox, forbidden: [], tools: [], executeTool: () => Promise.reject(new Error("no tools here")) };
     await Prompt.prompt(ctx, deps, { sessionId: toolSession, parts: [{ type: "text", text: "are you still there?" }], model: { providerId: "test", modelId: "scripted" } });
     await runners.idle(toolSession);
     const final = await Session.allMessages(ctx, toolSession);

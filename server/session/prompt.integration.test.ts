@@ -13,6 +13,7 @@ import * as Prompt from "./prompt";
 import { Runners } from "./runner";
 import { Permissions } from "../permission/permission";
 import { Session } from ".";
+import { testSandbox } from "../tool/testing";
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -58,7 +59,7 @@ function deps(bus: Bus, language: MockLanguageModelV4): Prompt.Deps {
     compaction: { auto: true, prune: true },
     flushMs: 20,
   };
-  return { engine, runners: new Runners(bus), permissions: new Permissions(engine.db, bus), tools: [echo], executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx) };
+  return { engine, runners: new Runners(bus), permissions: new Permissions(engine.db, bus), sandbox: testSandbox, forbidden: [engine.dataDir], tools: [echo], executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx) };
 }
 
 describe("prompt loop (integration)", () => {

@@ -3,7 +3,10 @@ import { z } from "zod";
 import * as Agent from "../agent/agent";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
+import type { Sandbox } from "../sandbox/sandbox";
+import type { Boundary } from "../tool/paths";
 import type { PermissionRequest, Tool, ToolContext } from "../tool/tool";
+import { outputDirectory } from "../tool/truncate";
 import { sessionRow } from "./access";
 import type { Context } from "./context";
 import type { Engine, ResolvedModel } from "./engine";
@@ -18,8 +21,8 @@ import { isDefaultTitle } from "./info";
 import * as Status from "./status";
 import * as Todo from "./todo";
 import { systemPrompt } from "./system";
-import { DEFAULTS, disabled } from "../permission/evaluate";
-import { type Permissions, isRejection } from "../permission/permission";
+import { type Layer, type RuleStack, disabled } from "../permission/layers";
+import { type Permissions, isRejection, verdictOf } from "../permission/permission";
 import { type Call, isDoomLoop } from "./doom";
 import * as Background from "./background";
 import * as Compaction from "./compaction";
@@ -59,8 +62,10 @@ export interface Deps {
   engine: Engine;
   runners: Runners;
   permissions: Permissions;
-  /** Team/project permission rules from configuration (after the defaults). */
-  configRules?: Ruleset;
+  /** Runs every process a tool starts. */
+  sandbox: Sandbox;
+  /** Places no tool may reach besides other teams' projects: the data directory, the projects root… (real paths). */
+  forbidden: string[];
   tools: Tool[];
   executeTool: (tool: Tool, input: unknown, ctx: ToolContext) => Promise<{ title: string; output: string; metadata: Record<string, unknown>; attachments?: { mime: string; filename?: string; url: string }[] }>;
 }
@@ -312,6 +317,20 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
     }
     step++;
     const lastStep = step >= agent.steps;
+    const scope: ToolScope | undefined = lastStep
+      ? undefined
+      : {
+          sessionId,
+          teamId,
+          projectId: row.projectId,
+          messageId: assistant.id,
+          agent,
+          directory: row.directory,
+          signal,
+          processor: () => processor,
+          calls: turnCalls(messages, lastUser.info.id),
+          ...(await rulesAndReach(deps, { teamId, projectId: row.projectId, agent: agent.name, sessionRules: Ruleset.safeParse(row.permission).data })),
+        };
     const processor: Processor = new Processor({
       db: engine.db,
       bus: engine.bus,
@@ -329,20 +348,7 @@ async function loop(deps: Deps, teamId: string, sessionId: string, signal: Abort
           model: model.language,
           system: systemPrompt({ agent, directory: row.directory, model: model.ref, lastStep }),
           messages: toModelMessages(messages),
-          tools: lastStep
-            ? {}
-            : toolSet(deps, {
-                sessionId,
-                teamId,
-                projectId: row.projectId,
-                messageId: assistant.id,
-                agent,
-                directory: row.directory,
-                signal,
-                processor: () => processor,
-                sessionRules: Ruleset.safeParse(row.permission).data,
-                calls: turnCalls(messages, lastUser.info.id),
-              }),
+          tools: scope ? toolSet(deps, scope) : {},
           abortSignal: signal,
           maxRetries: 0,
           // Errors come through fullStream, where the processor classifies, stores and
@@ -396,7 +402,11 @@ interface ToolScope {
   sessionId: string;
   teamId: string;
   projectId: string;
-  sessionRules: Ruleset | undefined;
+  /** The rules of this step's calls (approvals are re-read at every question). */
+  stack: RuleStack;
+  /** Every layer with the approvals as they were at the step's start: which tools exist, `ctx.check`. */
+  layers: Layer[];
+  boundary: Boundary;
   calls: Call[];
   messageId: string;
   agent: Agent.Agent;
@@ -405,24 +415,42 @@ interface ToolScope {
   processor: () => Processor;
 }
 
+/**
+ * What the tools of one step may do: the rules (defaults → config → team and project
+ * policy → agent → approvals → session) and the places beyond the project that are
+ * refused outright — the data directory, the projects root and every other team's project
+ * (the team's other projects stay reachable after a question).
+ */
+async function rulesAndReach(
+  deps: Deps,
+  input: { teamId: string; projectId: string; agent: string; sessionRules: Ruleset | undefined },
+): Promise<Pick<ToolScope, "stack" | "layers" | "boundary">> {
+  const stack = await deps.permissions.stack(input.teamId, input.projectId, input.agent, input.sessionRules);
+  const layers = await deps.permissions.layersOf(stack, input.projectId, input.agent);
+  const projects = await deps.engine.db.project.findMany({ where: { id: { not: input.projectId } }, select: { teamId: true, directory: true } });
+  const boundary: Boundary = {
+    forbidden: [...deps.forbidden, ...projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory)],
+    teamProjects: projects.filter((p) => p.teamId === input.teamId).map((p) => p.directory),
+  };
+  return { stack, layers, boundary };
+}
+
 function toolSet(deps: Deps, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
-  const rules = [DEFAULTS, deps.configRules ?? [], scope.agent.permission];
   const ask = (request: PermissionRequest, callId: string, signal: AbortSignal) =>
     deps.permissions.ask({
       teamId: scope.teamId,
       projectId: scope.projectId,
       sessionId: scope.sessionId,
       agent: scope.agent.name,
-      rules,
-      session: scope.sessionRules,
+      stack: scope.stack,
       request,
       tool: { messageId: scope.messageId, callId },
       signal,
     });
   for (const t of deps.tools) {
     if (!Agent.allows(scope.agent, t.id)) continue;
-    if (disabled(permissionOf(t.id), ...rules, scope.sessionRules)) continue;
+    if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
       description: t.description,
       inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
@@ -444,9 +472,12 @@ function toolSet(deps: Deps, scope: ToolScope): ToolSet {
           callId: options.toolCallId,
           agent: scope.agent.name,
           directory: scope.directory,
-          dataDir: deps.engine.dataDir,
+          outputDir: outputDirectory(deps.engine.dataDir, scope.teamId, scope.sessionId),
+          boundary: scope.boundary,
+          sandbox: deps.sandbox,
           abort: signal,
           ask: (request) => ask(request, options.toolCallId, signal),
+          check: (permission, pattern) => verdictOf({ permission, patterns: [pattern] }, scope.layers).action,
           update: (patch) => {
             void scope.processor().updateTool(options.toolCallId, patch).catch((error: unknown) => {
               console.error("[session] could not update a running tool", error);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import * as Id from "../id";
 import { ParleyError } from "../errors";
 import type { Prisma } from "../db/client";
+import { checkSessionRules } from "../permission/policy";
 import { Ruleset } from "../permission/schema";
 import { projectRow, sessionRow } from "./access";
 import { type Context, now } from "./context";
@@ -45,6 +46,7 @@ function publishInfo(ctx: Context, def: typeof Event.Created | typeof Event.Upda
 export async function create(ctx: Context, input: CreateInput): Promise<Info> {
   const data = parse(CreateInput, input);
   const project = await projectRow(ctx, data.projectId);
+  await checkSessionRules(ctx, data.permission);
   const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
   if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
   const time = new Date(now(ctx));
@@ -165,6 +167,7 @@ export type UpdateInput = z.input<typeof UpdateInput>;
 export async function update(ctx: Context, sessionId: string, input: UpdateInput): Promise<Info> {
   const patch = parse(UpdateInput, input);
   const row = await sessionRow(ctx, sessionId);
+  await checkSessionRules(ctx, patch.permission);
   const time = new Date(now(ctx));
   const data: Prisma.SessionUpdateInput = { timeUpdated: time };
   if (patch.title !== undefined) data.title = patch.title;

@@ -2,9 +2,11 @@ import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bash, commandPrefix, createBashTool } from "./bash";
+import { Sandbox, commandEnvironment } from "../sandbox/sandbox";
+import { sandboxSettings } from "../sandbox/settings";
+import { bash, createBashTool } from "./bash";
 import { errorCode } from "./files";
-import { fakeContext, tempProject, type FakeContext, type TempProject } from "./testing";
+import { fakeContext, hostPids, tempProject, testSandbox, type FakeContext, type TempProject } from "./testing";
 
 let t: TempProject;
 const started: number[] = [];
@@ -19,7 +21,9 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir });
+const unconfined = await Sandbox.create(sandboxSettings(undefined, { mode: "off" }));
+let sandbox: Sandbox = testSandbox;
+const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir, sandbox });
 
 /** Whether a process is still running (a zombie waiting to be reaped counts as gone). */
 function isRunning(pid: number): boolean {
@@ -46,34 +50,40 @@ async function eventually(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-/** Pids the command printed so far, read from the live updates. */
-function printedPids(ctx: FakeContext): number[] {
+/** Whether the command printed `started` yet, read from the live updates. */
+function hasStarted(ctx: FakeContext): boolean {
   const latest = ctx.updates[ctx.updates.length - 1]?.metadata?.output;
-  return typeof latest === "string" ? [...latest.matchAll(/pid:(\d+)/g)].map((m) => Number(m[1])) : [];
+  return typeof latest === "string" && latest.includes("started");
 }
 
-const TREE = "sleep 30 & echo pid:$!; sleep 30 & echo pid:$!; wait";
+/**
+ * A command that starts two long sleeps (one of them in a session of its own, out of the
+ * shell's process group), prints "started" and waits; `marker` finds their host pids
+ * (inside the sandbox the pids printed by the shell are those of its own namespace).
+ */
+function tree(): { command: string; marker: string } {
+  const marker = `30${Math.floor(Math.random() * 1e6)}`;
+  // Unconfined, only the process group can be ended: a process that left it (setsid) would survive.
+  const second = sandbox.state.kind === "bwrap" ? `setsid sleep ${marker}` : `sleep ${marker}`;
+  return { command: `sleep ${marker} & ${second} & echo started; wait`, marker };
+}
 
-describe("commandPrefix", () => {
-  it("keeps the command and a subcommand for the always pattern", () => {
-    expect(commandPrefix("ls -la src")).toBe("ls");
-    expect(commandPrefix("git status --short")).toBe("git status");
-    expect(commandPrefix("git -C x log")).toBe("git");
-    expect(commandPrefix("npm run build -- --watch")).toBe("npm run build");
-    expect(commandPrefix("FOO=1 BAR=2 npx vitest run")).toBe("npx vitest");
-    expect(commandPrefix("  echo hi ")).toBe("echo");
+describe.each([
+  ["in the sandbox", () => testSandbox],
+  ["with the sandbox off", () => unconfined],
+])("bash %s", (_name, which) => {
+  beforeEach(() => {
+    sandbox = which();
   });
-});
 
-describe("bash", () => {
-  it("asks bash permission with the command and an always pattern, and runs in the project directory", async () => {
+  it("asks bash permission for each simple command with its always pattern, and runs in the project directory", async () => {
     const ctx = ctxFor();
     const result = await bash.execute({ command: "git --version >/dev/null; pwd", description: "Print the directory" }, ctx);
     expect(result.output).toBe(t.project);
     expect(result.title).toBe("Print the directory");
     expect(result.metadata).toMatchObject({ exit: 0, timedOut: false, aborted: false });
     expect(ctx.requests).toEqual([
-      expect.objectContaining({ permission: "bash", patterns: ["git --version >/dev/null; pwd"], always: ["git *"] }),
+      expect.objectContaining({ permission: "bash", patterns: ["git --version", "pwd"], always: ["git *", "pwd *"] }),
     ]);
   });
 
@@ -103,22 +113,23 @@ describe("bash", () => {
 
   it("kills the whole process tree on timeout and says so", async () => {
     const ctx = ctxFor();
-    const begin = Date.now();
-    const result = await bash.execute({ command: `echo start; ${TREE}`, timeout: 700 }, ctx);
-    const pids = [...result.output.matchAll(/pid:(\d+)/g)].map((m) => Number(m[1]));
+    const { command, marker } = tree();
+    const running = bash.execute({ command, timeout: 1500 }, ctx);
+    await eventually(() => hasStarted(ctx) && hostPids(marker).length === 2);
+    const pids = hostPids(marker);
     started.push(...pids);
-    expect(Date.now() - begin).toBeLessThan(5000);
-    expect(result.output).toMatch(/^start\npid:\d+\npid:\d+\n\n\(Command timed out after 700 ms and was terminated, with every process it started\.\)$/);
+    const result = await running;
+    expect(result.output).toBe("started\n\n(Command timed out after 1500 ms and was terminated, with every process it started.)");
     expect(result.metadata).toMatchObject({ timedOut: true, aborted: false });
-    expect(pids).toHaveLength(2);
     await eventually(() => pids.every((pid) => !isRunning(pid)));
   });
 
   it("kills the whole process tree on abort", async () => {
     const ctx = ctxFor();
-    const running = bash.execute({ command: TREE }, ctx);
-    await eventually(() => printedPids(ctx).length === 2);
-    const pids = printedPids(ctx);
+    const { command, marker } = tree();
+    const running = bash.execute({ command }, ctx);
+    await eventually(() => hasStarted(ctx) && hostPids(marker).length === 2);
+    const pids = hostPids(marker);
     started.push(...pids);
     expect(pids.every(isRunning)).toBe(true);
     ctx.controller.abort();
@@ -131,28 +142,46 @@ describe("bash", () => {
   it("falls back to SIGKILL for processes that ignore SIGTERM", async () => {
     const tool = createBashTool({ graceMs: 300 });
     const ctx = ctxFor();
-    const running = tool.execute({ command: `trap '' TERM; ${TREE}` }, ctx);
-    await eventually(() => printedPids(ctx).length === 2);
-    const pids = printedPids(ctx);
+    const { command, marker } = tree();
+    const running = tool.execute({ command: `trap '' TERM; ${command}` }, ctx);
+    await eventually(() => hasStarted(ctx) && hostPids(marker).length === 2);
+    const pids = hostPids(marker);
     started.push(...pids);
     ctx.controller.abort();
     await running;
     await eventually(() => pids.every((pid) => !isRunning(pid)), 3000);
   });
 
-  it("returns when the shell exits even if a background job keeps the output pipe open", async () => {
+  it("returns when the shell exits, ending a background job that keeps the output pipe open", async () => {
+    const marker = `20${Math.floor(Math.random() * 1e6)}`;
     const begin = Date.now();
-    const result = await bash.execute({ command: "sleep 20 & echo pid:$!; echo done" }, ctxFor());
-    const pid = Number(/pid:(\d+)/.exec(result.output)?.[1]);
-    started.push(pid);
-    expect(result.output).toMatch(/done$/);
+    const result = await bash.execute({ command: `sleep ${marker} & echo done` }, ctxFor());
+    expect(result.output).toBe("done");
     expect(Date.now() - begin).toBeLessThan(3000);
+    await eventually(() => hostPids(marker).length === 0);
+  });
+});
+
+describe("bash without a sandbox", () => {
+  it("is refused with a message naming bubblewrap when it is not installed (PATH without bwrap)", async () => {
+    const missing = await Sandbox.create(sandboxSettings(undefined, {}), { PATH: "/nonexistent" });
+    expect(missing.available).toBe(false);
+    expect(missing.describe()).toMatch(/^WARNING: no tool sandbox: .*install the `bubblewrap` package/);
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, sandbox: missing });
+    await expect(bash.execute({ command: "touch ran.txt" }, ctx)).rejects.toThrow(/bubblewrap.*PARLEY_SANDBOX=off/s);
+    expect(ctx.requests).toEqual([]);
+    await expect(fs.access(path.join(t.project, "ran.txt"))).rejects.toThrow();
+  });
+
+  it("runs unconfined only when the operator turned the sandbox off, with a warning", async () => {
+    expect(unconfined.describe()).toMatch(/^WARNING: the tool sandbox is OFF \(PARLEY_SANDBOX=off\)/);
+    const result = await bash.execute({ command: "echo hi > ran.txt && cat ran.txt" }, fakeContext({ directory: t.project, dataDir: t.dataDir, sandbox: unconfined }));
+    expect(result.output).toBe("hi");
   });
 });
 
 describe("bash environment", () => {
-  it("hides the server's secrets from commands", async () => {
-    const { commandEnvironment } = await import("./bash");
+  it("hides the server's secrets from unconfined commands", () => {
     const env = commandEnvironment({ PATH: "/bin", DATABASE_URL: "postgres://x", OPENAI_API_KEY: "sk", PARLEY_DATA_DIR: "/d", GITHUB_TOKEN: "t", HOME: "/root" });
     expect(env).toEqual({ PATH: "/bin", HOME: "/root" });
   });

@@ -1,11 +1,10 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { unifiedDiff } from "./diff";
 import { resolvePath } from "./paths";
 import { similarNames } from "./read";
 import { define, ToolError } from "./tool";
-import { readExisting } from "./write";
+import { readExisting, shownDiff, writeChecked } from "./write";
 
 const parameters = z.object({
   filePath: z.string().min(1).describe("The file to edit: a path relative to the project directory, or absolute."),
@@ -48,7 +47,7 @@ export const edit = define({
       throw new ToolError("oldString and newString are identical; there is nothing to change.");
     }
     const target = await resolvePath(ctx, input.filePath);
-    const before = await readExisting(target.absolute, target.relative);
+    const before = await readExisting(target);
 
     let after: string;
     let replacements: number;
@@ -101,12 +100,11 @@ export const edit = define({
 
     const { diff, additions, deletions } = unifiedDiff(target.relative, before ?? "", after);
     await ctx.ask({ permission: "edit", patterns: [target.relative], metadata: { filepath: target.absolute, diff } });
-    await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-    await fs.writeFile(target.absolute, after, "utf8");
+    await writeChecked(target, after);
     return {
       title: target.relative,
       output: before === undefined ? `Created ${target.relative}.` : `Edit applied to ${target.relative} (${replacements} replacement${replacements === 1 ? "" : "s"}).`,
-      metadata: { filePath: target.relative, existed: before !== undefined, diff, additions, deletions, replacements },
+      metadata: { filePath: target.relative, existed: before !== undefined, ...shownDiff(ctx, target, diff), additions, deletions, replacements },
     };
   },
 });

@@ -61,15 +61,20 @@ export function looksBinary(sample: Uint8Array): boolean {
 
 /** Whether a file is binary, judged by its extension and its first 4 KB. */
 export async function isBinaryFile(file: string): Promise<boolean> {
-  if (BINARY_EXTENSIONS.has(path.extname(file).toLowerCase())) return true;
   const handle = await fs.open(file, "r");
   try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return looksBinary(buffer.subarray(0, bytesRead));
+    return await isBinaryHandle(handle, file);
   } finally {
     await handle.close();
   }
+}
+
+/** isBinaryFile for a file already open (read from offset 0; the handle's position is not moved). */
+export async function isBinaryHandle(handle: fs.FileHandle, name: string): Promise<boolean> {
+  if (BINARY_EXTENSIONS.has(path.extname(name).toLowerCase())) return true;
+  const buffer = Buffer.alloc(4096);
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+  return looksBinary(buffer.subarray(0, bytesRead));
 }
 
 /** `.env`-style files, whose content is sensitive: basename `.env` or ending in `.env`. */

@@ -55,6 +55,6 @@ describe("glob", () => {
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
     await expect(glob.execute({ pattern: "/etc/*" }, ctx)).rejects.toThrow(/must be relative/);
     await expect(glob.execute({ pattern: "*", path: "../outside" }, ctx)).rejects.toThrow(/^rejected/);
-    expect(ctx.requests).toEqual([expect.objectContaining({ permission: "external_directory", patterns: [path.join(t.outside, "*")] })]);
+    expect(ctx.requests).toEqual([expect.objectContaining({ permission: "external_directory", patterns: [t.outside] })]);
   });
 });

@@ -57,12 +57,12 @@ describe("grep", () => {
     expect(result.output).toContain("(Results capped at 100 matches.");
   });
 
-  it("skips .env files, reports no matches and rejects invalid regular expressions", async () => {
+  it("skips files that reading would ask about (.env), reports no matches and rejects invalid regular expressions", async () => {
     await put(".env", "SECRET_TOKEN=abc\n");
     await put("config/prod.env", "SECRET_TOKEN=def\n");
     const ctx = ctxFor();
     const result = await grep.execute({ pattern: "SECRET_TOKEN" }, ctx);
-    expect(result.output).toBe("No matches found\n\n(2 .env file(s) skipped; use the read tool to view them.)");
+    expect(result.output).toBe("No matches found\n\n(2 file(s) with matches skipped: reading them needs permission, such as .env files; use the read tool to view one.)");
     await expect(grep.execute({ pattern: "([a-" }, ctx)).rejects.toThrow(/Invalid regular expression/);
     await expect(grep.execute({ pattern: "x", path: "missing" }, ctx)).rejects.toThrow("Path not found: missing");
   });

@@ -1,133 +1,192 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { cutLine, errorCode, isEnvFile, looksBinary, walk } from "./files";
+import { runProcess } from "../sandbox/run";
+import { cutLine, errorCode, IGNORED_DIRECTORIES } from "./files";
 import { pathMatcher } from "./glob-match";
 import { resolvePath } from "./paths";
-import { define, ToolError } from "./tool";
+import { define, ToolError, type ToolContext } from "./tool";
 
 export const GREP_LIMIT = 100;
 const MAX_LINE_LENGTH = 2000;
 /** Files larger than this are not searched (logs, dumps). */
-const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_FILE_SIZE = "10M";
+/** A search that takes longer is stopped (what it found so far is shown). */
+export const GREP_TIMEOUT_MS = 30_000;
+/** A search whose results pass this size is stopped (what it found so far is shown). */
+const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 const parameters = z.object({
-  pattern: z.string().min(1).describe("A JavaScript regular expression to search for in file contents, e.g. \"function\\s+\\w+\" or \"TODO|FIXME\"."),
+  pattern: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .describe('A regular expression to search for in file contents (ripgrep/Rust syntax, e.g. "function\\s+\\w+" or "TODO|FIXME"; no look-around or back-references).'),
   path: z.string().optional().describe("The directory (or single file) to search in (default: the project directory)."),
-  include: z.string().optional().describe('Only search files whose path matches this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
+  include: z.string().max(4096).optional().describe('Only search files whose path matches this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
 });
 
 interface FileMatches {
   file: string;
-  mtime: number;
   lines: { line: number; text: string }[];
 }
 
-async function searchFile(file: string, regex: RegExp): Promise<FileMatches | undefined> {
-  let content: Buffer;
-  let mtime: number;
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
-    mtime = stat.mtimeMs;
-    content = await fs.readFile(file);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "ENOENT" || code === "EACCES" || code === "EPERM") return undefined;
-    throw error;
+const RgText = z.object({ text: z.string() }).or(z.object({ bytes: z.string() }));
+const RgMatch = z.object({
+  type: z.literal("match"),
+  data: z.object({ path: RgText, lines: RgText, line_number: z.number().nullable() }),
+});
+
+function textOf(value: z.infer<typeof RgText>): string {
+  return "text" in value ? value.text : Buffer.from(value.bytes, "base64").toString("utf8");
+}
+
+/**
+ * Run ripgrep in the sandbox: a linear-time regex engine (no pattern can stall anything),
+ * with a time and an output budget; it respects .gitignore and skips binary files.
+ * Files come newest first.
+ */
+async function ripgrep(ctx: ToolContext, pattern: string, target: string, readable: string[]): Promise<{ results: FileMatches[]; stopped?: string }> {
+  const rg = ctx.sandbox.which("rg");
+  if (!rg) throw new ToolError("The grep tool needs ripgrep (`rg`), which is not installed on this server: install the `ripgrep` package (e.g. `apt-get install -y ripgrep`).");
+  const ignored = [...IGNORED_DIRECTORIES].flatMap((name) => ["--glob", `!${name}`]);
+  const argv = [rg, "--json", "--no-config", "--hidden", "--no-require-git", "--max-filesize", MAX_FILE_SIZE, "--max-count", String(GREP_LIMIT), ...ignored, "--regexp", pattern, "--", target];
+  const byFile = new Map<string, FileMatches>();
+  let pending = "";
+  let stderr = "";
+  const onLine = (line: string) => {
+    if (!line.startsWith('{"type":"match"')) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      // A line cut by the output budget: the search is reported as stopped.
+      return;
+    }
+    const parsed = RgMatch.safeParse(json);
+    if (!parsed.success) return;
+    const file = textOf(parsed.data.data.path);
+    const entry = byFile.get(file) ?? { file, lines: [] };
+    const text = textOf(parsed.data.data.lines).replace(/\r?\n$/, "");
+    entry.lines.push({ line: parsed.data.data.line_number ?? 0, text: cutLine(text, MAX_LINE_LENGTH) });
+    byFile.set(file, entry);
+  };
+  const result = await runProcess(
+    ctx.sandbox,
+    { argv, project: ctx.directory, readable },
+    {
+      timeoutMs: GREP_TIMEOUT_MS,
+      signal: ctx.abort,
+      graceMs: 500,
+      maxOutputBytes: MAX_RESULT_BYTES,
+      onStdout: (text) => {
+        const lines = (pending + text).split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) onLine(line);
+      },
+      onStderr: (text) => {
+        if (stderr.length < 10_000) stderr += text;
+      },
+    },
+  );
+  if (result.ended === "abort") throw new DOMException("The search was aborted", "AbortError");
+  if (result.ended === "exit" && result.exit === 2 && byFile.size === 0 && /regex parse error|error parsing/i.test(stderr)) {
+    throw new ToolError(`Invalid regular expression ${JSON.stringify(pattern)}: ${stderr.trim().split("\n").slice(1).join(" ").replace(/\s+/g, " ").trim()}`);
   }
-  if (looksBinary(content.subarray(0, 4096))) return undefined;
-  const lines = content.toString("utf8").split("\n");
-  const found: FileMatches["lines"] = [];
-  lines.forEach((raw, i) => {
-    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (found.length < GREP_LIMIT && regex.test(text)) found.push({ line: i + 1, text: cutLine(text, MAX_LINE_LENGTH) });
-  });
-  return found.length > 0 ? { file, mtime, lines: found } : undefined;
+  const stopped =
+    result.ended === "timeout"
+      ? `(The search was stopped after ${GREP_TIMEOUT_MS / 1000} s; the results are incomplete. Narrow the path, include or pattern.)`
+      : result.ended === "output-limit"
+        ? "(The search was stopped: it produced too much output; the results are incomplete. Use a more specific pattern.)"
+        : undefined;
+  return { results: await newestFirst([...byFile.values()]), ...(stopped ? { stopped } : {}) };
+}
+
+/** Files with the most recent change first (then by path). */
+async function newestFirst(results: FileMatches[]): Promise<FileMatches[]> {
+  const times = new Map<string, number>();
+  for (const r of results) {
+    try {
+      times.set(r.file, (await fs.lstat(r.file)).mtimeMs);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      times.set(r.file, 0);
+    }
+  }
+  return results.sort((a, b) => (times.get(b.file) ?? 0) - (times.get(a.file) ?? 0) || a.file.localeCompare(b.file));
 }
 
 export const grep = define({
   id: "grep",
   description: [
-    "Search file contents with a regular expression (JavaScript syntax); results are grouped by file, newest files first, with line numbers.",
+    "Search file contents with a regular expression (ripgrep syntax); results are grouped by file, newest files first, with line numbers.",
     '- Narrow the files with include (a glob: "*.ts", "src/**/*.{ts,tsx}"; without `/` it matches file names at any depth).',
-    "- Binary files, .env files and dependency/build/VCS directories are skipped.",
+    "- Binary files, files listed in .gitignore, dependency/build/VCS directories, and files that need permission to read (such as .env) are skipped.",
     `- At most ${GREP_LIMIT} matching lines are returned; refine the pattern, path or include when there are more.`,
     "- To find files by name use glob.",
   ].join("\n"),
   parameters,
   async execute(input, ctx) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(input.pattern);
-    } catch (error) {
-      throw new ToolError(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const include = input.include === undefined ? undefined : pathMatcher(input.include);
     const target = await resolvePath(ctx, input.path, { kind: "directory" });
     await ctx.ask({ permission: "grep", patterns: [input.pattern], metadata: { path: target.absolute, include: input.include } });
-
-    let files: { path: string; rel: string }[];
+    let isDirectory: boolean;
     try {
-      const stat = await fs.stat(target.absolute);
-      files = stat.isDirectory() ? [] : [{ path: target.absolute, rel: path.basename(target.absolute) }];
+      isDirectory = (await fs.stat(target.absolute)).isDirectory();
     } catch (error) {
       if (errorCode(error) === "ENOENT") throw new ToolError(`Path not found: ${target.relative}`);
       throw error;
     }
-    const include = input.include === undefined ? undefined : pathMatcher(input.include);
-    const searchAll = files.length === 0;
+    const readable = target.external ? [target.real] : [];
+    const { results, stopped } = await ripgrep(ctx, input.pattern, target.real, readable);
 
-    const results: FileMatches[] = [];
-    let skippedEnv = 0;
-    const consider = async (file: { path: string; rel: string }) => {
-      if (include && !include(file.rel)) return;
-      if (isEnvFile(file.path)) {
-        skippedEnv++;
-        return;
+    // Paths as the model should see them, and the rules' view of reading each file.
+    const base = isDirectory ? target.real : path.dirname(target.real);
+    const shownAs = (file: string) => (target.external ? path.join(target.absolute, path.relative(target.real, file)) : path.relative(ctx.directory, path.join(target.absolute, path.relative(target.real, file))));
+    let skipped = 0;
+    const kept = results.filter((r) => {
+      if (include && !include(path.relative(base, r.file).split(path.sep).join("/"))) return false;
+      if (ctx.check("read", shownAs(r.file)) !== "allow") {
+        skipped++;
+        return false;
       }
-      const found = await searchFile(file.path, regex);
-      if (found) results.push(found);
-    };
-    if (searchAll) {
-      for await (const entry of walk(target.absolute, { signal: ctx.abort })) {
-        if (entry.kind === "file") await consider(entry);
-      }
-    } else {
-      for (const file of files) await consider(file);
-    }
-
-    results.sort((a, b) => b.mtime - a.mtime || a.file.localeCompare(b.file));
-    const total = results.reduce((sum, r) => sum + r.lines.length, 0);
-    const display = (file: string) => (target.external ? file : path.relative(ctx.directory, file));
-    const out: string[] = [];
-    let shown = 0;
-    for (const result of results) {
-      if (shown >= GREP_LIMIT) break;
-      out.push(`${display(result.file)}:`);
-      for (const match of result.lines) {
-        if (shown >= GREP_LIMIT) break;
-        out.push(`  Line ${match.line}: ${match.text}`);
-        shown++;
-      }
-      out.push("");
-    }
-    // A file stops collecting at GREP_LIMIT lines, so the total is then a lower bound.
-    const atLeast = results.some((r) => r.lines.length >= GREP_LIMIT);
-    const capped = total > GREP_LIMIT || atLeast;
-    const header =
-      total === 0
-        ? "No matches found"
-        : capped
-          ? `Found ${atLeast ? "at least " : ""}${total} matches (showing the first ${shown})`
-          : `Found ${total} matches`;
-    const notes: string[] = [];
-    if (capped) notes.push(`(Results capped at ${GREP_LIMIT} matches. Use a more specific pattern, path or include.)`);
-    if (skippedEnv > 0) notes.push(`(${skippedEnv} .env file(s) skipped; use the read tool to view them.)`);
-    const output = [header, ...(out.length > 0 ? ["", ...out] : [""]), ...notes].join("\n").trimEnd();
-    return {
-      title: input.pattern,
-      output,
-      metadata: { matches: total, files: results.length, capped, path: target.relative },
-    };
+      return true;
+    });
+    return { title: input.pattern, output: render(kept, shownAs, skipped, stopped), metadata: summary(kept, target.relative) };
   },
 });
+
+function summary(results: FileMatches[], where: string) {
+  const total = results.reduce((sum, r) => sum + r.lines.length, 0);
+  return { matches: total, files: results.length, capped: capped(results), path: where };
+}
+
+/** A file stops collecting at GREP_LIMIT lines, so the total is then a lower bound. */
+function capped(results: FileMatches[]): boolean {
+  const total = results.reduce((sum, r) => sum + r.lines.length, 0);
+  return total > GREP_LIMIT || results.some((r) => r.lines.length >= GREP_LIMIT);
+}
+
+function render(results: FileMatches[], shownAs: (file: string) => string, skipped: number, stopped: string | undefined): string {
+  const total = results.reduce((sum, r) => sum + r.lines.length, 0);
+  const out: string[] = [];
+  let shown = 0;
+  for (const result of results) {
+    if (shown >= GREP_LIMIT) break;
+    out.push(`${shownAs(result.file)}:`);
+    for (const match of result.lines) {
+      if (shown >= GREP_LIMIT) break;
+      out.push(`  Line ${match.line}: ${match.text}`);
+      shown++;
+    }
+    out.push("");
+  }
+  const atLeast = results.some((r) => r.lines.length >= GREP_LIMIT);
+  const header =
+    total === 0 ? "No matches found" : capped(results) ? `Found ${atLeast ? "at least " : ""}${total} matches (showing the first ${shown})` : `Found ${total} matches`;
+  const notes: string[] = [];
+  if (capped(results)) notes.push(`(Results capped at ${GREP_LIMIT} matches. Use a more specific pattern, path or include.)`);
+  if (skipped > 0) notes.push(`(${skipped} file(s) with matches skipped: reading them needs permission, such as .env files; use the read tool to view one.)`);
+  if (stopped) notes.push(stopped);
+  return [header, ...(out.length > 0 ? ["", ...out] : [""]), ...notes].join("\n").trimEnd();
+}

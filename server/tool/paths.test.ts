@@ -37,16 +37,16 @@ describe("resolvePath", () => {
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
     await expect(resolvePath(ctx, "../outside/secret.txt")).rejects.toThrow(/rejected/);
     expect(ctx.requests).toEqual([
-      expect.objectContaining({ permission: "external_directory", patterns: [path.join(t.outside, "*")] }),
+      expect.objectContaining({ permission: "external_directory", patterns: [t.outside], always: [t.outside] }),
     ]);
   });
 
   it("asks for absolute paths outside the project, naming their directory", async () => {
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
     await expect(resolvePath(ctx, "/etc/passwd")).rejects.toThrow(/rejected/);
-    expect(ctx.requests[0]?.patterns).toEqual(["/etc/*"]);
+    expect(ctx.requests[0]?.patterns).toEqual(["/etc"]);
     await expect(resolvePath(ctx, "/etc", { kind: "directory" })).rejects.toThrow(/rejected/);
-    expect(ctx.requests[1]?.patterns).toEqual(["/etc/*"]);
+    expect(ctx.requests[1]?.patterns).toEqual(["/etc"]);
   });
 
   it("asks for a symlinked file or directory that points outside", async () => {
@@ -57,12 +57,7 @@ describe("resolvePath", () => {
     await expect(resolvePath(ctx, "linkdir/secret.txt")).rejects.toThrow(/rejected/);
     await expect(resolvePath(ctx, "linkdir/new/deeper.txt")).rejects.toThrow(/rejected/);
     await expect(resolvePath(ctx, "linkdir", { kind: "directory" })).rejects.toThrow(/rejected/);
-    expect(ctx.requests.map((r) => r.patterns[0])).toEqual([
-      path.join(t.outside, "*"),
-      path.join(t.outside, "*"),
-      path.join(t.outside, "new", "*"),
-      path.join(t.outside, "*"),
-    ]);
+    expect(ctx.requests.map((r) => r.patterns[0])).toEqual([t.outside, t.outside, path.join(t.outside, "new"), t.outside]);
   });
 
   it("follows a dangling symlink by hand, so a write through it cannot escape", async () => {
@@ -80,6 +75,34 @@ describe("resolvePath", () => {
     expect(r.external).toBe(false);
     expect(r.real).toBe(path.join(t.project, "real", "file.txt"));
     expect(ctx.requests).toEqual([]);
+  });
+
+  it("refuses, without asking, paths in the data directory or another team's project, also through symlinks", async () => {
+    const other = path.join(t.outside, "other-team");
+    await fs.mkdir(path.join(t.dataDir, "pg"), { recursive: true });
+    await fs.mkdir(other);
+    await fs.symlink(path.join(t.dataDir, "pg"), path.join(t.project, "db"));
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, forbidden: [other], rejectExternal: false });
+    for (const target of [path.join(t.dataDir, "pg", "postmaster.pid"), path.join(other, "secret.txt"), "db/postmaster.pid", `../outside/other-team`]) {
+      await expect(resolvePath(ctx, target)).rejects.toThrow(/Access denied: .* no tool may reach/);
+    }
+    await expect(resolvePath(ctx, t.dataDir, { kind: "directory" })).rejects.toThrow(/Access denied/);
+    expect(ctx.requests).toEqual([]);
+  });
+
+  it("reads the session's own saved outputs without a question, but not another session's", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    const own = await resolvePath(ctx, path.join(ctx.outputDir, "call_1.txt"));
+    expect(own).toMatchObject({ external: true, real: path.join(ctx.outputDir, "call_1.txt") });
+    await expect(resolvePath(ctx, path.join(path.dirname(ctx.outputDir), "ses_other", "call_1.txt"))).rejects.toThrow(/Access denied/);
+    expect(ctx.requests).toEqual([]);
+  });
+
+  it("offers no 'always' for a directory whose name holds a wildcard character", async () => {
+    await fs.mkdir(path.join(t.outside, "a*b"));
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false });
+    await resolvePath(ctx, path.join(t.outside, "a*b", "f.txt"));
+    expect(ctx.requests[0]).toMatchObject({ patterns: [path.join(t.outside, "a*b")], always: [] });
   });
 
   it("returns the outside path when permission is granted", async () => {

@@ -1,10 +1,11 @@
-import { createReadStream, promises as fs, type Stats } from "node:fs";
+import { constants as fsConstants, promises as fs, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { cutLine, errorCode, isBinaryFile } from "./files";
-import { resolvePath } from "./paths";
-import { define, ToolError } from "./tool";
+import { cutLine, errorCode, isBinaryHandle } from "./files";
+import { openChecked, type ResolvedPath, resolvePath } from "./paths";
+import { define, ToolError, type ToolResult } from "./tool";
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_LENGTH = 2000;
@@ -82,59 +83,67 @@ export const read = define({
     }
     if (stat.isDirectory()) throw new ToolError(`${target.relative} is a directory, not a file. Use the list tool to see its contents.`);
     if (!stat.isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
-    if (await isBinaryFile(target.absolute)) throw new ToolError(`Cannot read binary file: ${target.relative}`);
-
-    const offset = input.offset ?? 1;
-    const limit = input.limit ?? DEFAULT_READ_LIMIT;
-    const lines: string[] = [];
-    let total = 0;
-    let bytes = 0;
-    let cappedByBytes = false;
-    const stream = createReadStream(target.absolute, { encoding: "utf8" });
-    const reader = createInterface({ input: stream, crlfDelay: Infinity });
+    const handle = await openChecked(target, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY);
     try {
-      for await (const line of reader) {
-        total++;
-        if (total < offset || lines.length >= limit || cappedByBytes) continue;
-        const numbered = `${String(total).padStart(5, "0")}| ${cutLine(line, MAX_LINE_LENGTH)}`;
-        const size = Buffer.byteLength(numbered, "utf8") + 1;
-        if (bytes + size > MAX_READ_BYTES && lines.length > 0) {
-          cappedByBytes = true;
-          continue;
-        }
-        lines.push(numbered);
-        bytes += size;
-      }
+      return await readLines(handle, target, input.offset ?? 1, input.limit ?? DEFAULT_READ_LIMIT);
     } finally {
-      reader.close();
-      stream.destroy();
+      await handle.close();
     }
-
-    if (total > 0 && offset > total) {
-      throw new ToolError(`Offset ${offset} is beyond the end of ${target.relative} (${total} lines).`);
-    }
-    const last = offset + lines.length - 1;
-    const more = last < total;
-    let footer: string;
-    if (more && cappedByBytes) {
-      footer = `(Output capped at ${MAX_READ_BYTES / 1024} KB. File has more lines: use offset=${last + 1} to read beyond line ${last}; ${total} lines in total)`;
-    } else if (more) {
-      footer = `(File has more lines: use offset=${last + 1} to read beyond line ${last}; ${total} lines in total)`;
-    } else {
-      footer = `(End of file - total ${total} lines)`;
-    }
-    const output = ["<file>", ...lines, "", footer, "</file>"].join("\n");
-    return {
-      title: target.relative,
-      output,
-      metadata: {
-        filePath: target.relative,
-        preview: lines.slice(0, 20).join("\n"),
-        offset,
-        lines: lines.length,
-        totalLines: total,
-        truncated: more,
-      },
-    };
   },
 });
+
+async function readLines(handle: FileHandle, target: ResolvedPath, offset: number, limit: number): Promise<ToolResult> {
+  if (!(await handle.stat()).isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
+  if (await isBinaryHandle(handle, target.absolute)) throw new ToolError(`Cannot read binary file: ${target.relative}`);
+
+  const lines: string[] = [];
+  let total = 0;
+  let bytes = 0;
+  let cappedByBytes = false;
+  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
+  const reader = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of reader) {
+      total++;
+      if (total < offset || lines.length >= limit || cappedByBytes) continue;
+      const numbered = `${String(total).padStart(5, "0")}| ${cutLine(line, MAX_LINE_LENGTH)}`;
+      const size = Buffer.byteLength(numbered, "utf8") + 1;
+      if (bytes + size > MAX_READ_BYTES && lines.length > 0) {
+        cappedByBytes = true;
+        continue;
+      }
+      lines.push(numbered);
+      bytes += size;
+    }
+  } finally {
+    reader.close();
+    stream.destroy();
+  }
+
+  if (total > 0 && offset > total) {
+    throw new ToolError(`Offset ${offset} is beyond the end of ${target.relative} (${total} lines).`);
+  }
+  const last = offset + lines.length - 1;
+  const more = last < total;
+  let footer: string;
+  if (more && cappedByBytes) {
+    footer = `(Output capped at ${MAX_READ_BYTES / 1024} KB. File has more lines: use offset=${last + 1} to read beyond line ${last}; ${total} lines in total)`;
+  } else if (more) {
+    footer = `(File has more lines: use offset=${last + 1} to read beyond line ${last}; ${total} lines in total)`;
+  } else {
+    footer = `(End of file - total ${total} lines)`;
+  }
+  const output = ["<file>", ...lines, "", footer, "</file>"].join("\n");
+  return {
+    title: target.relative,
+    output,
+    metadata: {
+      filePath: target.relative,
+      preview: lines.slice(0, 20).join("\n"),
+      offset,
+      lines: lines.length,
+      totalLines: total,
+      truncated: more,
+    },
+  };
+}

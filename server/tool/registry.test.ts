@@ -52,10 +52,31 @@ describe("executeTool", () => {
     });
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, callId: "call_noisy" });
     const result = await executeTool(noisy, {}, ctx);
-    const saved = path.join(t.dataDir, "tool-output", "call_noisy.txt");
+    const saved = path.join(ctx.outputDir, "call_noisy.txt");
     expect(result.metadata).toEqual({ kept: true, truncated: true, outputPath: saved });
     expect(result.output).toContain("...500 lines truncated...");
     expect(await fs.readFile(saved, "utf8")).toBe(full);
+  });
+
+  it("lets the session read and search its own saved output with no question, and no other session", async () => {
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, callId: "call_long" });
+    const long = await executeTool(byId("bash"), { command: "seq 1 3000" }, ctx);
+    const saved = String(long.metadata.outputPath);
+    expect(long.output).toContain(`Full output saved to: ${saved}`);
+    ctx.requests.length = 0;
+    expect((await executeTool(byId("read"), { filePath: saved, offset: 2999 }, ctx)).output).toContain("03000| 3000");
+    expect((await executeTool(byId("grep"), { pattern: "^2999$", path: saved }, ctx)).output).toContain("Line 2999: 2999");
+    expect((await executeTool(byId("bash"), { command: `tail -n 1 ${saved}` }, ctx)).output).toBe("3000");
+    // No external_directory question; read and grep ask only what their rules allow.
+    expect(ctx.requests.filter((r) => r.permission === "external_directory")).toEqual([]);
+    expect(ctx.requests.every((r) => r.permission === "bash" || ctx.check(r.permission, r.patterns[0] ?? "") === "allow")).toBe(true);
+
+    const other = fakeContext({ directory: t.project, dataDir: t.dataDir, sessionId: "ses_other" });
+    await expect(executeTool(byId("read"), { filePath: saved }, other)).rejects.toThrow(/Access denied/);
+    await expect(executeTool(byId("grep"), { pattern: "3000", path: saved }, other)).rejects.toThrow(/Access denied/);
+    const viaShell = await executeTool(byId("bash"), { command: `cat ${saved}` }, other);
+    expect(viaShell.output).toMatch(/No such file or directory/);
+    expect(other.requests.filter((r) => r.permission === "external_directory")).toEqual([]);
   });
 
   it("leaves read's self-bounded output alone and keeps the end of bash output", async () => {
@@ -66,7 +87,7 @@ describe("executeTool", () => {
     expect(read.output).toContain("use offset=2001");
     const bash = await executeTool(byId("bash"), { command: "seq 1 3000" }, ctx);
     expect(bash.output.startsWith("...1000 lines truncated...\n\n1001\n")).toBe(true);
-    expect(bash.metadata.outputPath).toBe(path.join(t.dataDir, "tool-output", "call_test.txt"));
+    expect(bash.metadata.outputPath).toBe(path.join(ctx.outputDir, "call_test.txt"));
   });
 
   it("runs the todo tools through ctx.todos and validates todos", async () => {

@@ -35,7 +35,7 @@ export function describeIssues(toolId: string, issues: readonly z.core.$ZodIssue
 
 /**
  * Validate the model's input with the tool's schema, run the tool, and truncate its output
- * (the full text is saved under `<dataDir>/tool-output/`). Invalid input is a ToolError
+ * (the full text is saved in the session's saved-output folder). Invalid input is a ToolError
  * listing the issues; errors from the tool (including permission rejections) propagate.
  */
 export async function executeTool(tool: Tool, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
@@ -45,7 +45,7 @@ export async function executeTool(tool: Tool, rawInput: unknown, ctx: ToolContex
   const policy = OUTPUT_POLICY[tool.id] ?? "head";
   if (policy === "self") return result;
   const cut = await truncateOutput(result.output, {
-    dataDir: ctx.dataDir,
+    outputDir: ctx.outputDir,
     callId: ctx.callId,
     canUseTask: ctx.canUse("task"),
     direction: policy,

@@ -1,9 +1,16 @@
-import fsCallback, { promises as fs, realpathSync } from "node:fs";
+import fsCallback, { promises as fs, readFileSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { vi } from "vitest";
+import { DEFAULTS, evaluate } from "../permission/evaluate";
+import { Sandbox } from "../sandbox/sandbox";
+import { sandboxSettings } from "../sandbox/settings";
 import type { Todo } from "../session/events";
-import type { PermissionRequest, ToolContext } from "./tool";
+import type { PermissionRequest, ToolContext, Verdict } from "./tool";
+import { outputDirectory } from "./truncate";
+
+/** The real sandbox of this machine (bubblewrap), as the server would use it. */
+export const testSandbox: Sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
 
 /** Test helpers for the tool tests: a temporary project and a fake ToolContext. */
 
@@ -48,17 +55,27 @@ export interface FakeOptions {
   reject?: string[];
   canUseTask?: boolean;
   callId?: string;
+  /** The session the tool runs for (its saved outputs live in its own folder). */
+  sessionId?: string;
+  sandbox?: Sandbox;
+  /** Paths no tool may reach besides the data directory. */
+  forbidden?: string[];
+  /** What `ctx.check` answers (default: the built-in default rules). */
+  check?: (permission: string, pattern: string) => Verdict;
 }
 
 export function fakeContext(options: FakeOptions): FakeContext {
   const controller = new AbortController();
   const ctx: FakeContext = {
-    sessionId: "ses_test",
+    sessionId: options.sessionId ?? "ses_test",
     messageId: "msg_test",
     callId: options.callId ?? "call_test",
     agent: "build",
     directory: options.directory,
-    dataDir: options.dataDir,
+    outputDir: outputDirectory(options.dataDir, "team_test", options.sessionId ?? "ses_test"),
+    boundary: { forbidden: [options.dataDir, ...(options.forbidden ?? [])], teamProjects: [] },
+    sandbox: options.sandbox ?? testSandbox,
+    check: options.check ?? ((permission, pattern) => evaluate(permission, pattern, DEFAULTS).action),
     abort: controller.signal,
     controller,
     requests: [],
@@ -127,4 +144,26 @@ export function watchAccess(dir: string): { touched: string[]; restore(): void }
       for (const spy of spies) spy.mockRestore();
     },
   };
+}
+
+/**
+ * Host pids of the processes whose command line contains `marker` (a sandboxed process
+ * sees pids of its own namespace; the host's /proc tells where it really runs).
+ */
+export function hostPids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      // The process ended while we looked.
+      continue;
+    }
+    const args = cmdline.split("\0");
+    // The process itself runs `marker`, e.g. `sleep 3012345` (not bwrap or a shell whose script mentions it).
+    if (args[0] !== undefined && !args[0].endsWith("bwrap") && !args[0].endsWith("sh") && args.includes(marker)) pids.push(Number(entry));
+  }
+  return pids;
 }

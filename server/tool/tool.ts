@@ -1,5 +1,7 @@
 import type { z } from "zod";
+import type { Sandbox } from "../sandbox/sandbox";
 import type { Todo } from "../session/events";
+import type { Boundary } from "./paths";
 
 /**
  * A tool the agent can call (SPEC §7): a zod input schema, a description for the model,
@@ -12,10 +14,18 @@ export interface PermissionRequest {
   permission: string;
   /** What is asked for, matched against rule patterns (a command, a path…). */
   patterns: string[];
-  /** Patterns an "always" answer would allow from now on (defaults to `patterns`). */
+  /** Patterns an "always" answer would allow from now on (defaults to `patterns`; empty: no "always" is offered). */
   always?: string[];
+  /**
+   * The request could not be fully understood (a shell command the parser could not
+   * read): it asks every time, whatever allow rule or stored approval would match; a deny
+   * still denies.
+   */
+  mustAsk?: boolean;
   metadata?: Record<string, unknown>;
 }
+
+export type Verdict = "allow" | "ask" | "deny";
 
 export interface ToolContext {
   sessionId: string;
@@ -24,14 +34,20 @@ export interface ToolContext {
   agent: string;
   /** The project directory: every file tool is confined to it. */
   directory: string;
-  /** Parley's data directory (tool-output/ lives there). */
-  dataDir: string;
+  /** This session's saved outputs (truncated tool output): the session reads them without a question. */
+  outputDir: string;
+  /** What lies beyond the project: refused outright, or reachable after a question. */
+  boundary: Boundary;
+  /** Runs every process a tool starts. */
+  sandbox: Sandbox;
   abort: AbortSignal;
   /**
    * Ask for permission. Resolves when allowed; rejects with an error (whose message the
    * model sees) when denied or rejected.
    */
   ask(request: PermissionRequest): Promise<void>;
+  /** What the rules say about a request, without asking anyone (grep skips files `read` would ask about). */
+  check(permission: string, pattern: string): Verdict;
   /** Update the running tool part's title and metadata live. */
   update(patch: { title?: string; metadata?: Record<string, unknown> }): void;
   /** Whether the calling agent may use a tool (e.g. "task", for the truncation hint). */

@@ -2,11 +2,13 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempProject, type TempProject } from "./testing";
-import { MAX_BYTES, RETENTION_MS, sweepToolOutput, truncateOutput } from "./truncate";
+import { MAX_BYTES, RETENTION_MS, outputDirectory, sweepToolOutput, truncateOutput } from "./truncate";
 
 let t: TempProject;
+let out: string;
 beforeEach(async () => {
   t = await tempProject();
+  out = outputDirectory(t.dataDir, "team_1", "ses_1");
 });
 afterEach(async () => {
   await t.cleanup();
@@ -17,15 +19,16 @@ const lines = (n: number, prefix = "line") => Array.from({ length: n }, (_, i) =
 describe("truncateOutput", () => {
   it("leaves output within 2000 lines and 50 KB alone", async () => {
     const text = lines(2000);
-    expect(await truncateOutput(text, { dataDir: t.dataDir, callId: "c1", canUseTask: false })).toEqual({ truncated: false, content: text });
-    await expect(fs.readdir(path.join(t.dataDir, "tool-output"))).rejects.toThrow();
+    expect(await truncateOutput(text, { outputDir: out, callId: "c1", canUseTask: false })).toEqual({ truncated: false, content: text });
+    await expect(fs.readdir(out)).rejects.toThrow();
   });
 
   it("cuts at 2000 lines keeping the head, saves the full text and ends with the path and a hint", async () => {
     const text = lines(3000);
-    const r = await truncateOutput(text, { dataDir: t.dataDir, callId: "call_abc", canUseTask: false });
+    const r = await truncateOutput(text, { outputDir: out, callId: "call_abc", canUseTask: false });
     if (!r.truncated) throw new Error("expected truncation");
-    expect(r.outputPath).toBe(path.join(t.dataDir, "tool-output", "call_abc.txt"));
+    expect(r.outputPath).toBe(path.join(t.dataDir, "tool-output", "team_1", "ses_1", "call_abc.txt"));
+    expect((await fs.stat(out)).mode & 0o777).toBe(0o700);
     expect(await fs.readFile(r.outputPath, "utf8")).toBe(text);
     expect(r.content.startsWith(`${lines(2000)}\n\n...1000 lines truncated...\n\n`)).toBe(true);
     expect(r.content).not.toContain("line 2001");
@@ -33,14 +36,14 @@ describe("truncateOutput", () => {
   });
 
   it("suggests the task tool when the agent may use it", async () => {
-    const r = await truncateOutput(lines(2500), { dataDir: t.dataDir, callId: "c2", canUseTask: true });
+    const r = await truncateOutput(lines(2500), { outputDir: out, callId: "c2", canUseTask: true });
     expect(r.content).toMatch(/Full output saved to: .*c2\.txt\nUse the task tool to have a subagent search or process this file/);
     expect(r.content).not.toContain("grep tool");
   });
 
   it("cuts at 50 KB on a line boundary", async () => {
     const text = Array.from({ length: 10 }, (_, i) => String(i).repeat(10 * 1024)).join("\n");
-    const r = await truncateOutput(text, { dataDir: t.dataDir, callId: "c3", canUseTask: false });
+    const r = await truncateOutput(text, { outputDir: out, callId: "c3", canUseTask: false });
     if (!r.truncated) throw new Error("expected truncation");
     const preview = r.content.slice(0, r.content.indexOf("\n\n..."));
     expect(preview.split("\n")).toHaveLength(4); // a fifth 10 KB line would pass 51,200 bytes
@@ -51,7 +54,7 @@ describe("truncateOutput", () => {
 
   it("cuts a single oversized line by bytes without splitting a character", async () => {
     const text = "é".repeat(40_000); // 80,000 bytes
-    const r = await truncateOutput(text, { dataDir: t.dataDir, callId: "c4", canUseTask: false });
+    const r = await truncateOutput(text, { outputDir: out, callId: "c4", canUseTask: false });
     if (!r.truncated) throw new Error("expected truncation");
     const preview = r.content.slice(0, r.content.indexOf("\n\n..."));
     expect(preview).toBe("é".repeat(MAX_BYTES / 2));
@@ -59,17 +62,17 @@ describe("truncateOutput", () => {
   });
 
   it("keeps the tail when asked", async () => {
-    const r = await truncateOutput(lines(3000), { dataDir: t.dataDir, callId: "c5", canUseTask: false, direction: "tail" });
+    const r = await truncateOutput(lines(3000), { outputDir: out, callId: "c5", canUseTask: false, direction: "tail" });
     expect(r.content.startsWith("...1000 lines truncated...\n\nline 1001\n")).toBe(true);
     expect(r.content).toContain("line 3000\n\nThe tool call succeeded but the output was truncated.");
   });
 
   it("never overwrites another saved output and names outputs without a call id uniquely", async () => {
-    const a = await truncateOutput(lines(2500, "a"), { dataDir: t.dataDir, callId: "same/../id", canUseTask: false });
-    const b = await truncateOutput(lines(2500, "b"), { dataDir: t.dataDir, callId: "same/../id", canUseTask: false });
-    const c = await truncateOutput(lines(2500, "c"), { dataDir: t.dataDir, canUseTask: false });
+    const a = await truncateOutput(lines(2500, "a"), { outputDir: out, callId: "same/../id", canUseTask: false });
+    const b = await truncateOutput(lines(2500, "b"), { outputDir: out, callId: "same/../id", canUseTask: false });
+    const c = await truncateOutput(lines(2500, "c"), { outputDir: out, canUseTask: false });
     if (!a.truncated || !b.truncated || !c.truncated) throw new Error("expected truncation");
-    expect(path.dirname(a.outputPath)).toBe(path.join(t.dataDir, "tool-output"));
+    expect(path.dirname(a.outputPath)).toBe(out);
     expect(path.basename(a.outputPath)).toBe("same____id.txt");
     expect(b.outputPath).not.toBe(a.outputPath);
     expect(await fs.readFile(a.outputPath, "utf8")).toContain("a 1\n");
@@ -79,9 +82,14 @@ describe("truncateOutput", () => {
 });
 
 describe("sweepToolOutput", () => {
-  it("deletes only saved outputs older than 7 days", async () => {
-    const dir = path.join(t.dataDir, "tool-output");
-    await fs.mkdir(dir);
+  it("deletes only saved outputs older than 7 days, and the session folders left empty", async () => {
+    const dir = out;
+    const stale = outputDirectory(t.dataDir, "team_1", "ses_old");
+    await fs.mkdir(dir, { recursive: true });
+    await fs.mkdir(stale, { recursive: true });
+    const long = (Date.now() - RETENTION_MS - 120_000) / 1000;
+    await fs.writeFile(path.join(stale, "gone.txt"), "x");
+    await fs.utimes(path.join(stale, "gone.txt"), long, long);
     const now = Date.now();
     const ages = { "old.txt": RETENTION_MS + 60_000, "recent.txt": RETENTION_MS - 60_000, "new.txt": 0 };
     for (const [name, age] of Object.entries(ages)) {
@@ -89,8 +97,9 @@ describe("sweepToolOutput", () => {
       const when = (now - age) / 1000;
       await fs.utimes(path.join(dir, name), when, when);
     }
-    expect(await sweepToolOutput(t.dataDir, now)).toBe(1);
+    expect(await sweepToolOutput(t.dataDir, now)).toBe(2);
     expect((await fs.readdir(dir)).sort()).toEqual(["new.txt", "recent.txt"]);
+    expect(await fs.readdir(path.join(t.dataDir, "tool-output", "team_1"))).toEqual(["ses_1"]);
     expect(await sweepToolOutput(t.dataDir, now + 2 * 60_000)).toBe(1);
     expect(await fs.readdir(dir)).toEqual(["new.txt"]);
   });

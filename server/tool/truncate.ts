@@ -4,9 +4,11 @@ import path from "node:path";
 import { errorCode } from "./files";
 
 /**
- * Output truncation (SPEC §7): a tool output over 2,000 lines or 50 KB is cut, the full
- * text saved under `<dataDir>/tool-output/` for 7 days, and the preview ends with the
- * saved path and a hint on how to look at the rest.
+ * Output truncation: a tool output over 2,000 lines or 50 KB is cut, the full text saved
+ * for 7 days in the session's own folder, `<dataDir>/tool-output/<teamId>/<sessionId>/`,
+ * and the preview ends with the saved path and a hint on how to look at the rest. That
+ * session reads its saved outputs with read/grep without a question; no other session
+ * can (the data directory is out of every tool's reach).
  */
 
 export const MAX_LINES = 2000;
@@ -14,8 +16,14 @@ export const MAX_BYTES = 50 * 1024;
 export const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const OUTPUT_DIRECTORY = "tool-output";
 
+/** Where a session's saved outputs live. */
+export function outputDirectory(dataDir: string, teamId: string, sessionId: string): string {
+  return path.join(dataDir, OUTPUT_DIRECTORY, teamId, sessionId);
+}
+
 export interface TruncateOptions {
-  dataDir: string;
+  /** The session's saved-output folder (outputDirectory). */
+  outputDir: string;
   /** Names the saved file; a unique name is made when missing. */
   callId?: string;
   /** Whether the calling agent may use the task tool (changes the hint). */
@@ -73,9 +81,8 @@ function fileName(callId: string | undefined): string {
 }
 
 /** Save the full output without overwriting another call's file. */
-async function save(dataDir: string, callId: string | undefined, text: string): Promise<string> {
-  const dir = path.join(dataDir, OUTPUT_DIRECTORY);
-  await fs.mkdir(dir, { recursive: true });
+async function save(dir: string, callId: string | undefined, text: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const base = fileName(callId);
   for (let attempt = 0; ; attempt++) {
     const file = path.join(dir, attempt === 0 ? `${base}.txt` : `${base}_${randomBytes(4).toString("hex")}.txt`);
@@ -107,16 +114,25 @@ export async function truncateOutput(text: string, options: TruncateOptions): Pr
   const keptLines = preview === "" ? 0 : preview.split("\n").length;
   const removedLines = lines.length - keptLines;
   const removedBytes = totalBytes - Buffer.byteLength(preview, "utf8");
-  const outputPath = await save(options.dataDir, options.callId, text);
+  const outputPath = await save(options.outputDir, options.callId, text);
   const marker = `...${removedLines > 0 ? `${removedLines} lines` : `${removedBytes} bytes`} truncated...`;
   const note = hint(outputPath, options.canUseTask);
   const content = direction === "head" ? `${preview}\n\n${marker}\n\n${note}` : `${marker}\n\n${preview}\n\n${note}`;
   return { truncated: true, content, outputPath, removedLines, removedBytes };
 }
 
-/** Delete saved outputs older than 7 days; returns how many were deleted. */
+/**
+ * Delete saved outputs older than 7 days, and the folders left empty; returns how many
+ * files were deleted. Another instance may sweep at the same time: what it removed first
+ * is not an error.
+ */
 export async function sweepToolOutput(dataDir: string, now: number = Date.now()): Promise<number> {
-  const dir = path.join(dataDir, OUTPUT_DIRECTORY);
+  return sweepDirectory(path.join(dataDir, OUTPUT_DIRECTORY), now, 0);
+}
+
+const SWEEP_DEPTH = 2; // tool-output/<team>/<session>/<file>
+
+async function sweepDirectory(dir: string, now: number, depth: number): Promise<number> {
   let names: string[];
   try {
     names = await fs.readdir(dir);
@@ -126,16 +142,26 @@ export async function sweepToolOutput(dataDir: string, now: number = Date.now())
   }
   let deleted = 0;
   for (const name of names) {
-    const file = path.join(dir, name);
+    const entry = path.join(dir, name);
     try {
-      const stat = await fs.lstat(file);
-      if (!stat.isFile() || now - stat.mtimeMs <= RETENTION_MS) continue;
-      await fs.unlink(file);
-      deleted++;
+      const stat = await fs.lstat(entry);
+      if (stat.isDirectory() && depth < SWEEP_DEPTH) {
+        deleted += await sweepDirectory(entry, now, depth + 1);
+        await fs.rmdir(entry).catch((error: unknown) => {
+          if (errorCode(error) !== "ENOTEMPTY" && errorCode(error) !== "ENOENT" && errorCode(error) !== "EEXIST") throw error;
+        });
+      } else if (stat.isFile() && now - stat.mtimeMs > RETENTION_MS) {
+        await fs.unlink(entry);
+        deleted++;
+      }
     } catch (error) {
-      // Another sweeper (a second server instance) may have removed it first.
       if (errorCode(error) !== "ENOENT") throw error;
     }
   }
   return deleted;
+}
+
+/** Delete a session's saved outputs (the session is being deleted). */
+export async function removeOutputs(dataDir: string, teamId: string, sessionId: string): Promise<void> {
+  await fs.rm(outputDirectory(dataDir, teamId, sessionId), { recursive: true, force: true });
 }

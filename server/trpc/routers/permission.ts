@@ -1,6 +1,8 @@
 import { z } from "zod";
 import * as Id from "../../id";
+import * as Approvals from "../../permission/approvals";
 import { Reply } from "../../permission/events";
+import * as Policy from "../../permission/policy";
 import { procedure, router } from "../init";
 
 export const permissionRouter = router({
@@ -10,4 +12,12 @@ export const permissionRouter = router({
   reply: procedure
     .input(z.object({ requestId: Id.schema("permission"), reply: Reply, feedback: z.string().max(10_000).optional() }))
     .mutation(({ ctx, input }) => ctx.runtime.permissions.reply(ctx.actor, input)),
+  /** The team's policy (no project) or a project's; every member may read it. */
+  policy: procedure.input(Policy.PolicyScope).query(({ ctx, input }) => Policy.get(ctx, input)),
+  /** Owners and admins: replace the team's or a project's policy. */
+  setPolicy: procedure.input(Policy.SetPolicyInput).mutation(({ ctx, input }) => Policy.set(ctx, input)),
+  /** The team's stored "Always allow" approvals, newest first. */
+  approvals: procedure.input(Approvals.ListInput).query(({ ctx, input }) => Approvals.list(ctx, input)),
+  /** Owners and admins: revoke one approval. */
+  revoke: procedure.input(Approvals.RevokeInput).mutation(({ ctx, input }) => Approvals.revoke(ctx, input)),
 });

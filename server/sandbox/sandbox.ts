@@ -1,0 +1,270 @@
+import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { type HostLayout, bwrapArgs, isWithin } from "./bwrap";
+import { type CallCgroups, Cgroups, JOIN_SCRIPT } from "./cgroup";
+import { findExecutable, hostLayout } from "./host";
+import type { SandboxSettings } from "./settings";
+
+/**
+ * Where the agent's processes run (README "Security model"). Every process a tool starts
+ * — `bash`, and helpers such as ripgrep — goes through `Sandbox.spawn`: in bubblewrap
+ * (layout in bwrap.ts), with resource limits, as one unit that is killed whole. When no
+ * sandbox can run here, spawning is refused with a message that names the missing piece,
+ * unless the operator set the sandbox `off`.
+ */
+
+export type SandboxState =
+  | { kind: "bwrap"; bwrap: string; host: HostLayout; cgroups: Cgroups | undefined }
+  | { kind: "off" }
+  | { kind: "unavailable"; reason: string };
+
+export interface ProcessSpec {
+  /** Program and arguments; the program is looked up on the sandbox's PATH. */
+  argv: string[];
+  /** The project directory: bound read-write, and the working directory unless `cwd` says otherwise. */
+  project: string;
+  cwd?: string;
+  /** Other paths the process may read (a session's saved outputs). */
+  readable?: string[];
+}
+
+export type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+export interface SandboxProcess {
+  readonly child: Child;
+  /** Whether the process runs confined (false only when the operator turned the sandbox off). */
+  readonly confined: boolean;
+  /** End every process of the call at once. */
+  kill(): void;
+  /** Ask the processes to stop, then kill what is left after `graceMs` (confined: at once). */
+  terminate(graceMs: number): void;
+  /** Resolves once the process has exited and its cgroups are removed. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** No sandbox can run here and the operator did not turn it off: the tool is refused. */
+export class SandboxUnavailableError extends Error {
+  override name = "SandboxUnavailableError";
+}
+
+/** What bwrap itself runs with: nothing of the server's environment. */
+const NO_ENV = {} as NodeJS.ProcessEnv;
+
+/** The environment of a confined process: never the server's own (no secrets). */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+function confinedEnv(): Record<string, string> {
+  return { PATH: SANDBOX_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" };
+}
+
+/** Unconfined (sandbox off): the server's environment without its secrets. */
+const SECRET = /^(DATABASE_URL|PARLEY_.*|OPENAI_.*|.*_API_KEY|.*_SECRET|.*_TOKEN|.*PASSWORD.*|.*_KEY)$/i;
+export function commandEnvironment<T extends Record<string, string | undefined>>(env: T): T {
+  const out = { ...env };
+  for (const key of Object.keys(out)) if (SECRET.test(key)) Reflect.deleteProperty(out, key);
+  return out;
+}
+
+/** Resource limits set inside the sandbox before the program starts (hard = soft, so they cannot be raised). */
+function limitScript(settings: SandboxSettings, withNproc: boolean): string {
+  const l = settings.limits;
+  const lines = [`ulimit -t ${l.cpuSeconds}`, `ulimit -d ${l.memoryMb * 1024}`, `ulimit -f ${l.fileSizeMb * 1024}`, `ulimit -n ${l.openFiles}`];
+  if (withNproc) lines.push(`ulimit -u ${l.processes}`);
+  return `${lines.join(" && ")} || { echo "parley: could not set the sandbox's resource limits" >&2; exit 126; }; exec "$@"`;
+}
+
+const live = new Set<SandboxProcess>();
+let exitHookInstalled = false;
+/** When the server exits, every sandboxed process goes with it. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const proc of live) proc.kill();
+  });
+}
+
+/** Signal a whole process group; a group that is already gone is fine. */
+export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+export class Sandbox {
+  private constructor(
+    readonly settings: SandboxSettings,
+    readonly state: SandboxState,
+  ) {}
+
+  /** Find and try bubblewrap (on the given PATH), unless the operator turned the sandbox off. */
+  static async create(settings: SandboxSettings, env: Record<string, string | undefined> = process.env): Promise<Sandbox> {
+    if (settings.mode === "off") return new Sandbox(settings, { kind: "off" });
+    if (process.platform !== "linux") {
+      return new Sandbox(settings, {
+        kind: "unavailable",
+        reason: `Parley's sandbox needs Linux with bubblewrap; this server runs on ${process.platform}. Set PARLEY_SANDBOX=off to run tools unconfined (only where every user is trusted).`,
+      });
+    }
+    const bwrap = findExecutable("bwrap", env.PATH);
+    if (!bwrap) {
+      return new Sandbox(settings, {
+        kind: "unavailable",
+        reason: "Tools that run processes need the bubblewrap sandbox, which is not installed on this server: install the `bubblewrap` package (e.g. `apt-get install -y bubblewrap`) and restart Parley, or set PARLEY_SANDBOX=off to run them unconfined (only where every user is trusted).",
+      });
+    }
+    const host = hostLayout();
+    const cgroups = await Cgroups.detect();
+    const sandbox = new Sandbox(settings, { kind: "bwrap", bwrap, host, cgroups });
+    const failure = sandbox.selfTest();
+    if (failure) {
+      return new Sandbox(settings, {
+        kind: "unavailable",
+        reason: `Tools that run processes need the bubblewrap sandbox, which does not work on this server (${failure}). Allow unprivileged user namespaces or run Parley where bubblewrap works, or set PARLEY_SANDBOX=off to run tools unconfined (only where every user is trusted).`,
+      });
+    }
+    return sandbox;
+  }
+
+  /** Run `true` in a sandbox of the real layout; undefined when it worked, else what bwrap said. */
+  private selfTest(): string | undefined {
+    if (this.state.kind !== "bwrap") return undefined;
+    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "parley-sandbox-probe-")));
+    try {
+      const args = bwrapArgs(this.state.host, { writable: [dir], readable: [], cwd: dir, network: this.settings.network, tmpBytes: 1024 * 1024, env: confinedEnv() });
+      const result = spawnSync(this.state.bwrap, [...args, "--", "true"], { encoding: "utf8", timeout: 10_000, env: NO_ENV });
+      if (result.error) return result.error.message;
+      if (result.status !== 0) return (result.stderr || `exit ${result.status ?? result.signal}`).trim();
+      return undefined;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** One line for the start-up log. */
+  describe(): string {
+    switch (this.state.kind) {
+      case "off":
+        return "WARNING: the tool sandbox is OFF (PARLEY_SANDBOX=off): commands the agent runs have this server's rights — its files, its database, the network. Use this only where every user is trusted.";
+      case "unavailable":
+        return `WARNING: no tool sandbox: ${this.state.reason}`;
+      case "bwrap": {
+        const cg = this.state.cgroups?.describe();
+        return `tool sandbox: bubblewrap (${this.state.bwrap}), network ${this.settings.network}, limits ${cg ? `with cgroups: ${cg}` : "per process (no cgroups)"}`;
+      }
+    }
+  }
+
+  /** Whether tools may start processes here. */
+  get available(): boolean {
+    return this.state.kind !== "unavailable";
+  }
+
+  /** Throws SandboxUnavailableError (its message names what is missing) when processes cannot run. */
+  require(): void {
+    if (this.state.kind === "unavailable") throw new SandboxUnavailableError(this.state.reason);
+  }
+
+  /** A helper program of a tool (e.g. ripgrep), found on the server's PATH. */
+  which(name: string, env: Record<string, string | undefined> = process.env): string | undefined {
+    return findExecutable(name, env.PATH);
+  }
+
+  async spawn(spec: ProcessSpec): Promise<SandboxProcess> {
+    this.require();
+    const proc = this.state.kind === "bwrap" ? await this.spawnConfined(this.state, spec) : this.spawnUnconfined(spec);
+    live.add(proc);
+    installExitHook();
+    void proc.exited.finally(() => live.delete(proc));
+    return proc;
+  }
+
+  private spawnUnconfined(spec: ProcessSpec): SandboxProcess {
+    const [program = "true", ...args] = spec.argv;
+    // Its own process group (detached), so abort and timeout can end every process it started.
+    const child = spawn(program, args, { cwd: spec.cwd ?? spec.project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment(process.env) });
+    return processHandle(child, false, undefined);
+  }
+
+  private async spawnConfined(state: Extract<SandboxState, { kind: "bwrap" }>, spec: ProcessSpec): Promise<SandboxProcess> {
+    const { limits } = this.settings;
+    const project = realpathSync(spec.project);
+    const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p));
+    const program = spec.argv[0];
+    // A helper that lives outside the system directories is shown to the process on its own.
+    if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
+    const args = bwrapArgs(state.host, {
+      writable: [project],
+      readable,
+      cwd: spec.cwd ? realpathSync(spec.cwd) : project,
+      network: this.settings.network,
+      tmpBytes: limits.tmpMb * 1024 * 1024,
+      env: confinedEnv(),
+    });
+    let cgroups: CallCgroups | undefined;
+    if (state.cgroups) cgroups = await state.cgroups.create({ processes: limits.processes, memoryBytes: limits.memoryMb * 1024 * 1024 });
+    const asRoot = process.getuid?.() === 0;
+    const withNproc = !state.cgroups?.has("pids") && !asRoot;
+    const inner = ["--", "/bin/bash", "-c", limitScript(this.settings, withNproc), "parley-sandbox", ...spec.argv];
+    const [command, commandArgs, env]: [string, string[], NodeJS.ProcessEnv] = cgroups
+      ? ["/bin/sh", ["-c", JOIN_SCRIPT, "parley-cgroup", state.bwrap, ...args, ...inner], { ...NO_ENV, PARLEY_CGROUPS: cgroups.procs.join("\n") }]
+      : [state.bwrap, [...args, ...inner], NO_ENV];
+    try {
+      const child = spawn(command, commandArgs, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+      return processHandle(child, true, cgroups);
+    } catch (error) {
+      await cgroups?.remove();
+      throw error;
+    }
+  }
+}
+
+function processHandle(child: Child, confined: boolean, cgroups: CallCgroups | undefined): SandboxProcess {
+  let killTimer: NodeJS.Timeout | undefined;
+  const pid = child.pid;
+  const kill = () => {
+    if (pid === undefined) return;
+    try {
+      // Confined: the group leader is bwrap; with it goes the sandbox's PID namespace, and
+      // every process in it, whatever group or session it moved to.
+      signalGroup(pid, "SIGKILL");
+    } catch (error) {
+      console.error("[sandbox] could not kill process group", pid, error);
+    }
+  };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    let settled = false;
+    const done = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      // Unconfined children may have left a background job in the group: end it.
+      if (killTimer) clearTimeout(killTimer);
+      if (!confined && pid !== undefined && signalGroup(pid, 0)) kill();
+      void (cgroups?.remove() ?? Promise.resolve()).then(() => resolve({ code, signal }));
+    };
+    child.once("exit", done);
+    child.once("error", () => done(null, null));
+  });
+  return {
+    child,
+    confined,
+    kill,
+    exited,
+    terminate(graceMs) {
+      if (pid === undefined) return;
+      if (confined) return kill();
+      try {
+        signalGroup(pid, "SIGTERM");
+      } catch (error) {
+        console.error("[sandbox] could not terminate process group", pid, error);
+      }
+      killTimer ??= setTimeout(kill, graceMs);
+    },
+  };
+}
