@@ -12,6 +12,7 @@ import { loadConfig } from "../server/config";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations, createMigration } from "../server/db/migrate";
 import { defaultModel } from "../server/provider/provider";
+import { Sandbox } from "../server/sandbox/sandbox";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const require = createRequire(import.meta.url);
@@ -21,10 +22,13 @@ function log(message: string): void {
   console.log(`[parley] ${message}`);
 }
 
-/** Stop at once, with a clear message, on configuration the app could not work with. */
-function checkConfig(): void {
+/** Stop at once, with a clear message, on configuration the app could not work with; say how tools are confined. */
+async function checkConfig(): Promise<void> {
   const cfg = loadConfig();
   defaultModel(cfg);
+  const sandbox = await Sandbox.create(cfg.sandbox);
+  if (sandbox.state.kind === "bwrap") log(sandbox.describe());
+  else console.warn(`[parley] ${sandbox.describe()}`);
 }
 
 async function database(): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
   switch (command) {
     case "dev":
     case "start": {
-      checkConfig();
+      await checkConfig();
       const { url, embedded } = await database();
       await migrate(url);
       if (command === "start" && (rest.includes("--build") || !existsSync(path.join(ROOT, process.env.PARLEY_DIST_DIR ?? ".next", "BUILD_ID")))) {

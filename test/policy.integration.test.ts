@@ -1,0 +1,206 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Approval } from "../server/permission/approvals";
+import type { Request as PermissionRequest } from "../server/permission/events";
+import type { Part } from "../server/session/message";
+import { appRouter } from "../server/trpc/router";
+import { type Browser, authCall, signUp } from "./auth";
+import { type OwnDatabase, ownDatabase } from "./db";
+
+/**
+ * The permission policy as members meet it, through the real tRPC Route Handler with real
+ * sign-in cookies, the built-in offline model, the real tools and the real sandbox: what a
+ * member can and cannot loosen, and shell-parsed approvals.
+ */
+
+type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
+const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
+
+const ALLOW_ALL = [{ permission: "*", pattern: "*", action: "allow" as const }];
+
+describe("team policy and approvals through tRPC (integration)", () => {
+  let own: OwnDatabase;
+  let dir: string;
+  let project: string;
+  let trpc: TrpcRoute;
+  let rt: Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
+  let ann: Browser;
+  let bob: Browser;
+  let projectId: string;
+  const ENV = ["DATABASE_URL", "PARLEY_DATA_DIR", "PARLEY_PROJECT_DIR", "PARLEY_PROJECTS_ROOT", "PARLEY_SIGNUP", "PARLEY_CONFIG", "PARLEY_OFFLINE_TPS"] as const;
+  const savedEnv = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
+
+  async function call<T>(procedure: string, input: unknown, who: Browser): Promise<{ status: number; data: T; message: string }> {
+    const type = procedures[procedure]!._def.type;
+    const base = `http://parley.test/api/trpc/${procedure}`;
+    const req =
+      type === "query"
+        ? new Request(`${base}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: who.headers })
+        : new Request(base, { method: "POST", headers: new Headers([...who.headers, ["content-type", "application/json"]]), body: JSON.stringify(input) });
+    const res = await (type === "query" ? trpc.GET(req) : trpc.POST(req));
+    const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
+    return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "" };
+  }
+
+  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
+    const res = await call<T>(procedure, input, who);
+    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
+    return res.data;
+  }
+
+  async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await read();
+      if (value !== undefined) return value;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const newSession = (who: Browser, permission?: unknown) => call<{ id: string }>("session.create", { projectId, title: "policy", ...(permission ? { permission } : {}) }, who);
+  const prompt = (who: Browser, sessionId: string, text: string) => ok("session.prompt", { sessionId, parts: [{ type: "text", text }] }, who);
+  const pendingOf = (who: Browser, sessionId: string) => ok<PermissionRequest[]>("permission.pending", { sessionId }, who);
+  const asked = (who: Browser, sessionId: string) => until("a permission question", async () => (await pendingOf(who, sessionId))[0]);
+
+  /** The session's bash calls once the run is over (its runner gone). */
+  async function bashCalls(who: Browser, sessionId: string) {
+    await rt.runners.idle(sessionId);
+    const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);
+    return page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : []));
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "parley-policy-"));
+    project = path.join(dir, "projects", "app");
+    mkdirSync(project, { recursive: true });
+    const config = path.join(dir, "parley.config.json");
+    // The server configuration denies `chmod` whatever anyone else says.
+    writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
+    own = await ownDatabase("policy");
+    Object.assign(process.env, {
+      DATABASE_URL: own.url,
+      PARLEY_DATA_DIR: path.join(dir, "data"),
+      PARLEY_PROJECT_DIR: project,
+      PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+      PARLEY_SIGNUP: "invite",
+      PARLEY_CONFIG: config,
+      PARLEY_OFFLINE_TPS: "0",
+    });
+    trpc = await import("../app/api/trpc/[trpc]/route");
+    rt = await (await import("../server/runtime")).runtime();
+    const auth = await (await import("../server/auth/instance")).getAuth();
+    ann = await signUp(auth, "ann@policy.test", "Ann");
+    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
+    projectId = first!.id;
+    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
+    const invited = await authCall(auth, "/organization/invite-member", { email: "bob@policy.test", role: "member", organizationId: teamId }, ann.headers);
+    bob = await signUp(auth, "bob@policy.test", "Bob");
+    expect((await authCall(auth, "/organization/accept-invitation", { invitationId: (invited.body as { id: string }).id }, bob.headers)).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await rt?.bridge.close();
+    await rt?.lock.close();
+    await rt?.db.$disconnect();
+    await own?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const name of ENV) {
+      if (savedEnv[name] === undefined) delete process.env[name];
+      else process.env[name] = savedEnv[name];
+    }
+  });
+
+  it("a member cannot give a session allow rules; ask and deny rules are fine", async () => {
+    const refused = await newSession(bob, ALLOW_ALL);
+    expect(refused.status).toBe(403);
+    expect(refused.message).toMatch(/owners and admins can add "allow" rules/);
+    const careful = await newSession(bob, [{ permission: "bash", pattern: "*", action: "ask" }, { permission: "edit", pattern: "*.md", action: "deny" }]);
+    expect(careful.status).toBe(200);
+    const update = await call("session.update", { sessionId: careful.data.id, patch: { permission: ALLOW_ALL } }, bob);
+    expect(update.status).toBe(403);
+    expect((await call("permission.setPolicy", { rules: ALLOW_ALL }, bob)).status).toBe(403);
+  });
+
+  it("a team deny and a server-config deny are final: an admin's allow-everything session rules cannot undo them", async () => {
+    await ok("permission.setPolicy", { rules: [{ permission: "bash", pattern: "curl *", action: "deny" }] }, ann);
+    expect(await ok("permission.policy", {}, bob)).toEqual({ rules: [{ permission: "bash", pattern: "curl *", action: "deny" }] });
+    writeFileSync(path.join(project, "keep.txt"), "keep\n");
+    const session = await newSession(ann, ALLOW_ALL);
+    expect(session.status).toBe(200);
+    const id = session.data.id;
+    // Even the session's own allow-all, set later with an update, changes nothing.
+    await ok("session.update", { sessionId: id, patch: { permission: ALLOW_ALL } }, ann);
+    for (const command of ["curl http://example.test", "chmod 000 keep.txt", "echo allowed here"]) {
+      await prompt(ann, id, `run \`${command}\``);
+      await rt.runners.idle(id);
+    }
+    const calls = await bashCalls(ann, id);
+    expect(calls.map((s) => s.status)).toEqual(["error", "error", "completed"]);
+    expect(calls[0]).toMatchObject({ error: expect.stringMatching(/"curl http:\/\/example.test" is denied by the rule .*"curl \*".*\(team policy\)/) });
+    expect(calls[1]).toMatchObject({ error: expect.stringMatching(/"chmod 000 keep.txt" is denied by the rule .*"chmod \*".*\(server configuration\)/) });
+    expect(calls[2]).toMatchObject({ output: "allowed here" });
+    expect(statSync(path.join(project, "keep.txt")).mode & 0o777).not.toBe(0);
+    expect(await rt.db.permissionRequest.count({ where: { sessionId: id } })).toBe(0);
+  });
+
+  it('"Always allow" for `git status -s` does not cover `git status && rm x`: it asks, and on reject rm never runs', async () => {
+    writeFileSync(path.join(project, "x.txt"), "x\n");
+    const { data } = await newSession(bob);
+    await prompt(bob, data.id, "run `git status -s`");
+    const first = await asked(bob, data.id);
+    expect(first).toMatchObject({ permission: "bash", patterns: ["git status -s"], always: ["git status *"] });
+    await ok("permission.reply", { requestId: first.id, reply: "always" }, bob);
+    await rt.runners.idle(data.id);
+
+    await prompt(bob, data.id, "run `git status && rm x.txt`");
+    const second = await asked(bob, data.id);
+    expect(second.patterns).toEqual(["git status", "rm x.txt"]);
+    await ok("permission.reply", { requestId: second.id, reply: "reject" }, bob);
+    const calls = await bashCalls(bob, data.id);
+    expect(calls.at(-1)?.status).toBe("error");
+    expect(existsSync(path.join(project, "x.txt"))).toBe(true);
+
+    // The approval is the team's, with who granted it.
+    const approvals = await ok<Approval[]>("permission.approvals", { projectId }, ann);
+    expect(approvals).toEqual([expect.objectContaining({ permission: "bash", pattern: "git status *", grantedBy: { id: bob.userId, name: "Bob" } })]);
+  });
+
+  it('after "Always allow" for `echo harmless`, `echo ok; id` still asks (for id); an admin revokes the approval and echo asks again', async () => {
+    const { data } = await newSession(bob);
+    await prompt(bob, data.id, "run `echo harmless`");
+    await ok("permission.reply", { requestId: (await asked(bob, data.id)).id, reply: "always" }, bob);
+    await rt.runners.idle(data.id);
+
+    await prompt(bob, data.id, "run `echo ok; id`");
+    const chained = await asked(bob, data.id);
+    expect(chained.patterns).toEqual(["echo ok", "id"]);
+    await ok("permission.reply", { requestId: chained.id, reply: "reject" }, bob);
+    await rt.runners.idle(data.id);
+
+    const echo = (await ok<Approval[]>("permission.approvals", {}, ann)).find((a) => a.pattern === "echo *");
+    expect(echo).toBeDefined();
+    expect((await call("permission.revoke", { approvalId: echo!.id }, bob)).status).toBe(403);
+    await ok("permission.revoke", { approvalId: echo!.id }, ann);
+    await prompt(bob, data.id, "run `echo harmless`");
+    const again = await asked(bob, data.id);
+    expect(again.patterns).toEqual(["echo harmless"]);
+    await ok("permission.reply", { requestId: again.id, reply: "reject" }, bob);
+    await rt.runners.idle(data.id);
+  });
+
+  it("a command the parser cannot read asks every time and offers no 'always'", async () => {
+    await ok("permission.setPolicy", { rules: [{ permission: "bash", pattern: "echo *", action: "allow" }] }, ann);
+    const { data } = await newSession(bob);
+    await prompt(bob, data.id, "run `$CMD echo`");
+    const request = await asked(bob, data.id);
+    expect(request).toMatchObject({ patterns: ["$CMD echo"], always: [], mustAsk: true });
+    expect((await call("permission.reply", { requestId: request.id, reply: "always" }, bob)).status).toBe(400);
+    await ok("permission.reply", { requestId: request.id, reply: "reject" }, bob);
+    await rt.runners.idle(data.id);
+    await ok("permission.setPolicy", { rules: [] }, ann);
+  });
+});
