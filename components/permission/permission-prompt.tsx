@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
 import { useId, useState } from "react";
 import { Icon, type IconName } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
@@ -202,7 +203,11 @@ function PermissionCard({
                     <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[11.5px] text-zinc-700">{pattern}</code>
                   </span>
                 ))}{" "}
-                for <span className="font-mono">{request.permission}</span> in this project, for the whole team (admins can revoke it on the Approvals page).
+                for <span className="font-mono">{request.permission}</span> in this project, for the whole team (admins can revoke it on the{" "}
+                <Link href="/team/approvals" className="font-medium text-indigo-600 hover:text-indigo-800">
+                  Approvals page
+                </Link>
+                ).
               </p>
             ) : (
               <p data-testid="permission-always" className="text-xs text-zinc-500">

@@ -8,6 +8,8 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import type { TeamInfo } from "@/server/auth/member";
+import { PermissionPolicy } from "./permission-policy";
+import { Section } from "./section";
 
 const INPUT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -20,16 +22,6 @@ async function unwrap<T>(call: Promise<{ data: T | null; error: { message?: stri
   const { data, error } = await call;
   if (error || data === null) throw new Error(authErrorMessage(error));
   return data;
-}
-
-function Section({ title, description, children }: { title: string; description?: string; children: React.ReactNode }) {
-  return (
-    <section className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm">
-      <h2 className="text-sm font-semibold text-zinc-900">{title}</h2>
-      {description ? <p className="mt-0.5 text-sm text-zinc-500">{description}</p> : null}
-      <div className="mt-4">{children}</div>
-    </section>
-  );
 }
 
 function Alert({ error }: { error: unknown }) {
@@ -177,6 +169,8 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       ) : null}
 
       <Projects isAdmin={isAdmin} />
+
+      <PermissionPolicy isAdmin={isAdmin} />
     </div>
   );
 }

@@ -84,7 +84,7 @@ let parserPromise: Promise<Parser> | undefined;
 
 async function createParser(): Promise<Parser> {
   await Parser.init();
-  const wasm = createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
+  const wasm = createRequire(import.meta.url).resolve(/* turbopackIgnore: true */ "tree-sitter-bash/tree-sitter-bash.wasm");
   const language = await Language.load(await readFile(wasm));
   return new Parser().setLanguage(language);
 }

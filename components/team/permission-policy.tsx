@@ -1,0 +1,177 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useId, useState } from "react";
+import { type Rule, type RuleRow, RulesEditor, RulesErrors, rulesOf, sameRules, toRows, validateRules } from "@/components/permission/rules-editor";
+import { useTRPC } from "@/components/trpc/client";
+import { Button } from "@/components/ui/button";
+import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { Section } from "./section";
+
+/** The value of the scope selector for the team's own rules (every project). */
+const ALL = "";
+
+/** Where permission rules come from, in the order they are read. */
+const ORDER = ["Built-in defaults", "Server configuration", "Team policy (all projects)", "Project policy", "Agent", "“Always allow” approvals", "The session’s own rules"];
+
+type Scope = { projectId?: string };
+
+/**
+ * The team's permission policy: rules for all its projects or for one of them. Every
+ * member sees them; owners and admins change them (the server refuses anyone else).
+ */
+export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const scopeId = useId();
+  const projects = useQuery(trpc.project.list.queryOptions());
+  const [chosen, setChosen] = useState(ALL);
+  // A project removed meanwhile falls back to the rules for all projects.
+  const project = chosen === ALL ? undefined : projects.data?.find((p) => p.id === chosen);
+  const scope: Scope = project ? { projectId: project.id } : {};
+  const policy = useQuery(trpc.permission.policy.queryOptions(scope));
+
+  return (
+    <Section title="Permission policy" testId="permission-policy" description="What the agent may do without asking, in every session of the team.">
+      <PolicyOrder />
+
+      <div className="mt-4 flex flex-wrap items-center gap-2">
+        <label htmlFor={scopeId} className="text-sm font-medium text-zinc-700">
+          Rules for
+        </label>
+        <select
+          id={scopeId}
+          data-testid="policy-scope"
+          value={project?.id ?? ALL}
+          onChange={(event) => setChosen(event.target.value)}
+          className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+        >
+          <option value={ALL}>All projects</option>
+          {(projects.data ?? []).map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </div>
+
+      {isAdmin ? null : (
+        <p data-testid="policy-read-only" className="mt-3 text-sm text-zinc-500">
+          Only the team’s owners and admins can change the permission policy.
+        </p>
+      )}
+
+      <div className="mt-4">
+        {policy.isPending ? (
+          <Loading label="Loading the rules…" />
+        ) : policy.isError ? (
+          <ErrorNotice title="Could not load the rules">{errorMessage(policy.error)}</ErrorNotice>
+        ) : (
+          <PolicyForm
+            key={project?.id ?? ALL}
+            scope={scope}
+            initial={policy.data.rules}
+            readOnly={!isAdmin}
+            emptyText={project ? `No rules for ${project.name}: the rules for all projects apply.` : "No rules for all projects yet."}
+          />
+        )}
+      </div>
+
+      <p className="mt-4 border-t border-zinc-100 pt-4 text-sm text-zinc-500">
+        “Always allow” answers given in sessions are kept for the whole team: see them on the{" "}
+        <Link href="/team/approvals" data-testid="approvals-link" className="font-medium text-indigo-600 hover:text-indigo-800">
+          Approvals page
+        </Link>
+        .
+      </p>
+    </Section>
+  );
+}
+
+/** How the layers combine, so admins know what a rule here can and cannot be overridden by. */
+function PolicyOrder() {
+  return (
+    <div data-testid="policy-order" className="space-y-2 rounded-lg bg-zinc-50 px-3.5 py-3 text-sm text-zinc-600 ring-1 ring-zinc-200 ring-inset">
+      <p>Rules are read in this order, and the last rule that matches decides:</p>
+      <ol aria-label="Order of the rules" className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-xs">
+        {ORDER.map((layer, i) => (
+          <li key={layer} className="flex items-center gap-1.5">
+            {i > 0 ? (
+              <span aria-hidden="true" className="text-zinc-400">
+                →
+              </span>
+            ) : null}
+            <span className={`rounded-md px-1.5 py-0.5 ring-1 ring-inset ${layer.includes("policy") ? "bg-indigo-50 font-medium text-indigo-700 ring-indigo-600/20" : "bg-white ring-zinc-200"}`}>
+              {layer}
+            </span>
+          </li>
+        ))}
+      </ol>
+      <p>
+        <strong className="font-semibold text-zinc-800">A deny here cannot be undone by sessions, agents or approvals.</strong> Within the policy the last
+        matching rule still wins, so it may deny <code className="font-mono">bash</code> for <code className="font-mono">*</code> and allow{" "}
+        <code className="font-mono">git *</code> after it. Patterns use <code className="font-mono">*</code> (any run of characters) and{" "}
+        <code className="font-mono">?</code> (one character); a tool denied for <code className="font-mono">*</code> is hidden from the model.
+      </p>
+    </div>
+  );
+}
+
+/** The rules of one scope: editable for admins (Save replaces them all), text for members. */
+function PolicyForm({ scope, initial, readOnly, emptyText }: { scope: Scope; initial: Rule[]; readOnly: boolean; emptyText: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [rows, setRows] = useState<RuleRow[]>(() => toRows(initial));
+  const [saved, setSaved] = useState<Rule[]>(initial);
+  const [submitted, setSubmitted] = useState(false);
+  const save = useMutation(
+    trpc.permission.setPolicy.mutationOptions({
+      onSuccess: (result) => {
+        setSaved(result.rules);
+        setSubmitted(false);
+        queryClient.setQueryData(trpc.permission.policy.queryKey(scope), result);
+      },
+    }),
+  );
+  const validation = validateRules(rows);
+  const dirty = !sameRules(rulesOf(rows), saved);
+
+  if (readOnly) return <RulesEditor rows={rows} onChange={setRows} validation={validation} showErrors={false} emptyText={emptyText} readOnly />;
+
+  const submit = () => {
+    setSubmitted(true);
+    if (validation.invalid) return;
+    save.mutate({ ...scope, rules: rulesOf(rows) });
+  };
+  const discard = () => {
+    setRows(toRows(saved));
+    setSubmitted(false);
+    save.reset();
+  };
+
+  return (
+    <form
+      noValidate
+      data-testid="policy-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <RulesEditor rows={rows} onChange={setRows} validation={validation} showErrors={submitted} emptyText={emptyText} />
+      <RulesErrors validation={validation} submitted={submitted} error={save.error} testId="policy-save-error" />
+      <div className="mt-4 flex flex-wrap items-center justify-end gap-2 border-t border-zinc-100 pt-4">
+        <p role="status" data-testid="policy-status" className="mr-auto text-sm text-zinc-500">
+          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : ""}
+        </p>
+        <Button onClick={discard} disabled={!dirty || save.isPending}>
+          Discard changes
+        </Button>
+        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
+          {save.isPending ? <Spinner /> : null}
+          Save policy
+        </Button>
+      </div>
+    </form>
+  );
+}

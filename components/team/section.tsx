@@ -1,0 +1,15 @@
+import { type ReactNode, useId } from "react";
+
+/** One titled card of the Team page (a region named by its title). */
+export function Section({ title, description, children, testId }: { title: string; description?: ReactNode; children: ReactNode; testId?: string }) {
+  const titleId = useId();
+  return (
+    <section aria-labelledby={titleId} className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm" data-testid={testId}>
+      <h2 id={titleId} className="text-sm font-semibold text-zinc-900">
+        {title}
+      </h2>
+      {description ? <p className="mt-0.5 text-sm text-zinc-500">{description}</p> : null}
+      <div className="mt-4">{children}</div>
+    </section>
+  );
+}
