@@ -30,6 +30,7 @@ import { sandboxSettings } from "../server/sandbox/settings";
 import type { Todo } from "../server/session/events";
 import { GREP_LIMIT, grep } from "../server/tool/grep";
 import type { ToolContext, ToolResult } from "../server/tool/tool";
+import { seededRandom } from "../lib/random";
 
 const WARMUP = 20;
 const TARGET_ADDED_P95_MS = 50;
@@ -128,17 +129,6 @@ function cgroupsOf(sandbox: Sandbox): string {
 // ---------------------------------------------------------------------------------------
 // 2. grep over a 10,000-file project
 
-/** mulberry32: small, fast, and the same files on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   "user", "session", "message", "project", "token", "buffer", "stream", "cursor", "record", "value", "index", "count",
@@ -147,7 +137,7 @@ const WORDS = [
 ];
 
 function generator(seed: number) {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const camel = () => `${pick(WORDS)}${pick(WORDS).replace(/^./, (c) => c.toUpperCase())}`;
   const sentence = () => Array.from({ length: 4 + Math.floor(random() * 8) }, () => pick(WORDS)).join(" ");

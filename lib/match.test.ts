@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PATTERN_LENGTH, PatternTooLongError, glob, wildcard } from "./match";
+import { seededRandom } from "./random";
 
 type Case = [pattern: string, value: string, expected: boolean];
 
@@ -388,17 +389,6 @@ function referenceGlob(pattern: string): RegExp | undefined {
   }
 }
 
-/** mulberry32: a small seeded PRNG, so the generated cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -426,7 +416,7 @@ function valueLike(random: () => number, pattern: string, plain: readonly string
 
 describe("differential test against the old RegExp translations", () => {
   it("wildcard agrees on random patterns and values", () => {
-    const random = prng(0x5eed);
+    const random = seededRandom(0x5eed);
     const patternAlphabet = ["a", "b", " ", "*", "?", "/", "\n", ".", "\\", "[", "{", "+"];
     const valueAlphabet = ["a", "b", " ", "/", "\n", "."];
     let positives = 0;
@@ -441,7 +431,7 @@ describe("differential test against the old RegExp translations", () => {
   });
 
   it("glob agrees on random patterns and values", () => {
-    const random = prng(0xc0ffee);
+    const random = seededRandom(0xc0ffee);
     const single = ["a", "b", "/", ".", "*", "**", "?", "[", "]", "!", "^", "-", "{", "}", ",", "\\", "/**/"];
     const composite = ["[ab]", "[!a]", "[a-]", "[-b]", "[.-a]", "[]a]", "{a,", "{,", "\\,", "\\}", "\\*"];
     const tokens = [...single, ...single, ...composite];

@@ -1,14 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Project } from "../server/project";
 import { Session } from "../server/session";
-import { appRouter } from "../server/trpc/router";
+import { type TestApp, allProcedures, openApp } from "./app";
 import { type Browser, signUp } from "./auth";
-import { type OwnDatabase, ownDatabase } from "./db";
 import { seedTurns } from "./fixtures";
 
 /**
@@ -19,7 +17,6 @@ import { seedTurns } from "./fixtures";
  * until it says what a stranger may do with it.
  */
 
-type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
 type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
 type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
 type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
@@ -83,13 +80,11 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "share.page": { input: (f) => ({ shareId: f.shareA }), other: "public" },
 };
 
-type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
-const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
+const procedures = allProcedures();
 
 describe("authorization across teams (integration)", () => {
-  let own: OwnDatabase;
+  let app: TestApp;
   let dir: string;
-  let trpc: TrpcRoute;
   let sessionEvents: SessionEvents;
   let teamEvents: TeamEvents;
   let shareEvents: ShareEvents;
@@ -99,26 +94,25 @@ describe("authorization across teams (integration)", () => {
   let bob: Browser;
   let f: Fixture;
   const anonymous = new Headers();
-  const ENV = ["DATABASE_URL", "PARLEY_DATA_DIR", "PARLEY_PROJECT_DIR", "PARLEY_PROJECTS_ROOT", "PARLEY_SIGNUP"] as const;
-  const savedEnv = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), "parley-authz-"));
-    own = await ownDatabase("authz");
-    process.env.DATABASE_URL = own.url;
-    process.env.PARLEY_DATA_DIR = path.join(dir, "data");
-    process.env.PARLEY_PROJECT_DIR = path.join(dir, "default");
-    process.env.PARLEY_PROJECTS_ROOT = path.join(dir, "projects");
-    process.env.PARLEY_SIGNUP = "open";
-    mkdirSync(path.join(dir, "projects", "a-app"), { recursive: true });
-    trpc = await import("../app/api/trpc/[trpc]/route");
+    app = await openApp("authz", (folder) => {
+      mkdirSync(path.join(folder, "projects", "a-app"), { recursive: true });
+      return {
+        PARLEY_DATA_DIR: path.join(folder, "data"),
+        PARLEY_PROJECT_DIR: path.join(folder, "default"),
+        PARLEY_PROJECTS_ROOT: path.join(folder, "projects"),
+        PARLEY_SIGNUP: "open",
+      };
+    });
+    dir = app.dir;
     sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
     teamEvents = await import("../app/api/teams/[teamId]/events/route");
     shareEvents = await import("../app/api/share/[shareId]/events/route");
     proxy = await import("../proxy");
     const { memberContext } = await import("../server/context");
     const { getAuth } = await import("../server/auth/instance");
-    rt = await (await import("../server/runtime")).runtime();
+    rt = app.rt;
     const auth = await getAuth();
 
     alice = await signUp(auth, "alice@a.test", "Alice");
@@ -154,27 +148,10 @@ describe("authorization across teams (integration)", () => {
     };
   });
   afterAll(async () => {
-    await rt?.bridge.close();
-    await rt?.lock.close();
-    await rt?.db.$disconnect();
-    await own?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    for (const name of ENV) {
-      if (savedEnv[name] === undefined) delete process.env[name];
-      else process.env[name] = savedEnv[name];
-    }
+    await app?.close();
   });
 
-  async function call(procedure: string, input: unknown, headers: Headers) {
-    const type = procedures[procedure]!._def.type;
-    const base = `http://parley.test/api/trpc/${procedure}`;
-    const req =
-      type === "query"
-        ? new Request(input === undefined ? base : `${base}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
-        : new Request(base, { method: "POST", headers: new Headers([...headers, ["content-type", "application/json"]]), body: JSON.stringify(input ?? null) });
-    const res = await (type === "query" ? trpc.GET(req) : trpc.POST(req));
-    return { status: res.status, text: await res.text() };
-  }
+  const call = (procedure: string, input: unknown, headers: Headers) => app.call(procedure, input, headers);
 
   /** Every id of team A that must never reach someone else. */
   const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *"];

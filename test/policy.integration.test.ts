@@ -1,13 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
-import { appRouter } from "../server/trpc/router";
+import { type Runtime, type TestApp, openApp } from "./app";
 import { type Browser, authCall, signUp } from "./auth";
-import { type OwnDatabase, ownDatabase } from "./db";
 
 /**
  * The permission policy as members meet it, through the real tRPC Route Handler with real
@@ -15,33 +13,19 @@ import { type OwnDatabase, ownDatabase } from "./db";
  * member can and cannot loosen, and shell-parsed approvals.
  */
 
-type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
-type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
-const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
-
 const ALLOW_ALL = [{ permission: "*", pattern: "*", action: "allow" as const }];
 
 describe("team policy and approvals through tRPC (integration)", () => {
-  let own: OwnDatabase;
-  let dir: string;
+  let app: TestApp;
   let project: string;
-  let trpc: TrpcRoute;
-  let rt: Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
+  let rt: Runtime;
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
-  const ENV = ["DATABASE_URL", "PARLEY_DATA_DIR", "PARLEY_PROJECT_DIR", "PARLEY_PROJECTS_ROOT", "PARLEY_SIGNUP", "PARLEY_CONFIG", "PARLEY_OFFLINE_TPS"] as const;
-  const savedEnv = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
 
   async function call<T>(procedure: string, input: unknown, who: Browser): Promise<{ status: number; data: T; message: string }> {
-    const type = procedures[procedure]!._def.type;
-    const base = `http://parley.test/api/trpc/${procedure}`;
-    const req =
-      type === "query"
-        ? new Request(`${base}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: who.headers })
-        : new Request(base, { method: "POST", headers: new Headers([...who.headers, ["content-type", "application/json"]]), body: JSON.stringify(input) });
-    const res = await (type === "query" ? trpc.GET(req) : trpc.POST(req));
-    const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
+    const res = await app.call(procedure, input, who.headers);
+    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
     return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "" };
   }
 
@@ -74,24 +58,22 @@ describe("team policy and approvals through tRPC (integration)", () => {
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), "parley-policy-"));
-    project = path.join(dir, "projects", "app");
-    mkdirSync(project, { recursive: true });
-    const config = path.join(dir, "parley.config.json");
-    // The server configuration denies `chmod` whatever anyone else says.
-    writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
-    own = await ownDatabase("policy");
-    Object.assign(process.env, {
-      DATABASE_URL: own.url,
-      PARLEY_DATA_DIR: path.join(dir, "data"),
-      PARLEY_PROJECT_DIR: project,
-      PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-      PARLEY_SIGNUP: "invite",
-      PARLEY_CONFIG: config,
-      PARLEY_OFFLINE_TPS: "0",
+    app = await openApp("policy", (dir) => {
+      project = path.join(dir, "projects", "app");
+      mkdirSync(project, { recursive: true });
+      const config = path.join(dir, "parley.config.json");
+      // The server configuration denies `chmod` whatever anyone else says.
+      writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
+      return {
+        PARLEY_DATA_DIR: path.join(dir, "data"),
+        PARLEY_PROJECT_DIR: project,
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+        PARLEY_CONFIG: config,
+        PARLEY_OFFLINE_TPS: "0",
+      };
     });
-    trpc = await import("../app/api/trpc/[trpc]/route");
-    rt = await (await import("../server/runtime")).runtime();
+    rt = app.rt;
     const auth = await (await import("../server/auth/instance")).getAuth();
     ann = await signUp(auth, "ann@policy.test", "Ann");
     const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
@@ -103,15 +85,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
   });
 
   afterAll(async () => {
-    await rt?.bridge.close();
-    await rt?.lock.close();
-    await rt?.db.$disconnect();
-    await own?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    for (const name of ENV) {
-      if (savedEnv[name] === undefined) delete process.env[name];
-      else process.env[name] = savedEnv[name];
-    }
+    await app?.close();
   });
 
   it("a member cannot give a session allow rules; ask and deny rules are fine", async () => {

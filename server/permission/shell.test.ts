@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { commandPrefix, MAX_SOURCE_LENGTH, parseShell, RUNS_OTHER_COMMANDS, type ShellParse } from "./shell";
+import { seededRandom } from "../../lib/random";
 
 const texts = (parse: ShellParse) => parse.commands.map((c) => c.text);
 
@@ -11,17 +12,6 @@ async function understoodTexts(source: string): Promise<string[]> {
   return texts(parse);
 }
 
-/** A small seeded PRNG (mulberry32): the same strings on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("commandPrefix", () => {
   it("keeps the command and a subcommand for the always pattern", () => {
@@ -204,7 +194,7 @@ describe("parseShell: not understood", () => {
 
 describe("parseShell: robustness", () => {
   it("never throws on random input", async () => {
-    const random = seeded(20240611);
+    const random = seededRandom(20240611);
     for (let n = 0; n < 200; n++) {
       const length = Math.floor(random() * 200);
       let source = "";
@@ -216,7 +206,7 @@ describe("parseShell: robustness", () => {
   });
 
   it("never throws on random shell-like input", async () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     const alphabet = [..."abc $`'\"\\(){}[];&|<>\n#=*?!-~0"];
     for (let n = 0; n < 200; n++) {
       const length = Math.floor(random() * 120);

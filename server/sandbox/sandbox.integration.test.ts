@@ -1,10 +1,10 @@
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { databaseUrl } from "../../test/db";
 import { bash } from "../tool/bash";
-import { fakeContext, hostPids, tempProject, testSandbox, type TempProject } from "../tool/testing";
+import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type TempProject } from "../tool/testing";
 
 /**
  * The real sandbox (bubblewrap on this machine), as the bash tool uses it after the user
@@ -100,39 +100,21 @@ describe("the sandbox of a command (real bubblewrap)", () => {
   it("leaves no process behind after a timeout, checked by host pid", async () => {
     const marker = `41${Math.floor(Math.random() * 1e6)}`;
     const running = run(`sleep ${marker} & setsid sleep ${marker} & (trap '' TERM; sleep ${marker}) & echo started; wait`, 1500);
-    await until(() => hostPids(marker).length === 3);
+    await eventually(() => hostPids(marker).length === 3);
     const pids = hostPids(marker);
     const { output } = await running;
     expect(output).toContain("timed out");
-    await until(() => pids.every((pid) => !alive(pid)));
+    await eventually(() => pids.every((pid) => !isRunning(pid)));
   });
 
   it("leaves no process behind after an abort, checked by host pid", async () => {
     const marker = `42${Math.floor(Math.random() * 1e6)}`;
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
     const running = bash.execute({ command: `sleep ${marker} & setsid sleep ${marker} & echo started; wait` }, ctx);
-    await until(() => hostPids(marker).length === 2);
+    await eventually(() => hostPids(marker).length === 2);
     const pids = hostPids(marker);
     ctx.controller.abort();
     expect((await running).output).toContain("aborted");
-    await until(() => pids.every((pid) => !alive(pid)));
+    await eventually(() => pids.every((pid) => !isRunning(pid)));
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    // ESRCH, or /proc/<pid> gone: the process is gone.
-    return false;
-  }
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -1,12 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox, commandEnvironment } from "../sandbox/sandbox";
 import { sandboxSettings } from "../sandbox/settings";
 import { bash, createBashTool } from "./bash";
-import { errorCode } from "./files";
-import { fakeContext, hostPids, tempProject, testSandbox, type FakeContext, type TempProject } from "./testing";
+import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type FakeContext, type TempProject } from "./testing";
 
 let t: TempProject;
 const started: number[] = [];
@@ -24,31 +22,6 @@ afterEach(async () => {
 const unconfined = await Sandbox.create(sandboxSettings(undefined, { mode: "off" }));
 let sandbox: Sandbox = testSandbox;
 const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir, sandbox });
-
-/** Whether a process is still running (a zombie waiting to be reaped counts as gone). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if (errorCode(error) === "ESRCH") return false;
-    throw error;
-  }
-  try {
-    return !execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).trim().startsWith("Z");
-  } catch (error) {
-    // ps exits 1 when the process vanished between the two checks.
-    if (error instanceof Error && "status" in error && error.status === 1) return false;
-    throw error;
-  }
-}
-
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Whether the command printed `started` yet, read from the live updates. */
 function hasStarted(ctx: FakeContext): boolean {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fsCallback, { promises as fs, readFileSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +8,7 @@ import { Sandbox } from "../sandbox/sandbox";
 import { sandboxSettings } from "../sandbox/settings";
 import type { Todo } from "../session/events";
 import type { PermissionRequest, ToolContext, Verdict } from "./tool";
+import { errorCode } from "./files";
 import { outputDirectory } from "./truncate";
 
 /** The real sandbox of this machine (bubblewrap), as the server would use it. */
@@ -166,4 +168,30 @@ export function hostPids(marker: string): number[] {
     if (args[0] !== undefined && !args[0].endsWith("bwrap") && !args[0].endsWith("sh") && args.includes(marker)) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** Whether a process is still running (a zombie waiting to be reaped counts as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (errorCode(error) === "ESRCH") return false;
+    throw error;
+  }
+  try {
+    return !execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).trim().startsWith("Z");
+  } catch (error) {
+    // ps exits 1 when the process vanished between the two checks.
+    if (error instanceof Error && "status" in error && error.status === 1) return false;
+    throw error;
+  }
+}
+
+/** Wait until `check` holds (polling), or fail after `ms`. */
+export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { appRouter } from "../server/trpc/router";
+import { type OwnDatabase, ownDatabase } from "./db";
+
+/**
+ * The app as the server runs it, inside a test file: a database of its own (the process
+ * runtime recovers and sweeps every session of its database at boot, so it must not see
+ * other files' sessions), a temporary folder, the environment the Route Handlers read
+ * their configuration from, and the process runtime. `close()` undoes all of it.
+ */
+
+export type Runtime = Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
+type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
+const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
+
+export interface TestApp {
+  /** The temporary folder (data directory, projects…). */
+  dir: string;
+  rt: Runtime;
+  /** A tRPC call through the real Route Handler, as a browser makes it. */
+  call(procedure: string, input: unknown, headers: Headers): Promise<{ status: number; text: string }>;
+  close(): Promise<void>;
+}
+
+export async function openApp(label: string, env: (dir: string) => Record<string, string>): Promise<TestApp> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `parley-${label}-`));
+  let own: OwnDatabase | undefined;
+  const values = { ...env(dir) };
+  const saved = new Map<string, string | undefined>();
+  const restore = () => {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  try {
+    own = await ownDatabase(label.replace(/\W/g, "_"));
+    values.DATABASE_URL = own.url;
+    for (const [name, value] of Object.entries(values)) {
+      saved.set(name, process.env[name]);
+      process.env[name] = value;
+    }
+    const trpc: TrpcRoute = await import("../app/api/trpc/[trpc]/route");
+    const rt = await (await import("../server/runtime")).runtime();
+    const database = own;
+    return {
+      dir,
+      rt,
+      call: (procedure, input, headers) => trpcCall(trpc, procedure, input, headers),
+      async close() {
+        await rt.bridge.close();
+        await rt.lock.close();
+        await rt.db.$disconnect();
+        await database.drop();
+        rmSync(dir, { recursive: true, force: true });
+        restore();
+      },
+    };
+  } catch (error) {
+    await own?.drop();
+    rmSync(dir, { recursive: true, force: true });
+    restore();
+    throw error;
+  }
+}
+
+async function trpcCall(trpc: TrpcRoute, procedure: string, input: unknown, headers: Headers) {
+  const type = procedures[procedure]?._def.type;
+  if (!type) throw new Error(`no procedure ${procedure}`);
+  const base = `http://parley.test/api/trpc/${procedure}`;
+  const req =
+    type === "query"
+      ? new Request(input === undefined ? base : `${base}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
+      : new Request(base, { method: "POST", headers: new Headers([...headers, ["content-type", "application/json"]]), body: JSON.stringify(input ?? null) });
+  const res = await (type === "query" ? trpc.GET(req) : trpc.POST(req));
+  return { status: res.status, text: await res.text() };
+}
+
+/** The procedures of the router, with their kind. */
+export function allProcedures(): Procedures {
+  return procedures;
+}
