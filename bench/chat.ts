@@ -21,12 +21,12 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium, request } from "@playwright/test";
 import { writeLongSession } from "../e2e/support/bulk";
-import { Bus } from "../server/bus/bus";
 import { type Db, createDb } from "../server/db/client";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import type { Context } from "../server/session/context";
+import { type Context, withActor } from "../server/services";
+import { benchServices } from "./database";
 import { toModelMessages } from "../server/session/model-messages";
 
 function arg(name: string, fallback: number): number {
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     const url = process.env.DATABASE_URL ?? (await startEmbeddedDatabase({ dataDir })).url;
     db = createDb(url, { max: 4 });
     const { teamId, projectId } = await teamProject(db, userId, path.join(dataDir, "project"));
-    const ctx: Context = { db, bus: new Bus(), actor: { userId, teamId } };
+    const ctx: Context = withActor(await benchServices(db), { userId, teamId });
     const session = await Session.create(ctx, { projectId, title: `Benchmark: ${MESSAGES.toLocaleString("en")} messages` });
     const seedStart = performance.now();
     const long = await writeLongSession(db, session.id, MESSAGES);

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the team dashboard and the share page (SPEC §13, issue 5).
+ * Benchmark of the team dashboard and the share page .
  *
  *   npm run bench:dashboard
  *
@@ -32,12 +32,12 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { Bus } from "../server/bus/bus";
 import { Dashboard } from "../server/dashboard";
 import { PrismaClient } from "../server/db/generated/client";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import type { Context } from "../server/session/context";
+import { type Context, withActor } from "../server/services";
+import { benchServices } from "./database";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { ShareView } from "../server/share";
@@ -291,7 +291,7 @@ async function main(): Promise<boolean> {
     const userA = seeded.users[0];
     const projectA = seeded.projects[0];
     if (!teamA || !userA || !projectA) throw new Error("seeding made no team");
-    const ctx: Context = { db, bus: new Bus(), actor: { userId: userA, teamId: teamA } };
+    const ctx: Context = withActor(await benchServices(db), { userId: userA, teamId: teamA });
     let t0 = performance.now();
     const long = await seedLongSession(db, ctx, projectA);
     log(`  1 shared session with ${LONG_MESSAGES.toLocaleString("en")} messages and ${long.partCount.toLocaleString("en")} parts in ${seconds(t0)}`);

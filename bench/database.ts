@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type Parts, configServices } from "../server/assemble";
+import { Bus } from "../server/bus/bus";
+import { loadConfig } from "../server/config";
+import type { Db } from "../server/db/client";
 import { startEmbeddedDatabase } from "../server/db/embedded";
+import type { Services } from "../server/services";
 import { applyMigrations } from "../server/db/migrate";
 
 /** The database a benchmark runs on: DATABASE_URL, or an embedded PostgreSQL in a temporary directory. */
@@ -39,4 +44,12 @@ export async function benchDatabase(name: string, log: (message: string) => void
     throw error;
   }
   return { url: embedded.url, shared: false, dir, close };
+}
+
+/**
+ * Services for a benchmark's seeding through the session module, on its database client
+ * (the run lock connects to the client's database only when a loop runs).
+ */
+export async function benchServices(db: Db, url = process.env.DATABASE_URL ?? "postgresql://unused/unused", overrides: Partial<Parts> = {}): Promise<Services> {
+  return configServices(loadConfig({ ...process.env, DATABASE_URL: url }), db, overrides.bus ?? new Bus(), overrides);
 }

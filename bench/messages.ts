@@ -1,5 +1,5 @@
 /**
- * Benchmark of the two hot reads (SPEC §14): the newest page of a very long session and
+ * Benchmark of the two hot reads: the newest page of a very long session and
  * the team's session list.
  *
  *   npm run bench:messages
@@ -12,11 +12,11 @@
  */
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { Bus } from "../server/bus/bus";
 import { type Db, createDb } from "../server/db/client";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import type { Context } from "../server/session/context";
+import { type Context, withActor } from "../server/services";
+import { benchServices } from "./database";
 import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { type BenchDatabase, benchDatabase } from "./database";
@@ -160,7 +160,7 @@ async function main(): Promise<boolean> {
     await db.user.create({ data: { id: userId, email: `${userId}@bench.local`, name: "Bench" } });
     await db.membership.create({ data: { teamId, userId, role: "owner" } });
     await db.project.create({ data: { id: projectId, teamId, name: "bench", directory } });
-    const ctx: Context = { db, bus: new Bus(), actor: { userId, teamId } };
+    const ctx: Context = withActor(await benchServices(db), { userId, teamId });
 
     const seedStart = performance.now();
     const sessionId = await seedLongSession(db, ctx, projectId);

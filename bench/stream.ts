@@ -18,19 +18,13 @@ import { bridge } from "../server/bus/postgres";
 import { type Db, createDb } from "../server/db/client";
 import * as Id from "../server/id";
 import { sseResponse } from "../server/http";
-import { Permissions } from "../server/permission/permission";
 import { ensureSampleProject } from "../server/project/sample";
 import { createOfflineModel } from "../server/provider/offline";
+import { withActor } from "../server/services";
 import { Session } from "../server/session";
-import type { Engine } from "../server/session/engine";
-import { RunLock } from "../server/session/lock";
 import * as Prompt from "../server/session/prompt";
-import { Runners } from "../server/session/runner";
 import { wire } from "../server/session/wire";
-import { builtinTools, executeTool } from "../server/tool/registry";
-import { benchDatabase } from "./database";
-import { Sandbox } from "../server/sandbox/sandbox";
-import { sandboxSettings } from "../server/sandbox/settings";
+import { benchDatabase, benchServices } from "./database";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -82,24 +76,20 @@ async function main() {
   const db = createDb(url, { max: 20 });
   const bus = new Bus();
   const link = await bridge(bus, url, { encode: wire });
-  const lock = new RunLock(url);
   const emitted = new Map<string, number[]>();
   const model = timed(createOfflineModel({ tokensPerSecond: RATE }), emitted);
-  const engine: Engine = {
-    db,
+  const services = await benchServices(db, url, {
     bus,
-    lock,
-    dataDir: dir,
-    resolveModel: (ref) => ({ ref, language: model, limit: { context: 1_000_000, output: 100_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
-    defaultModel: () => ({ providerId: "offline", modelId: "parley-offline" }),
-    maxAttempts: 3,
-    compaction: { auto: false, prune: false },
-  };
-  const runners = new Runners(bus);
-  const sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
-  const deps: Prompt.Deps = { engine, runners, permissions: new Permissions(db, bus), sandbox, forbidden: [dir], tools: builtinTools(), executeTool };
+    models: {
+      resolve: (ref) => ({ ref, language: model, limit: { context: 1_000_000, output: 100_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
+      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
+      available: () => [],
+    },
+    settings: { dataDir: dir, projectsRoot: dir, forbidden: [dir], maxAttempts: 3, compaction: { auto: false, prune: false }, share: "manual" },
+  });
+  const { runners, lock } = services;
   const workspace = await benchWorkspace(db, path.join(dir, "project"));
-  const ctx = { db, bus, actor: workspace.actor };
+  const ctx = withActor(services, workspace.actor);
 
   // The SSE endpoint: the same stream code as the Route Handler, on a plain HTTP server.
   const server = http.createServer((req, res) => {
@@ -152,7 +142,7 @@ async function main() {
       if (message.arrivals) resolve(message.arrivals);
     }),
   );
-  await Promise.all(sessions.map((s) => Prompt.prompt(ctx, deps, { sessionId: s.id, parts: [{ type: "text", text: `${prompt} [bench ${s.id}]` }] })));
+  await Promise.all(sessions.map((s) => Prompt.prompt(ctx, { sessionId: s.id, parts: [{ type: "text", text: `${prompt} [bench ${s.id}]` }] })));
   await Promise.all(sessions.map((s) => runners.idle(s.id)));
   const elapsed = (now() - started) / 1000;
   const used = process.cpuUsage(cpu);

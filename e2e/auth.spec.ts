@@ -9,7 +9,7 @@ import { E2E_PASSWORD } from "./support/auth";
 import { E2E_DATA_DIR } from "./support/seed";
 
 /**
- * Sign-up, sign-in and teams in the browser (SPEC §13). Every test starts from browser
+ * Sign-up, sign-in and teams in the browser. Every test starts from browser
  * contexts of its own with no sign-in (not the fixture's signed-in `page`). The e2e server
  * runs with open sign-up, so a user without an invitation gets a team of their own.
  */

@@ -10,7 +10,7 @@ import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
 
 /**
  * The chat against the built-in offline model, which streams deterministic answers from
- * plain-English requests (server/provider/offline-parse.ts). "stream slowly" paces it at
+ * plain-English requests (server/provider/offline/parse.ts). "stream slowly" paces it at
  * 12 tokens per second, so that every state can be watched; the page recorder
  * (pages/chat.ts) sees each state React commits, so nothing depends on polling speed.
  */

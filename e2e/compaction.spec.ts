@@ -6,7 +6,7 @@ import { SessionListPage } from "./pages/session-list-page";
 import { SessionPage } from "./pages/session-page";
 
 const OFFLINE = { providerId: "offline", modelId: "parley-offline" };
-/** The offline model's usable context: 32,000 − min(4,096, 32,000) (server/provider/models.ts, SPEC §8). */
+/** The offline model's usable context: 32,000 − min(4,096, 32,000) (server/provider/models.ts). */
 const OFFLINE_USABLE = 27_904;
 const DEFAULT_TITLE = /^New session - \d{4}-/;
 

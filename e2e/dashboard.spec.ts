@@ -181,12 +181,12 @@ withLocks("the dashboard lists the team's sessions as a tree, with filters, sear
 
   // Status changes arrive live: the child starts working and joins the "busy" view.
   expect(await locks.tryAcquire(ids.alphaChild ?? "")).toBe(true);
-  await SessionStatus.set({ db: seed.db, bus: seed.ctx.bus, teamId }, ids.alphaChild ?? "", { type: "busy" });
+  await SessionStatus.set(seed.ctx, teamId, ids.alphaChild ?? "", { type: "busy" });
   await seed.flush();
   await dashboard.expectOutline([`Alpha ${tag}`, `  Alpha child ${tag}`]);
   await expect(dashboard.row(`Alpha child ${tag}`).getByTestId("row-status")).toHaveAttribute("data-status", "busy");
   await dashboard.select("Status").selectOption("");
-  await SessionStatus.set({ db: seed.db, bus: seed.ctx.bus, teamId }, ids.alphaChild ?? "", { type: "idle" });
+  await SessionStatus.set(seed.ctx, teamId, ids.alphaChild ?? "", { type: "idle" });
   await seed.flush();
   await expect(dashboard.row(`Alpha child ${tag}`).getByTestId("row-status")).toHaveAttribute("data-status", "idle");
 

@@ -6,7 +6,7 @@ import { SessionPage } from "./pages/session-page";
 import type { Seeder } from "./support/seed";
 
 /**
- * Permissions in the browser (SPEC §10), against the built-in offline model, which runs
+ * Permissions in the browser, against the built-in offline model, which runs
  * `run \`<command>\`` through the bash tool. By default bash asks (server/permission/evaluate.ts
  * DEFAULTS), so every command below raises a question, unless it was approved "always".
  * "Always" is stored for the whole project, so each test uses its own command words.

@@ -1,5 +1,5 @@
 /**
- * The context-window arithmetic of SPEC §8, shared by the server (overflow detection,
+ * The context-window arithmetic, shared by the server (overflow detection,
  * server/session/overflow.ts) and the browser (the session's context meter). Pure: no
  * imports, so client components may import it at run time.
  *

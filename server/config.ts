@@ -5,6 +5,7 @@ import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
 import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
+import { describeIssues } from "./fn";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -25,7 +26,7 @@ export const ConfigFileSchema = z
     defaultProject: z.string().min(1).optional(),
     /** Who may sign up once the first user has: "invite" (only invited emails) or "open". */
     signUp: z.enum(["invite", "open"]).optional(),
-    /** Team/project permission rules, e.g. {"bash": "ask", "edit": {"*.env": "deny"}} (SPEC §10). */
+    /** Team/project permission rules, e.g. {"bash": "ask", "edit": {"*.env": "deny"}}. */
     permission: ConfigRules.optional(),
     /** Model catalog overrides: {"openai/gpt-4.1": {"limit": {...}, "cost": {...}}}. */
     models: ModelOverrides.optional(),
@@ -96,7 +97,7 @@ export class ConfigError extends Error {
 }
 
 function issues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
+  return describeIssues(error.issues, "(root)");
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {

@@ -1,21 +1,21 @@
 import { getAuth } from "./auth/instance";
 import { type SignedIn, signedInFromHeaders } from "./auth/member";
 import { ParleyError } from "./errors";
-import { type Runtime, runtime } from "./runtime";
-import type { Actor, Context } from "./session/context";
+import { runtime } from "./runtime";
+import type { Actor, Services } from "./services";
 
 /**
  * The context of a request: the runtime's services and who is acting. `actor` is the
  * signed-in user in their active team, undefined when nobody is signed in (`signedIn` is
  * null) or the user belongs to no team. Member-only transports go through `requireActor`.
  */
-export type RequestContext = Omit<Context, "actor"> & { actor: Actor | undefined; signedIn: SignedIn | null; runtime: Runtime };
+export type RequestContext = Services & { actor: Actor | undefined; signedIn: SignedIn | null };
 
 export async function requestContext(headers: Headers): Promise<RequestContext> {
-  const rt = await runtime();
-  const signedIn = await signedInFromHeaders(await getAuth(), rt.db, headers);
+  const { services } = await runtime();
+  const signedIn = await signedInFromHeaders(await getAuth(), services.db, headers);
   const actor = signedIn?.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined;
-  return { db: rt.db, bus: rt.bus, actor, signedIn, share: rt.config.share, publicUrl: rt.config.publicUrl, runtime: rt };
+  return { ...services, actor, signedIn };
 }
 
 /** UNAUTHORIZED when nobody is signed in, FORBIDDEN when the user is in no team. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Bus, type Envelope } from "./bus/bus";
+import { z } from "zod";
+import { Bus, type Envelope, define } from "./bus/bus";
 import { ParleyError } from "./errors";
 
 // A short heartbeat, read when the module loads.
@@ -47,6 +48,8 @@ describe("errorResponse", () => {
 });
 
 describe("sseResponse", () => {
+  // The events these streams carry, declared for a client audience as every streamed event is.
+  define("test.n", z.object({ n: z.number() }), { audience: ["member"] });
   const event = (n: number): Envelope => ({ id: `e${n}`, name: "test.n", payload: { n }, scope: { teamId: "t" }, time: n });
 
   it("sends the initial events, then live ones and heartbeats; cancel unsubscribes", async () => {

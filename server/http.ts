@@ -52,97 +52,122 @@ export function restartStreams(): number {
   return ends.length;
 }
 
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
 /**
- * A Server-Sent Events response: each bus event as one `data:` line of JSON, a comment
- * heartbeat, and cleanup when the client goes away.
+ * A Server-Sent Events response: each event of `source` as one `data:` line of JSON, a
+ * comment heartbeat, and cleanup when the client goes away.
  */
 export function sseResponse(signal: AbortSignal, source: EventSource): Response {
-  const encoder = new TextEncoder();
-  let cleanup = (_reason: "cancel" | "abort") => {};
-  const stream = new ReadableStream<Uint8Array>({
+  let stream: SseStream | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    // Runs at once, inside the constructor: the source is subscribed when this returns.
     start(controller) {
-      let open = true;
-      let heartbeat: ReturnType<typeof setInterval> | undefined = undefined;
-      let unsubscribe = () => {};
-      const close = (reason: "cancel" | "abort" | "end" | "failed", error?: unknown) => {
-        if (!open) return;
-        open = false;
-        openStreams.delete(end);
-        clearInterval(heartbeat);
-        unsubscribe();
-        signal.removeEventListener("abort", onAbort);
-        // A cancelled stream is already closed (closing it again would throw); error() never throws.
-        if (reason === "abort" || reason === "end") controller.close();
-        else if (reason === "failed") controller.error(error);
-      };
-      const onAbort = () => close("abort");
-      cleanup = close;
-      // The client may be gone already (it left while the route was loading): an abort
-      // listener added now would never fire, so close at once instead of subscribing.
-      if (signal.aborted) {
-        close("abort");
-        return;
-      }
-      signal.addEventListener("abort", onAbort);
-      const write = (text: string) => {
-        if (!open) return;
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch (error) {
-          console.error("[http] SSE write failed, closing the stream", error);
-          close("failed", error);
-        }
-      };
-      const send = (event: Envelope) => write(frame(event));
-      write(`retry: 1000\n: connected\n\n`);
-      let held: Envelope[] | undefined = source.initial ? [] : undefined;
-      // An end asked for before the subscription exists, or while the initial events are
-      // still being read, waits until everything before it has been sent.
-      let subscribed = false;
-      let ending = false;
-      // A declaration, so `close` (which may run before this line) can name it.
-      function end() {
-        if (!subscribed || held) ending = true;
-        else close("end");
-      }
-      unsubscribe = source.subscribe((event) => (held ? held.push(event) : send(event)), end);
-      subscribed = true;
-      openStreams.add(end);
-      if (ending && !held) {
-        close("end");
-        return;
-      }
-      heartbeat = setInterval(() => write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
-      if (source.initial) {
-        source
-          .initial()
-          .then((events) => {
-            for (const event of events) send(event);
-          })
-          .catch((error: unknown) => {
-            console.error("[http] could not read the initial state of an SSE stream", error);
-            close("failed", error);
-          })
-          .finally(() => {
-            const waiting = held ?? [];
-            held = undefined;
-            for (const event of waiting) send(event);
-            if (ending) close("end");
-          });
-      }
+      stream = new SseStream(controller, signal, source);
+      stream.start();
     },
     cancel() {
-      cleanup("cancel");
+      stream?.close("cancel");
     },
   });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
+  return new Response(body, { headers: SSE_HEADERS });
+}
+
+type CloseReason = "cancel" | "abort" | "end" | "failed";
+
+/** One open SSE response: its subscription, heartbeat, and the events held while the initial ones are read. */
+class SseStream {
+  private readonly encoder = new TextEncoder();
+  private open = true;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private unsubscribe = () => {};
+  /** Live events that arrived while the initial events were read: sent right after them. */
+  private held: Envelope[] | undefined;
+  private subscribed = false;
+  /** An end was asked for before everything ahead of it could be sent. */
+  private ending = false;
+  private readonly onAbort = () => this.close("abort");
+
+  constructor(
+    private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+    private readonly signal: AbortSignal,
+    private readonly source: EventSource,
+  ) {}
+
+  /**
+   * End the stream from the server side (the source's `end`, restartStreams). Asked before
+   * the subscription exists, or while the initial events are still being read, it waits
+   * until everything before it has been sent.
+   */
+  readonly end = (): void => {
+    if (!this.subscribed || this.held) this.ending = true;
+    else this.close("end");
+  };
+
+  start(): void {
+    // The client may be gone already (it left while the route was loading): an abort
+    // listener added now would never fire, so close at once instead of subscribing.
+    if (this.signal.aborted) return this.close("abort");
+    this.signal.addEventListener("abort", this.onAbort);
+    this.write(`retry: 1000\n: connected\n\n`);
+    const { initial } = this.source;
+    this.held = initial ? [] : undefined;
+    const unsubscribe = this.source.subscribe((event) => (this.held ? this.held.push(event) : this.send(event)), this.end);
+    // Closed while subscribing (a write failed): nothing may stay subscribed.
+    if (!this.open) return unsubscribe();
+    this.unsubscribe = unsubscribe;
+    this.subscribed = true;
+    openStreams.add(this.end);
+    if (this.ending && !this.held) return this.close("end");
+    this.heartbeat = setInterval(() => this.write(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
+    if (initial) void this.sendInitial(initial);
+  }
+
+  /** Send the initial events, then the live ones held meanwhile, then end if that was asked. */
+  private async sendInitial(initial: () => Promise<Envelope[]>): Promise<void> {
+    try {
+      for (const event of await initial()) this.send(event);
+    } catch (error) {
+      console.error("[http] could not read the initial state of an SSE stream", error);
+      this.close("failed", error);
+    } finally {
+      const waiting = this.held ?? [];
+      this.held = undefined;
+      for (const event of waiting) this.send(event);
+      if (this.ending) this.close("end");
+    }
+  }
+
+  close(reason: CloseReason, error?: unknown): void {
+    if (!this.open) return;
+    this.open = false;
+    openStreams.delete(this.end);
+    clearInterval(this.heartbeat);
+    this.unsubscribe();
+    this.signal.removeEventListener("abort", this.onAbort);
+    // A cancelled stream is already closed (closing it again would throw); error() never throws.
+    if (reason === "abort" || reason === "end") this.controller.close();
+    else if (reason === "failed") this.controller.error(error);
+  }
+
+  private send(event: Envelope): void {
+    this.write(frame(event));
+  }
+
+  private write(text: string): void {
+    if (!this.open) return;
+    try {
+      this.controller.enqueue(this.encoder.encode(text));
+    } catch (error) {
+      console.error("[http] SSE write failed, closing the stream", error);
+      this.close("failed", error);
+    }
+  }
 }
 
 export function notFound(what: string, id: string): ParleyError {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ParleyError } from "./errors";
 
 /**
- * Prefixed, sortable identifiers (SPEC §1). The body is 12 hex characters of
+ * Prefixed, sortable identifiers. The body is 12 hex characters of
  * time (ms × 0x1000 + a per-millisecond counter, so ids made in one process are strictly
  * monotonic) followed by 14 random base62 characters. Descending ids invert the time
  * bits so that the newest sorts first.

@@ -1,39 +1,26 @@
-import { mkdirSync, realpathSync } from "node:fs";
+import { configServices } from "./assemble";
 import { Bus } from "./bus/bus";
 import { type Bridge, bridge, describeDbError } from "./bus/postgres";
 import { type Config, config } from "./config";
-import { type Db, createDb } from "./db/client";
-import { clusterDirectory } from "./db/cluster";
+import { createDb } from "./db/client";
 import { restartStreams } from "./http";
-import { Permissions } from "./permission/permission";
-import { defaultModel, loadModel, smallModel } from "./provider/provider";
-import type { Engine } from "./session/engine";
-import { RunLock } from "./session/lock";
-import { type Deps, start, unanswered } from "./session/prompt";
-import { recover } from "./session/recovery";
 import { Sandbox } from "./sandbox/sandbox";
-import { Runners } from "./session/runner";
+import type { Services } from "./services";
+import { Session } from "./session";
 import { wire } from "./session/wire";
-import { builtinTools, executeTool } from "./tool/registry";
 import { sweepToolOutput } from "./tool/truncate";
 
 /**
- * The server's long-lived pieces, made once per process: configuration, the database
- * client, the event bus and its PostgreSQL bridge, the run lock, the runners and the
- * permission service. Kept on globalThis so Next's dev reloads reuse them instead of
- * leaking connections. Booting also recovers sessions a crash left busy.
+ * The server's long-lived pieces, made once per process: the configuration, the services
+ * (database, bus, clock, run lock, runners, permissions, sandbox, models, tools) and the
+ * bus's PostgreSQL bridge. Kept on globalThis so Next's dev reloads reuse them instead of
+ * leaking connections. Booting also recovers sessions a crash left busy, and keeps doing
+ * so for sessions other instances leave behind.
  */
 export interface Runtime {
   config: Config;
-  db: Db;
-  bus: Bus;
+  services: Services;
   bridge: Bridge;
-  lock: RunLock;
-  runners: Runners;
-  permissions: Permissions;
-  sandbox: Sandbox;
-  /** What the prompt loop needs. */
-  deps: Deps;
 }
 
 const KEY = Symbol.for("parley.runtime");
@@ -54,59 +41,27 @@ async function boot(): Promise<Runtime> {
   // After a reconnection, browsers streaming from this instance may have missed events of
   // the others: end their streams so they reconnect and read the stored state again.
   const link = await bridge(bus, cfg.databaseUrl, { encode: wire, onReconnect: () => restartStreams() });
-  const lock = new RunLock(cfg.databaseUrl);
-  const runners = new Runners(bus);
-  const permissions = new Permissions(db, bus, { configRules: cfg.permission });
   const sandbox = await Sandbox.create(cfg.sandbox);
   const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
   log(`[runtime] ${sandbox.describe()}`);
-  const dataDir = realDirectory(cfg.dataDir);
-  lock.onLost = (error) => {
+  const services = await configServices(cfg, db, bus, { sandbox });
+  services.lock.onLost = (error) => {
     console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
-    runners.abortAll("The server lost its database connection.");
+    services.runners.abortAll("The server lost its database connection.");
   };
-  const engine: Engine = {
-    db,
-    bus,
-    lock,
-    dataDir,
-    resolveModel: (ref) => loadModel(ref, cfg),
-    defaultModel: () => defaultModel(cfg),
-    smallModel: () => loadModel(smallModel(cfg), cfg),
-    maxAttempts: cfg.retry.maxAttempts,
-    compaction: cfg.compaction,
-  };
-  // Beyond the project, tools never reach Parley's own data (the embedded database's
-  // cluster may live outside the data directory) or the folder of every team's projects.
-  const forbidden = [dataDir, realDirectory(cfg.projectsRoot), clusterDirectory(cfg.dataDir)];
-  const deps: Deps = { engine, runners, permissions, sandbox, forbidden, tools: builtinTools(), executeTool };
-
-  const recoverNow = () =>
-    recover({ db, bus, lock, permissions, isLocal: (id) => runners.get(id) !== undefined })
-      .then(async (ids) => {
-        if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
-        // A prompt that arrived while a session was being recovered found it locked: answer it now.
-        for (const id of ids) {
-          if (!(await unanswered(deps, id))) continue;
-          const row = await db.session.findUnique({ where: { id }, select: { teamId: true } });
-          if (row) await start(deps, row.teamId, id);
-        }
-      })
-      .catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
+  const recoverNow = () => recoverAndAnswer(services).catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
   await recoverNow();
   setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref();
-  const sweep = () =>
-    sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
+  const sweep = () => sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
   void sweep();
   setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref();
-
-  return { config: cfg, db, bus, bridge: link, lock, runners, permissions, sandbox, deps };
+  return { config: cfg, services, bridge: link };
 }
 
-/** A directory's real path (made when missing), so path checks see through symlinks. */
-function realDirectory(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  return realpathSync(dir);
+/** Recover interrupted sessions and answer prompts that arrived meanwhile. */
+async function recoverAndAnswer(services: Services): Promise<void> {
+  const ids = await Session.recoverInterrupted(services);
+  if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
 }
 
 export function runtime(): Promise<Runtime> {

@@ -52,8 +52,8 @@ export async function openApp(label: string, env: (dir: string) => Record<string
       call: (procedure, input, headers) => trpcCall(trpc, procedure, input, headers),
       async close() {
         await rt.bridge.close();
-        await rt.lock.close();
-        await rt.db.$disconnect();
+        await rt.services.lock.close();
+        await rt.services.db.$disconnect();
         await database.drop();
         rmSync(dir, { recursive: true, force: true });
         restore();

@@ -10,7 +10,7 @@ import { type Browser, signUp } from "./auth";
 import { seedTurns } from "./fixtures";
 
 /**
- * Authorization across the whole transport (SPEC §13): team A's sessions, messages,
+ * Authorization across the whole transport: team A's sessions, messages,
  * shares, projects and permission requests, reached by guessing their ids, through the
  * real tRPC Route Handler, the real SSE Route Handlers and the proxy, with real sign-in
  * cookies. Every procedure of the router is listed below, so a new one fails this test
@@ -125,14 +125,14 @@ describe("authorization across teams (integration)", () => {
     const [turn] = await seedTurns(a, sessionA.id, 1);
     const share = await Session.share(a, sessionA.id);
     const requestA = Id.ascending("permission");
-    await rt.db.permissionRequest.create({
+    await rt.services.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
     });
     const approvalA = Id.ascending("approval");
-    await rt.db.permissionApproval.create({
+    await rt.services.db.permissionApproval.create({
       data: { id: approvalA, teamId: a.actor.teamId, projectId: projectA!.id, agent: "build", permission: "bash", pattern: "git status *", grantedById: a.actor.userId },
     });
-    await rt.db.project.update({ where: { id: projectA!.id }, data: { permission: [{ permission: "bash", pattern: "*", action: "deny" }] } });
+    await rt.services.db.project.update({ where: { id: projectA!.id }, data: { permission: [{ permission: "bash", pattern: "*", action: "deny" }] } });
     f = {
       teamA: a.actor.teamId,
       userA: a.actor.userId,
@@ -200,12 +200,12 @@ describe("authorization across teams (integration)", () => {
     expect(session.share?.url).toContain(f.shareA);
     expect((await Session.children(a, f.sessionA)).map((s) => s.id)).toEqual([f.childA]);
     expect((await Session.messages(a, f.sessionA)).messages).toHaveLength(2);
-    expect((await rt.db.permissionRequest.findUniqueOrThrow({ where: { id: f.requestA } })).status).toBe("pending");
+    expect((await rt.services.db.permissionRequest.findUniqueOrThrow({ where: { id: f.requestA } })).status).toBe("pending");
     expect((await Project.list(a)).map((p) => p.id)).toContain(f.projectA);
-    expect(await rt.db.project.count({ where: { directory: f.appDirA } })).toBe(1);
-    expect(await rt.db.session.count({ where: { teamId: a.actor.teamId } })).toBe(2);
-    expect(await rt.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
-    expect((await rt.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
+    expect(await rt.services.db.project.count({ where: { directory: f.appDirA } })).toBe(1);
+    expect(await rt.services.db.session.count({ where: { teamId: a.actor.teamId } })).toBe(2);
+    expect(await rt.services.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
+    expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
   });
 
   it("without a sign-in every procedure but the share page is refused with 401, mutations included", async () => {

@@ -15,21 +15,16 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { assemble, configModels, configSettings } from "../server/assemble";
 import { Bus } from "../server/bus/bus";
 import { loadConfig } from "../server/config";
 import { createDb } from "../server/db/client";
 import { fromConfig } from "../server/permission/evaluate";
-import { Permissions } from "../server/permission/permission";
-import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "../server/provider/offline-constants";
-import { loadModel } from "../server/provider/provider";
-import type { Engine } from "../server/session/engine";
-import { RunLock } from "../server/session/lock";
-import { partFromRow } from "../server/session/rows";
-import { type Deps, prompt } from "../server/session/prompt";
-import { Runners } from "../server/session/runner";
+import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "../server/provider/offline/constants";
 import { Sandbox } from "../server/sandbox/sandbox";
-import { sandboxSettings } from "../server/sandbox/settings";
-import { builtinTools, executeTool } from "../server/tool/registry";
+import { withActor } from "../server/services";
+import { prompt } from "../server/session/prompt";
+import { partFromRow } from "../server/session/rows";
 
 const TOOL_PROMPT = "Run `echo started && echo $$ > bash.pid && exec sleep 30` and read .env";
 const STREAM_PROMPT = "write a long answer and stream slowly";
@@ -40,26 +35,19 @@ async function main(): Promise<void> {
   const cfg = loadConfig(process.env);
   if (!cfg.databaseUrl) throw new Error("DATABASE_URL is not set");
   const db = createDb(cfg.databaseUrl, { max: 4 });
-  const bus = new Bus();
-  const lock = new RunLock(cfg.databaseUrl);
-  const runners = new Runners(bus);
-  const permissions = new Permissions(db, bus, { configRules: fromConfig({ bash: "allow" }) });
-  const engine: Engine = {
+  const services = assemble({
     db,
-    bus,
-    lock,
-    dataDir: cfg.dataDir,
-    resolveModel: (ref) => loadModel(ref, cfg),
-    defaultModel: () => ({ providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID }),
-    maxAttempts: cfg.retry.maxAttempts,
-    compaction: { auto: false, prune: false },
-  };
-  const sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
-  const deps: Deps = { engine, runners, permissions, sandbox, forbidden: [cfg.dataDir], tools: builtinTools(), executeTool };
-  const ctx = { db, bus, actor: { teamId, userId } };
+    bus: new Bus(),
+    databaseUrl: cfg.databaseUrl,
+    sandbox: await Sandbox.create(cfg.sandbox),
+    models: { ...configModels(cfg), default: () => ({ providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID }) },
+    settings: { ...configSettings(cfg), compaction: { auto: false, prune: false } },
+    configRules: fromConfig({ bash: "allow" }),
+  });
+  const ctx = withActor(services, { teamId, userId });
   const model = { providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID };
-  await prompt(ctx, deps, { sessionId: toolSession, parts: [{ type: "text", text: TOOL_PROMPT }], model });
-  await prompt(ctx, deps, { sessionId: streamSession, parts: [{ type: "text", text: STREAM_PROMPT }], model });
+  await prompt(ctx, { sessionId: toolSession, parts: [{ type: "text", text: TOOL_PROMPT }], model });
+  await prompt(ctx, { sessionId: streamSession, parts: [{ type: "text", text: STREAM_PROMPT }], model });
 
   const { directory } = await db.session.findUniqueOrThrow({ where: { id: toolSession }, select: { directory: true } });
   const ready = async (): Promise<boolean> => {

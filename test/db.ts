@@ -4,7 +4,8 @@ import { Bus } from "../server/bus/bus";
 import { type Db, createDb } from "../server/db/client";
 import { applyMigrations } from "../server/db/migrate";
 import * as Id from "../server/id";
-import type { Context } from "../server/session/context";
+import { type Context, type Services, withActor } from "../server/services";
+import { testServices } from "./runtime";
 
 /** Helpers for integration tests against the embedded PostgreSQL of the test run. */
 
@@ -24,9 +25,9 @@ export interface TeamFixture {
 }
 
 /** A fresh team with one member and one project, isolated from every other test. */
-export async function makeTeam(options: { bus?: Bus; db?: Db; directory?: string } = {}): Promise<TeamFixture> {
-  const db = options.db ?? testDb();
-  const bus = options.bus ?? new Bus();
+export async function makeTeam(options: { bus?: Bus; db?: Db; directory?: string; services?: Services } = {}): Promise<TeamFixture> {
+  const services = options.services ?? testServices(options.bus ?? new Bus(), options.db ? { db: options.db } : {});
+  const db = services.db;
   const teamId = Id.ascending("team");
   const userId = Id.ascending("user");
   const projectId = Id.ascending("project");
@@ -34,7 +35,7 @@ export async function makeTeam(options: { bus?: Bus; db?: Db; directory?: string
   await db.user.create({ data: { id: userId, email: `${userId}@test.local`, name: "Tester" } });
   await db.membership.create({ data: { teamId, userId, role: "owner" } });
   await db.project.create({ data: { id: projectId, teamId, name: "project", directory: options.directory ?? `/tmp/${projectId}` } });
-  return { teamId, userId, projectId, ctx: { db, bus, actor: { userId, teamId } } };
+  return { teamId, userId, projectId, ctx: withActor(services, { userId, teamId }) };
 }
 
 export interface OwnDatabase {

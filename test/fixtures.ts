@@ -1,7 +1,7 @@
 import type { Bus, Envelope } from "../server/bus/bus";
 import { type ParleyError, type ParleyErrorCode, isParleyError } from "../server/errors";
 import * as Id from "../server/id";
-import type { Context } from "../server/session/context";
+import type { Context } from "../server/services";
 import type { AssistantMessage, Part, TextPart, UserMessage } from "../server/session/message";
 import { updateMessage, updatePart } from "../server/session/storage";
 

@@ -52,7 +52,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
 
   /** The session's bash calls once the run is over (its runner gone). */
   async function bashCalls(who: Browser, sessionId: string) {
-    await rt.runners.idle(sessionId);
+    await rt.services.runners.idle(sessionId);
     const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);
     return page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : []));
   }
@@ -110,7 +110,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     await ok("session.update", { sessionId: id, patch: { permission: ALLOW_ALL } }, ann);
     for (const command of ["curl http://example.test", "chmod 000 keep.txt", "echo allowed here"]) {
       await prompt(ann, id, `run \`${command}\``);
-      await rt.runners.idle(id);
+      await rt.services.runners.idle(id);
     }
     const calls = await bashCalls(ann, id);
     expect(calls.map((s) => s.status)).toEqual(["error", "error", "completed"]);
@@ -118,7 +118,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     expect(calls[1]).toMatchObject({ error: expect.stringMatching(/"chmod 000 keep.txt" is denied by the rule .*"chmod \*".*\(server configuration\)/) });
     expect(calls[2]).toMatchObject({ output: "allowed here" });
     expect(statSync(path.join(project, "keep.txt")).mode & 0o777).not.toBe(0);
-    expect(await rt.db.permissionRequest.count({ where: { sessionId: id } })).toBe(0);
+    expect(await rt.services.db.permissionRequest.count({ where: { sessionId: id } })).toBe(0);
   });
 
   it('"Always allow" for `git status -s` does not cover `git status && rm x`: it asks, and on reject rm never runs', async () => {
@@ -128,7 +128,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     const first = await asked(bob, data.id);
     expect(first).toMatchObject({ permission: "bash", patterns: ["git status -s"], always: ["git status *"] });
     await ok("permission.reply", { requestId: first.id, reply: "always" }, bob);
-    await rt.runners.idle(data.id);
+    await rt.services.runners.idle(data.id);
 
     await prompt(bob, data.id, "run `git status && rm x.txt`");
     const second = await asked(bob, data.id);
@@ -147,13 +147,13 @@ describe("team policy and approvals through tRPC (integration)", () => {
     const { data } = await newSession(bob);
     await prompt(bob, data.id, "run `echo harmless`");
     await ok("permission.reply", { requestId: (await asked(bob, data.id)).id, reply: "always" }, bob);
-    await rt.runners.idle(data.id);
+    await rt.services.runners.idle(data.id);
 
     await prompt(bob, data.id, "run `echo ok; id`");
     const chained = await asked(bob, data.id);
     expect(chained.patterns).toEqual(["echo ok", "id"]);
     await ok("permission.reply", { requestId: chained.id, reply: "reject" }, bob);
-    await rt.runners.idle(data.id);
+    await rt.services.runners.idle(data.id);
 
     const echo = (await ok<Approval[]>("permission.approvals", {}, ann)).find((a) => a.pattern === "echo *");
     expect(echo).toBeDefined();
@@ -163,7 +163,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     const again = await asked(bob, data.id);
     expect(again.patterns).toEqual(["echo harmless"]);
     await ok("permission.reply", { requestId: again.id, reply: "reject" }, bob);
-    await rt.runners.idle(data.id);
+    await rt.services.runners.idle(data.id);
   });
 
   it("a command the parser cannot read asks every time and offers no 'always'", async () => {
@@ -174,7 +174,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     expect(request).toMatchObject({ patterns: ["$CMD echo"], always: [], mustAsk: true });
     expect((await call("permission.reply", { requestId: request.id, reply: "always" }, bob)).status).toBe(400);
     await ok("permission.reply", { requestId: request.id, reply: "reject" }, bob);
-    await rt.runners.idle(data.id);
+    await rt.services.runners.idle(data.id);
     await ok("permission.setPolicy", { rules: [] }, ann);
   });
 });

@@ -1,49 +1,79 @@
 import { afterAll } from "vitest";
-import type { Bus } from "../server/bus/bus";
+import { assemble } from "../server/assemble";
+import { Bus } from "../server/bus/bus";
 import { loadConfig } from "../server/config";
-import { Permissions } from "../server/permission/permission";
+import type { Db } from "../server/db/client";
 import type { Ruleset } from "../server/permission/schema";
-import type { Runtime } from "../server/runtime";
-import type { Engine } from "../server/session/engine";
-import { RunLock } from "../server/session/lock";
-import type { Deps } from "../server/session/prompt";
-import { Runners } from "../server/session/runner";
-import { builtinTools, executeTool } from "../server/tool/registry";
+import type { Clock, Context, ExecuteTool, Models, Services, Settings } from "../server/services";
+import type { RunLock } from "../server/session/lock";
 import { testSandbox } from "../server/tool/testing";
+import type { Tool } from "../server/tool/tool";
 import { databaseUrl, testDb } from "./db";
 import { titleModel } from "./title-model";
 
 /**
- * The services a tRPC context or a prompt needs, built for tests around a given bus:
- * the real tools and permission service, a run lock on the test database, and a model
- * the test chooses (the built-in offline model by default, via the real provider code).
+ * The services of a test, put together the way the server does it (server/assemble.ts):
+ * the real permission service, runners, tools and sandbox, a run lock on the test
+ * database, and models the test chooses — none by default (the loop's model throws
+ * "no model configured"), the built-in offline model as default model reference, and a
+ * title model that answers at once.
  */
 const locks: RunLock[] = [];
 afterAll(async () => {
   await Promise.all(locks.splice(0).map((lock) => lock.close()));
 });
 
-export function testServices(bus: Bus, options: { engine?: Partial<Engine>; dataDir?: string; configRules?: Ruleset } = {}): Pick<Runtime, "deps" | "permissions" | "config"> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), PARLEY_DATA_DIR: options.dataDir ?? "/tmp/parley-test-data" });
-  const lock = new RunLock(databaseUrl());
-  locks.push(lock);
-  const db = testDb();
-  const permissions = new Permissions(db, bus, { configRules: options.configRules ?? config.permission });
-  const engine: Engine = {
-    db,
-    bus,
-    lock,
-    dataDir: config.dataDir,
-    resolveModel: (ref) => {
+export interface TestServicesOptions {
+  db?: Db;
+  models?: Partial<Models>;
+  settings?: Partial<Settings>;
+  configRules?: Ruleset;
+  tools?: Tool[];
+  executeTool?: ExecuteTool;
+  clock?: Clock;
+  /** A run lock of the test's; it is then the test's to close. */
+  lock?: RunLock;
+}
+
+export function testServices(bus: Bus = new Bus(), options: TestServicesOptions = {}): Services {
+  const config = loadConfig({ DATABASE_URL: databaseUrl(), PARLEY_DATA_DIR: "/tmp/parley-test-data" });
+  const models: Models = {
+    resolve: (ref) => {
       throw new Error(`no model configured for this test (${ref.providerId}/${ref.modelId})`);
     },
-    defaultModel: () => ({ providerId: "offline", modelId: "parley-offline" }),
-    smallModel: () => titleModel(),
+    default: () => ({ providerId: "offline", modelId: "parley-offline" }),
+    small: () => titleModel(),
+    available: () => [],
+    ...options.models,
+  };
+  const settings: Settings = {
+    dataDir: config.dataDir,
+    projectsRoot: config.projectsRoot,
+    forbidden: [config.dataDir],
     maxAttempts: 3,
     compaction: config.compaction,
     flushMs: 20,
-    ...options.engine,
+    share: "manual",
+    ...options.settings,
   };
-  const deps: Deps = { engine, runners: new Runners(bus), permissions, sandbox: testSandbox, forbidden: [engine.dataDir], tools: builtinTools(), executeTool };
-  return { deps, permissions, config };
+  const services = assemble({
+    db: options.db ?? testDb(),
+    bus,
+    databaseUrl: databaseUrl(),
+    ...(options.lock ? { lock: options.lock } : {}),
+    sandbox: testSandbox,
+    models,
+    settings,
+    configRules: options.configRules ?? config.permission,
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.executeTool ? { executeTool: options.executeTool } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  if (!options.lock) locks.push(services.lock);
+  return services;
+}
+
+/** The same context with some settings changed (share mode, public URL…). */
+export function withSettings<C extends Context>(ctx: C, patch: Partial<Settings>): C {
+  return { ...ctx, settings: { ...ctx.settings, ...patch } };
 }

@@ -17,7 +17,7 @@ describe("PARLEY_SANDBOX=off (integration)", () => {
     try {
       app = await openApp("sandbox_off", (dir) => ({ PARLEY_DATA_DIR: path.join(dir, "data"), PARLEY_SANDBOX: "off" }));
       expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^\[runtime\] WARNING: the tool sandbox is OFF \(PARLEY_SANDBOX=off\): commands the agent runs have this server's rights/));
-      expect(app.rt.sandbox.state.kind).toBe("off");
+      expect(app.rt.services.sandbox.state.kind).toBe("off");
     } finally {
       warn.mockRestore();
     }

@@ -3,17 +3,14 @@ import type { LanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import type { Bus, Envelope } from "../server/bus/bus";
-import { Permissions } from "../server/permission/permission";
-import type { Engine } from "../server/session/engine";
+import type { Services } from "../server/services";
 import * as Event from "../server/session/events";
 import { RunLock } from "../server/session/lock";
 import type { Part } from "../server/session/message";
-import type * as Prompt from "../server/session/prompt";
-import { Runners } from "../server/session/runner";
 import type { Prices } from "../server/session/usage";
-import { testSandbox } from "../server/tool/testing";
 import { define, type Tool } from "../server/tool/tool";
-import { databaseUrl, testDb } from "./db";
+import { databaseUrl } from "./db";
+import { testServices } from "./runtime";
 import { titleModel } from "./title-model";
 
 /** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
@@ -118,37 +115,32 @@ export async function closeLocks(): Promise<void> {
   await Promise.all(all.map((l) => l.close()));
 }
 
-export interface DepsOptions {
+export interface ScriptedOptions {
   tools?: Tool[];
   maxAttempts?: number;
   prices?: Prices;
   flushMs?: number;
 }
 
-export function makeDeps(bus: Bus, language: LanguageModel, options: DepsOptions = {}): Prompt.Deps {
+/**
+ * Services whose every model is `language` (100k context), with compaction off, the
+ * given tools (an echo tool by default) run without the registry's truncation, and a run
+ * lock whose releases can be awaited (closeLocks).
+ */
+export function scriptedServices(bus: Bus, language: LanguageModel, options: ScriptedOptions = {}): Services {
   const lock = new TrackedLock(databaseUrl());
   locks.push(lock);
-  const engine: Engine = {
-    db: testDb(),
-    bus,
+  return testServices(bus, {
     lock,
-    dataDir: "/tmp/parley-test-data",
-    resolveModel: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: options.prices ?? PRICES }),
-    defaultModel: () => ({ providerId: "openai", modelId: "gpt-test" }),
-    smallModel: () => titleModel(),
-    maxAttempts: options.maxAttempts ?? 3,
-    compaction: { auto: false, prune: false },
-    flushMs: options.flushMs ?? 20,
-  };
-  return {
-    engine,
-    runners: new Runners(bus),
-    permissions: new Permissions(engine.db, bus),
-    sandbox: testSandbox,
-    forbidden: [engine.dataDir],
+    models: {
+      resolve: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: options.prices ?? PRICES }),
+      default: () => ({ providerId: "openai", modelId: "gpt-test" }),
+      small: () => titleModel(),
+    },
+    settings: { maxAttempts: options.maxAttempts ?? 3, compaction: { auto: false, prune: false }, flushMs: options.flushMs ?? 20 },
     tools: options.tools ?? [echo],
     executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
-  };
+  });
 }
 
 /** Records the events of one session. */

@@ -47,13 +47,13 @@ describe("share SSE Route Handler (integration)", () => {
     process.env.PARLEY_DATA_DIR = path.join(dir, "data");
     route = await import("../app/api/share/[shareId]/events/route");
     rt = await (await import("../server/runtime")).runtime();
-    team = await makeTeam({ db: rt.db, bus: rt.bus });
+    team = await makeTeam({ db: rt.services.db, bus: rt.services.bus });
   });
 
   afterAll(async () => {
     await rt?.bridge.close();
-    await rt?.lock.close();
-    await rt?.db.$disconnect();
+    await rt?.services.lock.close();
+    await rt?.services.db.$disconnect();
     const admin = new pg.Client({ connectionString: databaseUrl() });
     await admin.connect();
     try {
@@ -86,7 +86,7 @@ describe("share SSE Route Handler (integration)", () => {
   it("streams the shared session and its descendants live, and nothing else", async () => {
     const { info, shareId } = await shared("Live shared");
     const unrelated = await Session.create(team.ctx, { projectId: team.projectId, title: "Unrelated" });
-    const before = rt.bus.subscriberCount;
+    const before = rt.services.bus.subscriberCount;
     const abort = new AbortController();
     const res = await open(shareId, abort.signal);
     expect(res.status).toBe(200);
@@ -94,6 +94,9 @@ describe("share SSE Route Handler (integration)", () => {
     const stream = sseReader(res);
     await stream.until(() => stream.events.length >= 1, "the initial state");
     expect(stream.events[0]).toMatchObject({ name: "session.updated", payload: { info: { id: info.id, share: { id: shareId } } } });
+    // The opening is complete: named, with the run status read with it.
+    await stream.until(() => stream.events.length >= 2, "stream.ready");
+    expect(stream.events[1]).toMatchObject({ name: "stream.ready", payload: { sessionId: info.id, status: { type: "idle" } } });
 
     await Session.update(team.ctx, unrelated.id, { title: "Unrelated, renamed" });
     await Session.update(team.ctx, info.id, { title: "Live shared, renamed" });
@@ -118,12 +121,12 @@ describe("share SSE Route Handler (integration)", () => {
 
     abort.abort();
     await stream.pump;
-    expect(rt.bus.subscriberCount).toBe(before);
+    expect(rt.services.bus.subscriberCount).toBe(before);
   });
 
   it("on unshare sends share.revoked, ends the stream at once and delivers nothing more", async () => {
     const { info, shareId } = await shared("To revoke");
-    const before = rt.bus.subscriberCount;
+    const before = rt.services.bus.subscriberCount;
     const stream = sseReader(await open(shareId));
     await stream.until(() => stream.events.length >= 1, "the initial state");
     await Session.unshare(team.ctx, info.id);
@@ -132,7 +135,7 @@ describe("share SSE Route Handler (integration)", () => {
     expect(stream.events.at(-1)).toMatchObject({ name: "share.revoked", payload: { shareId, sessionId: info.id } });
     // The revoking update itself (which no longer carries the share) is not forwarded.
     expect(stream.events.filter((e) => e.name === "session.updated")).toHaveLength(1);
-    expect(rt.bus.subscriberCount).toBe(before);
+    expect(rt.services.bus.subscriberCount).toBe(before);
     // Reconnecting is refused.
     expect((await open(shareId)).status).toBe(404);
   });

@@ -1,5 +1,5 @@
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import type { ResolvedModel } from "../server/session/engine";
+import type { ResolvedModel } from "../server/services";
 
 /**
  * The small model of test engines: every title request is answered "Test title" at once,

@@ -11,7 +11,6 @@ import { appRouter } from "../server/trpc/router";
 import { type OwnDatabase, makeTeam, ownDatabase, testDb, type TeamFixture } from "./db";
 import { signUp } from "./auth";
 import { seedTurns } from "./fixtures";
-import { testServices } from "./runtime";
 import { sseReader } from "./sse";
 
 /** Transport error mapping, through real HTTP requests and responses. */
@@ -32,7 +31,7 @@ describe("tRPC over HTTP (integration)", () => {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
-      createContext: () => ({ ...ctx, runtime: testServices(ctx.bus) }),
+      createContext: () => ctx,
     });
     const body = (await res.json()) as {
       result?: { data: unknown };
@@ -147,14 +146,14 @@ describe("SSE Route Handlers (integration)", () => {
   });
   afterAll(async () => {
     await rt?.bridge.close();
-    await rt?.lock.close();
-    await rt?.db.$disconnect();
+    await rt?.services.lock.close();
+    await rt?.services.db.$disconnect();
     await own?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Another team in the runtime's database. */
-  const otherTeam = () => makeTeam({ db: rt.db, bus: rt.bus });
+  const otherTeam = () => makeTeam({ db: rt.services.db, bus: rt.services.bus });
 
   const open = (sessionId: string, signal?: AbortSignal, headers: Headers = member.headers) =>
     sessionRoute.GET(new Request(`http://parley.test/api/sessions/${sessionId}/events`, { signal, headers }), { params: Promise.resolve({ sessionId }) });
@@ -179,12 +178,12 @@ describe("SSE Route Handlers (integration)", () => {
   it("streams the session state first, then live events, and unsubscribes when the client goes away", async () => {
     const { ctx, projectId } = member;
     const info = await Session.create(ctx, { projectId });
-    const subscribersBefore = rt.bus.subscriberCount;
+    const subscribersBefore = rt.services.bus.subscriberCount;
     const abort = new AbortController();
     const res = await open(info.id, abort.signal);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    expect(rt.bus.subscriberCount).toBe(subscribersBefore + 1);
+    expect(rt.services.bus.subscriberCount).toBe(subscribersBefore + 1);
 
     const stream = sseReader(res);
     await stream.until(() => stream.events.length >= 1, "the first event");
@@ -196,20 +195,20 @@ describe("SSE Route Handlers (integration)", () => {
     abort.abort();
     await stream.pump;
     expect(stream.closed()).toBe(true);
-    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+    expect(rt.services.bus.subscriberCount).toBe(subscribersBefore);
   });
 
   it("does not leak a subscription when the client went away before the stream started", async () => {
     const { ctx, projectId } = member;
     const info = await Session.create(ctx, { projectId });
-    const subscribersBefore = rt.bus.subscriberCount;
+    const subscribersBefore = rt.services.bus.subscriberCount;
     const abort = new AbortController();
     abort.abort();
     const res = await open(info.id, abort.signal);
     const stream = sseReader(res);
     await stream.pump;
     expect(stream.closed()).toBe(true);
-    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+    expect(rt.services.bus.subscriberCount).toBe(subscribersBefore);
   });
 
   it("team stream: 404 for another team, events of its sessions for the own team", async () => {
@@ -221,7 +220,7 @@ describe("SSE Route Handlers (integration)", () => {
     expect(denied.status).toBe(404);
     expect(await denied.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
 
-    const subscribersBefore = rt.bus.subscriberCount;
+    const subscribersBefore = rt.services.bus.subscriberCount;
     const abort = new AbortController();
     const res = await teamOpen(ctx.actor.teamId, abort.signal);
     expect(res.status).toBe(200);
@@ -233,6 +232,6 @@ describe("SSE Route Handlers (integration)", () => {
     expect(new Set(ids)).toEqual(new Set([created.id]));
     abort.abort();
     await stream.pump;
-    expect(rt.bus.subscriberCount).toBe(subscribersBefore);
+    expect(rt.services.bus.subscriberCount).toBe(subscribersBefore);
   });
 });

@@ -15,7 +15,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   const next = safeNext(typeof query.next === "string" ? query.next : undefined);
   if (await currentSignedIn()) redirect(next);
   // Nobody has signed up yet: the first visitor creates the first team.
-  if (await isFreshInstall((await runtime()).db)) redirect("/sign-up");
+  if (await isFreshInstall((await runtime()).services.db)) redirect("/sign-up");
   const invitation = /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
   const signUpHref = invitation ? `/sign-up?invitation=${invitation}` : "/sign-up";
   return (

@@ -15,7 +15,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
   const signedIn = await currentSignedIn();
   if (signedIn) redirect(invitationId ? `/invite/${encodeURIComponent(invitationId)}` : "/");
   const rt = await runtime();
-  const fresh = await isFreshInstall(rt.db);
+  const fresh = await isFreshInstall(rt.services.db);
   const subtitle = invitationId
     ? "Create your account to join the team that invited you."
     : fresh

@@ -6,7 +6,7 @@ import type { Status, WithParts } from "./types";
 
 /**
  * A message sent while the agent is still answering an earlier one is stored at once and
- * queued by the server: the running loop answers it next (SPEC §5). It counts as queued
+ * queued by the server: the running loop answers it next. It counts as queued
  * while the newest reply is still in progress and was started before it.
  */
 export function queuedMessageIds(messages: readonly WithParts[], status: Status): Set<string> {

@@ -1,3 +1,4 @@
+import { isNewer } from "@/lib/part-lifecycle";
 import type { Envelope } from "@/server/bus/bus";
 import type { Status } from "@/server/session/events";
 import type { Info } from "@/server/session/info";
@@ -9,8 +10,8 @@ import type { Message, Part, WithParts } from "@/server/session/message";
  * starting mid-stream). Every update is merged so the result never goes backwards and
  * never repeats text, whichever arrives first:
  * - a full part replaces the one held only when it is at least as far along
- *   (final text beats streaming text, longer streaming text beats shorter, a tool's
- *   state never moves back);
+ *   (`isNewer` in lib/part-lifecycle.ts: final text beats streaming text, longer
+ *   streaming text beats shorter, a tool's state never moves back);
  * - a compact delta {offset, delta} is appended at its offset: text already held is
  *   skipped, and a delta beyond the end waits until a full part fills the gap;
  * - a removed message or part stays removed even when a page read before the removal
@@ -47,26 +48,12 @@ export interface PageInput {
 
 type TextLike = Extract<Part, { type: "text" | "reasoning" }>;
 
-const TOOL_RANK = { pending: 0, running: 1, completed: 2, error: 2 } as const;
-
 function isText(part: Part): part is TextLike {
   return part.type === "text" || part.type === "reasoning";
 }
 
 function final(part: TextLike): boolean {
   return part.time?.end !== undefined;
-}
-
-/** True when `incoming` should replace `current` (same id). */
-export function isNewer(current: Part, incoming: Part): boolean {
-  if (isText(current) && isText(incoming)) {
-    if (final(current)) return final(incoming);
-    return final(incoming) || incoming.text.length >= current.text.length;
-  }
-  if (current.type === "tool" && incoming.type === "tool") {
-    return TOOL_RANK[incoming.state.status] >= TOOL_RANK[current.state.status];
-  }
-  return true;
 }
 
 function messageNewer(current: Message, incoming: Message): boolean {

@@ -15,7 +15,7 @@ import { useDashboardEvents } from "./use-dashboard-events";
 const PAGE_SIZE = 50;
 
 /**
- * The team dashboard (SPEC §13): every session of the team, roots and children, as a
+ * The team dashboard: every session of the team, roots and children, as a
  * tree; filters, search and sort kept in the URL; totals over the whole filter; status
  * live from the team's event stream; more rows on demand.
  */

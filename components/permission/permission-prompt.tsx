@@ -41,7 +41,7 @@ function isGone(error: unknown): boolean {
 }
 
 /**
- * The open session's pending permission questions (SPEC §10), one card each: what the
+ * The open session's pending permission questions, one card each: what the
  * agent wants to do, the command or paths, the tool call it belongs to, and the answers
  * "Allow once", "Always allow" (naming the patterns that will be remembered) and
  * "Reject" (with optional feedback the model receives). Answered from any tab, a card

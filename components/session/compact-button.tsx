@@ -8,7 +8,7 @@ import { Spinner, errorMessage } from "@/components/ui/feedback";
 import type { SessionInfo } from "./types";
 
 /**
- * Manual compaction (SPEC §8): asks the server to summarize the conversation now. Not
+ * Manual compaction: asks the server to summarize the conversation now. Not
  * while the session runs or compacts (the server refuses that too); a refusal (e.g. a
  * session with nothing to summarize) or failure is shown next to the button.
  */

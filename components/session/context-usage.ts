@@ -2,7 +2,7 @@ import { type Limit, count, usable } from "@/lib/context-window";
 import type { AssistantMessage, WithParts } from "@/components/chat/types";
 
 /**
- * How full the model's context is (SPEC §8), for the context meter: the tokens the last
+ * How full the model's context is, for the context meter: the tokens the last
  * finished assistant step put in the context — input + output + cache read + cache
  * write, as overflow detection counts them — against the usable part of the model's
  * window (its input limit, or context − output reserve), by the server's own arithmetic

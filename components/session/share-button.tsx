@@ -21,7 +21,7 @@ function useOrigin(): string {
 type Copy = "idle" | "copied" | "manual";
 
 /**
- * Share / unshare a session (SPEC §13) and copy its link. Sharing again after unsharing
+ * Share / unshare a session and copy its link. Sharing again after unsharing
  * gives the same URL back. When the server's share mode is "disabled" the button is
  * off and says why (a link made before stays revocable).
  */

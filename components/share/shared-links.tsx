@@ -19,7 +19,7 @@ const VIEWS = [
 ] as const;
 type View = (typeof VIEWS)[number];
 
-/** The team's shared links (SPEC §13), newest first, with revoke (and share again: same URL). */
+/** The team's shared links, newest first, with revoke (and share again: same URL). */
 export function SharedLinks() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -5,6 +5,9 @@ import { type Db, createDb } from "../../server/db/client";
 import { startEmbeddedDatabase } from "../../server/db/embedded";
 import * as Id from "../../server/id";
 import { ensureSampleProject } from "../../server/project/sample";
+import { configServices } from "../../server/assemble";
+import { loadConfig } from "../../server/config";
+import { withActor } from "../../server/services";
 import { type Context, Session } from "../../server/session";
 import type { AssistantMessage, MessageError, Part, UserMessage } from "../../server/session/message";
 
@@ -66,7 +69,8 @@ export class Seeder {
         if (!String(error).includes("unknown event")) console.error(message, error);
       },
     });
-    return new Seeder(db, { db, bus, actor: workspace.actor }, workspace.projectId, link);
+    const services = await configServices(loadConfig({ ...process.env, DATABASE_URL: url, PARLEY_DATA_DIR: E2E_DATA_DIR }), db, bus);
+    return new Seeder(db, withActor(services, workspace.actor), workspace.projectId, link);
   }
 
   async close(): Promise<void> {

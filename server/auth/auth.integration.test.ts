@@ -13,6 +13,7 @@ import { Project } from "../project";
 import { type Auth, createAuth } from "./auth";
 import { signedInFromHeaders } from "./member";
 import { authSecret } from "./secret";
+import { testServices } from "../../test/runtime";
 
 /** Sign-up, sign-in, teams, roles and invitations through better-auth's real handler, each install on its own database. */
 
@@ -24,6 +25,23 @@ interface Install {
   auth: Auth;
   dir: string;
   close(): Promise<void>;
+}
+
+/** A fresh install for the enclosing describe block (made before its tests, removed after them). */
+function eachDescribe(signUp: "invite" | "open"): Install {
+  let current: Install | undefined;
+  beforeAll(async () => {
+    current = await install(signUp);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as Install, {
+    get(_target, key: keyof Install) {
+      if (!current) throw new Error("no install outside the tests of its describe block");
+      return current[key];
+    },
+  });
 }
 
 async function install(signUp: "invite" | "open"): Promise<Install> {
@@ -45,7 +63,7 @@ async function install(signUp: "invite" | "open"): Promise<Install> {
 }
 
 function contextOf(db: Db, signedIn: NonNullable<Awaited<ReturnType<typeof signedInFromHeaders>>>) {
-  return requireActor({ db, bus: new Bus(), signedIn, actor: signedIn.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined });
+  return requireActor({ ...testServices(new Bus(), { db }), signedIn, actor: signedIn.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined });
 }
 
 describe("sign-up by invitation (the default)", () => {
@@ -183,13 +201,7 @@ describe("sign-up by invitation (the default)", () => {
 });
 
 describe("the cookie key", () => {
-  let it_: Install;
-  beforeAll(async () => {
-    it_ = await install("invite");
-  });
-  afterAll(async () => {
-    await it_?.close();
-  });
+  const it_ = eachDescribe("invite");
 
   it("is made once and kept in the database, so every instance on it agrees; a configured one wins", async () => {
     const [a, b] = await Promise.all([authSecret(it_.db, undefined), authSecret(it_.db, undefined)]);
@@ -209,13 +221,7 @@ describe("the cookie key", () => {
 });
 
 describe("open sign-up", () => {
-  let it_: Install;
-  beforeAll(async () => {
-    it_ = await install("open");
-  });
-  afterAll(async () => {
-    await it_?.close();
-  });
+  const it_ = eachDescribe("open");
 
   it("after the first user, someone without an invitation gets a team of their own, with no project", async () => {
     const first = await signUp(it_.auth, "first@example.test", "First");
@@ -237,13 +243,7 @@ describe("open sign-up", () => {
 });
 
 describe("an install from before sign-in existed", () => {
-  let it_: Install;
-  beforeAll(async () => {
-    it_ = await install("invite");
-  });
-  afterAll(async () => {
-    await it_?.close();
-  });
+  const it_ = eachDescribe("invite");
 
   it("the first user takes over the teams left without members (and their sessions), instead of a new one", async () => {
     // What the migration leaves: the local team and its project, its local user's membership removed.

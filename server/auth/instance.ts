@@ -10,9 +10,9 @@ export function getAuth(): Promise<Auth> {
   const holder = globalThis as Holder;
   holder[KEY] ??= (async () => {
     const rt = await runtime();
-    const secret = await authSecret(rt.db, rt.config.authSecret);
+    const secret = await authSecret(rt.services.db, rt.config.authSecret);
     const { publicUrl, signUp, defaultProject, authRateLimit } = rt.config;
-    return createAuth({ db: rt.db, secret, publicUrl, signUp, defaultProject, rateLimit: authRateLimit });
+    return createAuth({ db: rt.services.db, secret, publicUrl, signUp, defaultProject, rateLimit: authRateLimit });
   })().catch((error: unknown) => {
     delete holder[KEY];
     throw error;

@@ -10,7 +10,7 @@ import { PATH_HEADER, access } from "./paths";
 /** Who is signed in on the page being rendered (read once per request). */
 export const currentSignedIn = cache(async (): Promise<SignedIn | null> => {
   const rt = await runtime();
-  return signedInFromHeaders(await getAuth(), rt.db, await headers());
+  return signedInFromHeaders(await getAuth(), rt.services.db, await headers());
 });
 
 /**

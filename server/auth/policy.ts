@@ -5,7 +5,7 @@ import * as Id from "../id";
 import { ensureSampleProject } from "../project/sample";
 
 /**
- * Who may sign up, and what a new account starts with (SPEC §13):
+ * Who may sign up, and what a new account starts with:
  * - the first user of an install creates the first team, with the default project (a
  *   sample project when its directory is empty) — or, on an install made before sign-in
  *   existed, takes over the teams left without members;

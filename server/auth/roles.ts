@@ -1,5 +1,5 @@
 import { ParleyError } from "../errors";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 import type { TeamRole } from "./member";
 
 /** Team admins: owners and admins. */

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { Bus, type Envelope, define, is, lookup } from "./bus";
+import { Bus, type Envelope, define, is, lookup, reaches } from "./bus";
 
-const Ping = define("test.ping", z.object({ n: z.number() }));
+const Ping = define("test.ping", z.object({ n: z.number() }), { audience: ["member", "viewer", "team"] });
+/** For members and the team stream only (like a permission request). */
+const Ask = define("test.ask", z.object({ n: z.number() }), { audience: ["member", "team"] });
+/** Server coordination: for no audience. */
+const Nudge = define("test.nudge", z.object({ n: z.number() }));
 
 describe("Bus", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -58,5 +62,35 @@ describe("Bus", () => {
     expect(define("test.ping", z.object({ other: z.string() }))).toBe(Ping);
     expect(lookup("test.ping")).toBe(Ping);
     expect(lookup("test.nothing")).toBeUndefined();
+  });
+
+  it("sends each event only to the audiences it declares, and server-internal events to no subscriber", () => {
+    const bus = new Bus();
+    const got = { any: [] as string[], member: [] as string[], viewer: [] as string[], team: [] as string[], system: [] as string[] };
+    bus.subscribe({ teamId: "t" }, (e) => got.any.push(e.name));
+    bus.subscribe({ teamId: "t", audience: "member" }, (e) => got.member.push(e.name));
+    bus.subscribe({ teamId: "t", audience: "viewer" }, (e) => got.viewer.push(e.name));
+    bus.subscribe({ teamId: "t", audience: "team" }, (e) => got.team.push(e.name));
+    bus.subscribeAll((e) => got.system.push(e.name));
+    bus.publish(Ping, { n: 1 }, { teamId: "t" });
+    bus.publish(Ask, { n: 2 }, { teamId: "t" });
+    bus.publish(Nudge, { n: 3 }, { teamId: "t" });
+    bus.deliver({ id: "u", name: "test.undefined", payload: {}, scope: { teamId: "t" }, time: 0 });
+    expect(got).toEqual({
+      any: ["test.ping", "test.ask"],
+      member: ["test.ping", "test.ask"],
+      viewer: ["test.ping"],
+      team: ["test.ping", "test.ask"],
+      system: ["test.ping", "test.ask", "test.nudge", "test.undefined"],
+    });
+    expect([reaches("test.ping", "viewer"), reaches("test.ask", "viewer"), reaches("test.ask"), reaches("test.nudge"), reaches("test.undefined")]).toEqual([
+      true,
+      false,
+      true,
+      false,
+      false,
+    ]);
+    expect([...Ask.audience]).toEqual(["member", "team"]);
+    expect(Nudge.audience.size).toBe(0);
   });
 });

@@ -2,29 +2,55 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 
 /**
- * Typed events (SPEC §4). Each event is defined once with a name and a zod payload
- * schema; the registry lets a process that receives an event from elsewhere (the
- * PostgreSQL bridge) validate it by name. Delivery within a process is synchronous and
- * in publish order.
+ * Typed events. Each event is defined once with a name, a zod payload schema and the
+ * audiences it is for; the registry lets a process that receives an event from elsewhere
+ * (the PostgreSQL bridge) validate it by name. Delivery within a process is synchronous
+ * and in publish order.
  */
+
+/**
+ * Who may receive an event on a live stream:
+ * - `member`: a team member watching one session (the session's stream);
+ * - `viewer`: someone holding a share link (the shared session and its descendants);
+ * - `team`: a team's session list and dashboard (the team's stream).
+ * An event for no audience coordinates server instances and never reaches a browser.
+ */
+export type Audience = "member" | "viewer" | "team";
 
 export interface EventDef<N extends string = string, S extends z.ZodType = z.ZodType> {
   name: N;
   schema: S;
+  /** The live streams this event is sent on; empty for server-internal events. */
+  audience: ReadonlySet<Audience>;
+}
+
+export interface DefineOptions {
+  /** The live streams this event is sent on (none: internal to the servers). */
+  audience?: readonly Audience[];
 }
 
 const registry = new Map<string, EventDef>();
 
-export function define<N extends string, S extends z.ZodType>(name: N, schema: S): EventDef<N, S> {
+export function define<N extends string, S extends z.ZodType>(name: N, schema: S, options: DefineOptions = {}): EventDef<N, S> {
   const existing = registry.get(name);
   if (existing) return existing as EventDef<N, S>;
-  const def = { name, schema };
+  const def = { name, schema, audience: new Set(options.audience ?? []) };
   registry.set(name, def);
   return def;
 }
 
 export function lookup(name: string): EventDef | undefined {
   return registry.get(name);
+}
+
+/**
+ * Whether an event of this name is sent to `audience`, or, without one, to any audience
+ * at all. A name this process never defined reaches nobody.
+ */
+export function reaches(name: string, audience?: Audience): boolean {
+  const def = registry.get(name);
+  if (!def) return false;
+  return audience === undefined ? def.audience.size > 0 : def.audience.has(audience);
 }
 
 /** Where an event belongs: every event is scoped to a team, most also to a session. */
@@ -44,17 +70,14 @@ export interface Envelope {
 
 export type Handler = (event: Envelope) => void;
 
+/** Which events a subscriber gets: those of its team (and session), sent to its audience (any audience when omitted). */
 export interface Filter {
   teamId: string;
   sessionId?: string;
+  audience?: Audience;
 }
 
 export type Forwarder = (event: Envelope) => void;
-
-/** Events named "runner.*" coordinate server instances and are never sent to clients. */
-export function isInternal(name: string): boolean {
-  return name.startsWith("runner.");
-}
 
 export class Bus {
   readonly instanceId = randomUUID();
@@ -90,9 +113,13 @@ export class Bus {
         console.error(`[bus] system subscriber of ${event.name} threw`, error);
       }
     }
+    // Subscribers feed clients: an event for no audience (server coordination) is never theirs.
+    const audience = lookup(event.name)?.audience;
+    if (!audience?.size) return;
     for (const { filter, handler } of this.handlers) {
-      if (filter.teamId !== event.scope.teamId || isInternal(event.name)) continue;
+      if (filter.teamId !== event.scope.teamId) continue;
       if (filter.sessionId !== undefined && filter.sessionId !== event.scope.sessionId) continue;
+      if (filter.audience !== undefined && !audience.has(filter.audience)) continue;
       try {
         handler(event);
       } catch (error) {
@@ -110,6 +137,7 @@ export class Bus {
     };
   }
 
+  /** Events of the filter's team (and session) that some audience gets, or the filter's audience only. */
   subscribe(filter: Filter, handler: Handler): () => void {
     const entry = { filter, handler };
     this.handlers.add(entry);

@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { databaseUrl, testDb } from "../../test/db";
 import { textPart } from "../../test/fixtures";
 import * as Id from "../id";
 import { PartUpdated } from "../session/events";
 import type { Part } from "../session/message";
-import { Bus, type Envelope } from "./bus";
-import { type Bridge, bridge } from "./postgres";
+import { Bus, type Envelope, define } from "./bus";
+import { type Bridge, CHANNEL, bridge } from "./postgres";
+
+/** Server coordination (no audience), like runner.sync. */
+const Coordinate = define("test.bridge.coordinate", z.object({ sessionId: z.string() }));
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -156,5 +160,37 @@ describe("PostgreSQL bus bridge (integration)", () => {
       await link.close();
     }
     expect(problems).toEqual([]);
+  });
+
+  it("carries server-internal events to the other instances' own machinery, never to their subscribers", async () => {
+    const s = scope();
+    const system: Envelope[] = [];
+    const unhook = b.subscribeAll((e) => (e.scope.teamId === s.teamId ? system.push(e) : undefined));
+    try {
+      const internal = a.publish(Coordinate, { sessionId: s.sessionId }, s.where);
+      const marker = a.publish(PartUpdated, { part: s.part("marker") }, s.where);
+      await until(() => s.onB.length >= 1, "the marker on bus B");
+      expect(system).toEqual([internal, marker]);
+      expect(s.onB).toEqual([marker]);
+      expect(problems).toEqual([]);
+    } finally {
+      unhook();
+    }
+  });
+
+  it("skips an internal event this process never defined, and reports an unknown client event", async () => {
+    const s = scope();
+    const body = (name: string, internal: boolean) => ({ id: Id.ascending("team"), name, payload: {}, scope: s.where, time: 1, ...(internal ? { internal } : {}) });
+    const notify = (name: string, internal: boolean) =>
+      testDb().$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANNEL, JSON.stringify({ o: "another-process", es: [body(name, internal)] }));
+    await notify("test.bridge.elsewhere", true);
+    await notify("test.bridge.unknown", false);
+    const marker = a.publish(PartUpdated, { part: s.part("after both") }, s.where);
+    await until(() => s.onB.length >= 1 && s.onA.length >= 1 && problems.length >= 2, "the marker on both buses and both reports");
+    expect(s.onB).toEqual([marker]);
+    const reported = problems.splice(0);
+    expect(reported.filter((line) => line.startsWith("[bus] dropped an event from another instance"))).toHaveLength(2);
+    expect(reported.filter((line) => line.includes("test.bridge.unknown"))).toHaveLength(2);
+    expect(reported.some((line) => line.includes("test.bridge.elsewhere"))).toBe(false);
   });
 });

@@ -1,29 +1,40 @@
 import pg from "pg";
 import { z } from "zod";
-import { type Bus, type Envelope, isInternal, lookup } from "./bus";
+import { type Bus, type Envelope, lookup, reaches } from "./bus";
 
 /**
- * Carries bus events between server processes over PostgreSQL LISTEN/NOTIFY (SPEC §14).
- * Every local publish is NOTIFYed in publish order on one connection; each process
- * LISTENs and delivers what other processes sent, in arrival order. NOTIFY payloads are
- * limited to 8000 bytes: larger events are parked in "EventPayload" and sent by id.
+ * Carries bus events between server processes over PostgreSQL LISTEN/NOTIFY. Every local
+ * publish is NOTIFYed in publish order on one connection; each process LISTENs and
+ * delivers what other processes sent, in arrival order. NOTIFY payloads are limited to
+ * 8000 bytes: larger events are parked in "EventPayload" and sent by id.
  */
 
 export const CHANNEL = "parley_bus";
 const INLINE_LIMIT = 7000; // bytes, leaves room for the wrapper under NOTIFY's 8000
 const PARKED_TTL_MS = 10 * 60 * 1000;
+/** Parked payloads are swept of expired ones once every this many parked sends. */
+const SWEEP_EVERY = 100;
+/** Events kept for sending while the connection is down; beyond that the oldest go. */
+const MAX_QUEUED = 10_000;
 
+/** One NOTIFY: a batch of events inline, or the id of one parked event. */
 const Wire = z.union([
   z.object({ o: z.string(), es: z.array(z.unknown()) }),
   z.object({ o: z.string(), r: z.string() }),
 ]);
 
-const EnvelopeSchema = z.object({
+/**
+ * One event as sent. `internal` marks an event for no audience, so a process that does
+ * not know its name (a script that never loaded the module defining it) can skip it
+ * instead of reporting it.
+ */
+const Sent = z.object({
   id: z.string(),
   name: z.string(),
   payload: z.unknown(),
   scope: z.object({ teamId: z.string(), sessionId: z.string().optional() }),
   time: z.number(),
+  internal: z.literal(true).optional(),
 });
 
 export interface Bridge {
@@ -44,9 +55,6 @@ export interface BridgeOptions {
   onReconnect?: () => void;
 }
 
-/** Events kept for sending while the connection is down; beyond that the oldest go. */
-const MAX_QUEUED = 10_000;
-
 /** Errors that mean the connection itself is gone (not that one query was refused). */
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -62,40 +70,118 @@ export function describeDbError(error: unknown): string {
   return typeof code === "string" ? `${error.message} (${code})` : error.message;
 }
 
+/** The two connections of a bridge: LISTEN on one, NOTIFY on the other, so neither waits for the other. */
 interface Connection {
   listener: pg.Client;
   sender: pg.Client;
 }
 
 /**
- * Bridge `bus` to the other instances. If the connection to PostgreSQL is lost (the
- * server restarted, a network blip), the bridge reconnects with backoff and sends what
- * was published meanwhile; events other instances sent while it was away are missed
- * (their browsers resync when their event stream reconnects).
+ * Bridge `bus` to the other instances; rejects when the database cannot be reached.
+ * If the connection to PostgreSQL is lost later (the server restarted, a network blip),
+ * the bridge reconnects with backoff and sends what was published meanwhile; events
+ * other instances sent while it was away are missed (their browsers resync when their
+ * event stream reconnects, see `onReconnect`).
  */
 export async function bridge(bus: Bus, connectionString: string, options: BridgeOptions = {}): Promise<Bridge> {
-  const log = options.log ?? console.error;
-  const encode = options.encode ?? ((event: Envelope) => event);
-  const retry = options.retry ?? { initialMs: 250, maxMs: 5_000 };
-  let closed = false;
-  let current: Connection | undefined;
-  let reconnecting: ReturnType<typeof setTimeout> | undefined;
-  let waitMs = retry.initialMs;
+  return new BusBridge(bus, connectionString, options).connect();
+}
 
-  let sentSinceSweep = 0;
-  const queue: Envelope[] = [];
-  let dropped = 0;
-  let pumping: Promise<void> | undefined;
-  let receiving: Promise<void> = Promise.resolve();
+export class BusBridge implements Bridge {
+  private readonly log: (message: string, error?: unknown) => void;
+  private readonly encode: (event: Envelope) => Envelope;
+  private readonly retry: { initialMs: number; maxMs: number };
+  private readonly unhook: () => void;
+  private closed = false;
+  /** The working connection; undefined while (re)connecting. */
+  private current: Connection | undefined;
+  private reconnecting: ReturnType<typeof setTimeout> | undefined;
+  private waitMs: number;
+  /** Published here, not yet handed to PostgreSQL, oldest first. */
+  private readonly queue: Envelope[] = [];
+  /** Events dropped from a full queue since the connection was lost. */
+  private dropped = 0;
+  private pumping: Promise<void> | undefined;
+  /** What other instances sent, handled one after another in arrival order. */
+  private receiving: Promise<void> = Promise.resolve();
+  private parkedSinceSweep = 0;
 
-  const park = async (sender: pg.Client, json: string): Promise<string> => {
-    const parked = await sender.query<{ id: string }>('INSERT INTO "EventPayload" (payload) VALUES ($1) RETURNING id::text AS id', [json]);
-    if (++sentSinceSweep >= 100) {
-      sentSinceSweep = 0;
-      await sender.query(`DELETE FROM "EventPayload" WHERE "createdAt" < now() - interval '${PARKED_TTL_MS / 1000} seconds'`);
+  constructor(
+    private readonly bus: Bus,
+    private readonly connectionString: string,
+    private readonly options: BridgeOptions = {},
+  ) {
+    this.log = options.log ?? console.error;
+    this.encode = options.encode ?? ((event) => event);
+    this.retry = options.retry ?? { initialMs: 250, maxMs: 5_000 };
+    this.waitMs = this.retry.initialMs;
+    // Events published while the first connection opens wait in the queue.
+    this.unhook = bus.onPublish((event) => this.enqueue(event));
+  }
+
+  /** Open the first connection; when that fails, the bridge is closed and the error thrown. */
+  async connect(): Promise<this> {
+    try {
+      this.current = await this.open();
+    } catch (error) {
+      this.closed = true;
+      this.unhook();
+      throw error;
     }
-    return parked.rows[0]?.id ?? "";
-  };
+    this.startPump();
+    return this;
+  }
+
+  async flush(): Promise<void> {
+    // Handed over, or waiting for a reconnection that will send it.
+    while (!this.closed && this.queue.length) {
+      if (this.pumping) await this.pumping;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.unhook();
+    this.closed = true;
+    if (this.reconnecting) clearTimeout(this.reconnecting);
+    this.reconnecting = undefined;
+    await this.pumping;
+    await this.receiving;
+    const connection = this.current;
+    this.current = undefined;
+    if (connection) await this.end(connection);
+  }
+
+  private enqueue(event: Envelope): void {
+    if (this.closed) return;
+    this.queue.push(event);
+    // Only while nothing is being sent: a batch in flight counts on the queue's head.
+    if (this.queue.length > MAX_QUEUED && !this.pumping) {
+      this.queue.shift();
+      if (this.dropped++ === 0) this.log(`[bus] more than ${MAX_QUEUED} events wait for the database: dropping the oldest`);
+    }
+    this.startPump();
+  }
+
+  /** Send what is queued on the working connection, unless that is already under way. */
+  private startPump(): void {
+    const connection = this.current;
+    if (!connection || this.pumping || !this.queue.length) return;
+    this.pumping = this.pump(connection)
+      .catch((error: unknown) => {
+        if (isConnectionError(error)) {
+          this.lost(connection, error);
+        } else {
+          // The database refused what was sent: drop it rather than retry it forever.
+          this.queue.length = 0;
+          this.log(`[bus] could not forward events to other instances`, error);
+        }
+      })
+      .finally(() => {
+        this.pumping = undefined;
+        this.startPump();
+      });
+  }
 
   /**
    * Send what is queued, in order. Events that arrive while a NOTIFY is in flight are
@@ -103,174 +189,156 @@ export async function bridge(bus: Bus, connectionString: string, options: Bridge
    * a few round trips, not one each. An event leaves the queue only once it was sent:
    * when the connection drops, the rest waits for the reconnection.
    */
-  const pump = async (connection: Connection) => {
-    const { sender } = connection;
-    while (queue.length && current === connection) {
-      const batch: string[] = [];
-      let size = 0;
-      for (const event of queue) {
-        const json = JSON.stringify(encode(event));
-        const bytes = Buffer.byteLength(json);
-        if (bytes > INLINE_LIMIT) {
-          if (batch.length) break;
-          const id = await park(sender, json);
-          await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify({ o: bus.instanceId, r: id })]);
-          queue.shift();
-          break;
-        }
-        if (size + bytes + 1 > INLINE_LIMIT) break;
-        batch.push(json);
-        size += bytes + 1;
-      }
-      if (batch.length) {
-        await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `{"o":${JSON.stringify(bus.instanceId)},"es":[${batch.join(",")}]}`]);
-        queue.splice(0, batch.length);
-      }
-    }
-  };
-  const startPump = () => {
-    const connection = current;
-    if (!connection || pumping || !queue.length) return;
-    pumping = pump(connection)
-      .catch((error: unknown) => {
-        if (isConnectionError(error)) {
-          lost(connection, error);
-        } else {
-          // The database refused what was sent: drop it rather than retry it forever.
-          queue.length = 0;
-          log(`[bus] could not forward events to other instances`, error);
-        }
-      })
-      .finally(() => {
-        pumping = undefined;
-        startPump();
-      });
-  };
-  const unhook = bus.onPublish((event) => {
-    if (closed) return;
-    queue.push(event);
-    // Only while nothing is being sent: a batch in flight counts on the queue's head.
-    if (queue.length > MAX_QUEUED && !pumping) {
-      queue.shift();
-      if (dropped++ === 0) log(`[bus] more than ${MAX_QUEUED} events wait for the database: dropping the oldest`);
-    }
-    startPump();
-  });
+  private async pump(connection: Connection): Promise<void> {
+    while (this.queue.length && this.current === connection) await this.sendNext(connection.sender);
+  }
 
-  /** `reader` is the listening connection: its queries (one at a time, in arrival order)
-   * never overlap the sender's. */
-  const receive = async (reader: pg.Client, raw: string) => {
+  /** Send the head of the queue: as many events as fit in one NOTIFY, or one oversize event parked. */
+  private async sendNext(sender: pg.Client): Promise<void> {
+    const batch: string[] = [];
+    let size = 0;
+    for (const event of this.queue) {
+      const json = this.serialize(event);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > INLINE_LIMIT) {
+        if (batch.length) break;
+        const id = await this.park(sender, json);
+        await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify({ o: this.bus.instanceId, r: id })]);
+        this.queue.shift();
+        return;
+      }
+      if (size + bytes + 1 > INLINE_LIMIT) break;
+      batch.push(json);
+      size += bytes + 1;
+    }
+    if (!batch.length) return;
+    await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `{"o":${JSON.stringify(this.bus.instanceId)},"es":[${batch.join(",")}]}`]);
+    this.queue.splice(0, batch.length);
+  }
+
+  private serialize(event: Envelope): string {
+    const body = this.encode(event);
+    return JSON.stringify(reaches(event.name) ? body : { ...body, internal: true });
+  }
+
+  /** Store an oversize event for the receivers to read by id; now and then sweep expired ones. */
+  private async park(sender: pg.Client, json: string): Promise<string> {
+    const parked = await sender.query<{ id: string }>('INSERT INTO "EventPayload" (payload) VALUES ($1) RETURNING id::text AS id', [json]);
+    if (++this.parkedSinceSweep >= SWEEP_EVERY) {
+      this.parkedSinceSweep = 0;
+      await sender.query(`DELETE FROM "EventPayload" WHERE "createdAt" < now() - interval '${PARKED_TTL_MS / 1000} seconds'`);
+    }
+    return parked.rows[0]?.id ?? "";
+  }
+
+  /**
+   * Deliver one NOTIFY from another instance. `reader` is the listening connection: its
+   * queries (one at a time, in arrival order) never overlap the sender's.
+   */
+  private async receive(reader: pg.Client, raw: string): Promise<void> {
     const wire = Wire.parse(JSON.parse(raw));
-    if (wire.o === bus.instanceId) return;
-    let bodies: unknown[];
-    if ("es" in wire) {
-      bodies = wire.es;
-    } else {
-      const row = await reader.query<{ payload: string }>('SELECT payload FROM "EventPayload" WHERE id = $1', [wire.r]);
-      const payload = row.rows[0]?.payload;
-      if (payload === undefined) throw new Error(`parked event ${wire.r} is gone`);
-      bodies = [JSON.parse(payload)];
-    }
-    for (const body of bodies) {
-      const event = EnvelopeSchema.parse(body);
-      const def = lookup(event.name);
-      if (!def) {
-        // Server-coordination events this process has no part in (e.g. a seeding script).
-        if (isInternal(event.name)) continue;
-        throw new Error(`unknown event "${event.name}"`);
-      }
-      bus.deliver({ ...event, payload: def.schema.parse(event.payload) });
-    }
-  };
-
-  /** Close both clients. Ending a client whose connection already broke rejects with that
-   * same break, which was reported when it happened: settled, not rethrown. */
-  const end = (connection: Connection) => Promise.allSettled([connection.listener.end(), connection.sender.end()]);
-
-  /** The connection is gone: forget it, close what is left of it, and reconnect. */
-  function lost(connection: Connection, error?: unknown): void {
-    if (current !== connection) return;
-    current = undefined;
-    void end(connection);
-    if (closed) return;
-    log(`[bus] lost the database connection${error ? ` (${describeDbError(error)})` : ""}; reconnecting`);
-    scheduleReconnect();
+    if (wire.o === this.bus.instanceId) return;
+    const bodies = "es" in wire ? wire.es : [await this.unpark(reader, wire.r)];
+    for (const body of bodies) this.deliver(body);
   }
 
-  function scheduleReconnect(): void {
-    if (closed || reconnecting) return;
-    reconnecting = setTimeout(() => {
-      reconnecting = undefined;
-      open().then(
-        (connection) => {
-          if (closed) {
-            void end(connection);
-            return;
-          }
-          waitMs = retry.initialMs;
-          current = connection;
-          log(`[bus] reconnected to the database`);
-          if (dropped) log(`[bus] ${dropped} event(s) were dropped while disconnected`);
-          dropped = 0;
-          startPump();
-          options.onReconnect?.();
-        },
-        () => {
-          waitMs = Math.min(waitMs * 2, retry.maxMs);
-          scheduleReconnect();
-        },
-      );
-    }, waitMs);
-    reconnecting.unref?.();
+  private async unpark(reader: pg.Client, id: string): Promise<unknown> {
+    const row = await reader.query<{ payload: string }>('SELECT payload FROM "EventPayload" WHERE id = $1', [id]);
+    const payload = row.rows[0]?.payload;
+    if (payload === undefined) throw new Error(`parked event ${id} is gone`);
+    return JSON.parse(payload);
   }
 
-  async function open(): Promise<Connection> {
-    const settings = { connectionString, application_name: options.name ?? "parley-bus" };
+  private deliver(body: unknown): void {
+    const { internal, ...event } = Sent.parse(body);
+    const def = lookup(event.name);
+    if (!def) {
+      // Server coordination this process has no part in (e.g. a seeding script).
+      if (internal) return;
+      throw new Error(`unknown event "${event.name}"`);
+    }
+    this.bus.deliver({ ...event, payload: def.schema.parse(event.payload) });
+  }
+
+  /** Connect both clients and LISTEN; a failed attempt closes what it opened. */
+  private async open(): Promise<Connection> {
+    const settings = { connectionString: this.connectionString, application_name: this.options.name ?? "parley-bus" };
     const connection: Connection = { listener: new pg.Client(settings), sender: new pg.Client(settings) };
-    const { listener, sender } = connection;
-    // Until `current` is this connection, its errors only fail the attempt.
-    listener.on("error", (error) => lost(connection, error));
-    sender.on("error", (error) => lost(connection, error));
-    listener.on("end", () => lost(connection));
-    sender.on("end", () => lost(connection));
-    listener.on("notification", (message) => {
-      // After close() began, nothing more is delivered (the sender may already be ending).
-      if (closed || message.channel !== CHANNEL || message.payload === undefined) return;
-      const raw = message.payload;
-      receiving = receiving
-        .then(() => receive(listener, raw))
-        .catch((error: unknown) => log("[bus] dropped an event from another instance", error));
-    });
+    this.watch(connection);
     try {
-      await Promise.all([listener.connect(), sender.connect()]);
-      await listener.query(`LISTEN ${CHANNEL}`);
+      await Promise.all([connection.listener.connect(), connection.sender.connect()]);
+      await connection.listener.query(`LISTEN ${CHANNEL}`);
     } catch (error) {
-      await end(connection);
+      await this.end(connection);
       throw error;
     }
     return connection;
   }
 
-  current = await open();
+  /** Follow a connection's failures and what arrives on its listener. */
+  private watch(connection: Connection): void {
+    const { listener, sender } = connection;
+    // Until `current` is this connection, its errors only fail the attempt.
+    listener.on("error", (error) => this.lost(connection, error));
+    sender.on("error", (error) => this.lost(connection, error));
+    listener.on("end", () => this.lost(connection));
+    sender.on("end", () => this.lost(connection));
+    listener.on("notification", (message) => {
+      // After close() began, nothing more is delivered (the sender may already be ending).
+      if (this.closed || message.channel !== CHANNEL || message.payload === undefined) return;
+      const raw = message.payload;
+      this.receiving = this.receiving
+        .then(() => this.receive(listener, raw))
+        .catch((error: unknown) => this.log("[bus] dropped an event from another instance", error));
+    });
+  }
 
-  return {
-    flush: async () => {
-      // Handed over, or waiting for a reconnection that will send it.
-      while (!closed && queue.length) {
-        if (pumping) await pumping;
-        else await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    async close() {
-      unhook();
-      closed = true;
-      if (reconnecting) clearTimeout(reconnecting);
-      reconnecting = undefined;
-      await pumping;
-      await receiving;
-      const connection = current;
-      current = undefined;
-      if (connection) await end(connection);
-    },
-  };
+  /**
+   * Close both clients. Ending a client whose connection already broke rejects with that
+   * same break, which was reported when it happened: settled, not rethrown.
+   */
+  private end(connection: Connection): Promise<unknown> {
+    return Promise.allSettled([connection.listener.end(), connection.sender.end()]);
+  }
+
+  /** The connection is gone: forget it, close what is left of it, and reconnect. */
+  private lost(connection: Connection, error?: unknown): void {
+    if (this.current !== connection) return;
+    this.current = undefined;
+    void this.end(connection);
+    if (this.closed) return;
+    this.log(`[bus] lost the database connection${error ? ` (${describeDbError(error)})` : ""}; reconnecting`);
+    this.scheduleReconnect();
+  }
+
+  /** Try to connect again after the current wait, doubling it (up to the longest) after each failure. */
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnecting) return;
+    this.reconnecting = setTimeout(() => {
+      this.reconnecting = undefined;
+      this.open().then(
+        (connection) => this.reconnected(connection),
+        () => {
+          this.waitMs = Math.min(this.waitMs * 2, this.retry.maxMs);
+          this.scheduleReconnect();
+        },
+      );
+    }, this.waitMs);
+    this.reconnecting.unref?.();
+  }
+
+  /** Back online: send what waited and tell the server it may have missed events. */
+  private reconnected(connection: Connection): void {
+    if (this.closed) {
+      void this.end(connection);
+      return;
+    }
+    this.waitMs = this.retry.initialMs;
+    this.current = connection;
+    this.log(`[bus] reconnected to the database`);
+    if (this.dropped) this.log(`[bus] ${this.dropped} event(s) were dropped while disconnected`);
+    this.dropped = 0;
+    this.startPump();
+    this.options.onReconnect?.();
+  }
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
-import { testServices } from "../../test/runtime";
 import * as Id from "../id";
 import { createCallerFactory } from "../trpc/init";
 import { appRouter } from "../trpc/router";
@@ -23,7 +22,7 @@ describe("Dashboard.authors (integration)", () => {
     ]);
     expect(authors.map((a) => a.id)).not.toContain(other.userId);
 
-    const caller = createCallerFactory(appRouter)({ ...team.ctx, runtime: testServices(team.ctx.bus) });
+    const caller = createCallerFactory(appRouter)(team.ctx);
     expect((await caller.dashboard.authors()).map((a) => a.id)).toEqual([second, team.userId]);
   });
 });

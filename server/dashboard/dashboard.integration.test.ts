@@ -3,7 +3,7 @@ import { makeTeam, testDb, type TeamFixture } from "../../test/db";
 import { parleyError } from "../../test/fixtures";
 import * as Id from "../id";
 import { Session } from "../session";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 import { Dashboard } from ".";
 
 /** The dashboard against a real PostgreSQL: every filter, search, sort, totals and the cursor. */

@@ -2,13 +2,15 @@ import { z } from "zod";
 import { Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 import type { Info } from "../session/info";
 import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
+import { decodeCursor, encodeCursor } from "../cursor";
+import { parse } from "../fn";
 
 /**
- * The team dashboard (SPEC §13): every session of the team, roots and children, filtered,
+ * The team dashboard: every session of the team, roots and children, filtered,
  * searched and sorted, with totals over the whole filter. Built for 100,000 sessions: the
  * filter is one SQL WHERE used twice — for the page (keyset-paginated on the sort key and
  * id, both descending, so the cursor is an index bound) and for the totals — and each use
@@ -71,13 +73,6 @@ export interface ListResult {
   corrupt: { id: string; error: string }[];
 }
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
-  }
-  return parsed.data;
-}
 
 /** The sort key of each sort, and how a cursor's key is turned back into a SQL value. */
 const SORT_KEYS: Record<Sort, { column: Prisma.Sql; asText: Prisma.Sql; value: (key: string) => Prisma.Sql }> = {
@@ -93,18 +88,8 @@ const SORT_KEYS: Record<Sort, { column: Prisma.Sql; asText: Prisma.Sql; value: (
 /** A cursor names its sort, so a cursor of one sort cannot be replayed against another. */
 const Cursor = z.tuple([Sort, z.string().regex(/^\d+(\.\d+)?$/).max(60), Id.schema("session")]);
 
-function encodeCursor(sort: Sort, key: string, id: string): string {
-  return Buffer.from(JSON.stringify([sort, key, id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string, sort: Sort): { key: string; id: string } {
-  let decoded: z.output<typeof Cursor>;
-  try {
-    decoded = Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch (error) {
-    throw new ParleyError("INVALID", "cursor is malformed", { cause: error });
-  }
-  const [cursorSort, key, id] = decoded;
+function cursorPosition(cursor: string, sort: Sort): { key: string; id: string } {
+  const [cursorSort, key, id] = decodeCursor(Cursor, cursor);
   if (cursorSort !== sort) throw ParleyError.invalid(`cursor is for sort "${cursorSort}", not "${sort}"`);
   return { key, id };
 }
@@ -134,7 +119,7 @@ export function pageQuery(teamId: string, filter: Filter): Prisma.Sql {
   const key = SORT_KEYS[filter.sort];
   let where = whereOf(teamId, filter);
   if (filter.cursor) {
-    const after = decodeCursor(filter.cursor, filter.sort);
+    const after = cursorPosition(filter.cursor, filter.sort);
     where = Prisma.sql`${where} AND (${key.column}, s."id") < (${key.value(after.key)}, ${after.id})`;
   }
   return Prisma.sql`SELECT s."id", ${key.asText} AS "key" FROM "Session" s WHERE ${where}
@@ -236,7 +221,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     // Deleted between the two reads: it is simply no longer listed.
     if (!row) continue;
     try {
-      items.push({ session: sessionFromRow(row, ctx.publicUrl), author: row.author, project: row.project, childCount: children.get(id) ?? 0 });
+      items.push({ session: sessionFromRow(row, ctx.settings.publicUrl), author: row.author, project: row.project, childCount: children.get(id) ?? 0 });
     } catch (error) {
       corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
     }
@@ -244,7 +229,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
   const last = page.at(-1);
   return {
     items,
-    nextCursor: pageRows.length > filter.limit && last ? encodeCursor(filter.sort, last.key, last.id) : undefined,
+    nextCursor: pageRows.length > filter.limit && last ? encodeCursor([filter.sort, last.key, last.id]) : undefined,
     ...(sums ? { totals: sums } : {}),
     corrupt,
   };

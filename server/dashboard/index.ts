@@ -1,2 +1,2 @@
-/** The team dashboard (SPEC §13): `import { Dashboard } from "@/server/dashboard"`. */
+/** The team dashboard: `import { Dashboard } from "@/server/dashboard"`. */
 export * as Dashboard from "./dashboard";

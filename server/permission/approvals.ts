@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 
 /**
  * The team's stored "Always allow" answers: what each one allows, in which project and

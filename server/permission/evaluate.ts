@@ -3,7 +3,7 @@ import { type Budget, wildcard as compileWildcard } from "../../lib/match";
 import { type Action, type Rule, type Ruleset, Action as ActionSchema } from "./schema";
 
 /**
- * Permission rules (SPEC §10). A pattern is a wildcard: `*` matches any run of
+ * Permission rules. A pattern is a wildcard: `*` matches any run of
  * characters (including none), `?` exactly one. `evaluate` takes rulesets in order
  * (defaults, team/project config, agent, session) and the LAST matching rule wins; no
  * match means "ask".

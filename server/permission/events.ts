@@ -21,8 +21,9 @@ export type Request = z.infer<typeof Request>;
 export const Reply = z.enum(["once", "always", "reject"]);
 export type Reply = z.infer<typeof Reply>;
 
-export const Asked = define("permission.asked", z.object({ request: Request }));
+export const Asked = define("permission.asked", z.object({ request: Request }), { audience: ["member", "team"] });
 export const Replied = define(
   "permission.replied",
   z.object({ sessionId: z.string(), requestId: z.string(), reply: Reply }),
+  { audience: ["member", "team"] },
 );

@@ -9,9 +9,9 @@ import { testServices } from "../../test/runtime";
 import { finish, PRICES, recorder, script } from "../../test/session-harness";
 import { Bus, type Envelope } from "../bus/bus";
 import { type Bridge, bridge } from "../bus/postgres";
-import type { Deps } from "../session/prompt";
 import * as Prompt from "../session/prompt";
 import type { AssistantMessage, Part, WithParts } from "../session/message";
+import { type Services, withActor } from "../services";
 import { Session } from "../session";
 import { DEFAULTS, fromConfig } from "./evaluate";
 import { Asked, Replied, type Request } from "./events";
@@ -19,9 +19,9 @@ import { Permissions } from "./permission";
 import type { Ruleset } from "./schema";
 
 /**
- * The ask flow of SPEC §10 through the real prompt loop: a scripted model calls the real
+ * The ask flow through the real prompt loop: a scripted model calls the real
  * `bash`/`read` tools in a temporary project directory; every reply outcome is checked
- * with what the loop does next. Doom-loop asks (SPEC §6) go through the same flow.
+ * with what the loop does next. Doom-loop asks go through the same flow.
  */
 
 const dirs: string[] = [];
@@ -56,21 +56,21 @@ const answer = (text: string): LanguageModelV4StreamPart[] => [
 
 interface Setup {
   team: TeamFixture;
-  deps: Deps;
+  deps: Services;
   permissions: Permissions;
   model: MockLanguageModelV4;
 }
 
 /** Loop services on `bus` for a scripted model (real tools, real permission service). */
 function services(bus: Bus, model: MockLanguageModelV4, configRules: Ruleset = []): Pick<Setup, "deps" | "permissions"> {
-  const { deps, permissions } = testServices(bus, {
-    engine: {
-      resolveModel: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES }),
-      defaultModel: () => ({ providerId: "test", modelId: "scripted" }),
+  const deps = testServices(bus, {
+    models: {
+      resolve: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES }),
+      default: () => ({ providerId: "test", modelId: "scripted" }),
     },
     configRules,
   });
-  return { deps, permissions };
+  return { deps, permissions: deps.permissions };
 }
 
 async function setup(steps: LanguageModelV4StreamPart[][], options: { bus?: Bus; configRules?: Ruleset } = {}): Promise<Setup & { bus: Bus }> {
@@ -138,7 +138,7 @@ async function persistedTools(team: TeamFixture, sessionId: string, count: numbe
 }
 
 async function run(setup: Setup, sessionId: string, text = "go"): Promise<void> {
-  await Prompt.prompt(setup.team.ctx, setup.deps, { sessionId, parts: [{ type: "text", text }] });
+  await Prompt.prompt(withActor(setup.deps, setup.team.ctx.actor), { sessionId, parts: [{ type: "text", text }] });
 }
 
 describe("permissions through the prompt loop (integration)", () => {
@@ -209,19 +209,23 @@ describe("permissions through the prompt loop (integration)", () => {
     const open = await nthAsk(last.rec, 1);
     expect(open).toMatchObject({ patterns: ["ls"] });
     // Aborting the session closes the open ask.
-    await Prompt.abort(third.team.ctx, third.deps, last.session.id);
+    await Prompt.abort(withActor(third.deps, third.team.ctx.actor), last.session.id);
     await third.deps.runners.idle(last.session.id);
     await until(async () => (await third.permissions.pending(third.team.ctx.actor, last.session.id)).length === 0);
     expect(await testDb().permissionRequest.findUniqueOrThrow({ where: { id: open.id } })).toMatchObject({ status: "reject" });
   });
 
-  it("always on one request resolves another request of the project pending at the same time", async () => {
+  /** Two loops of one team and project, A echoing "one" and B "two", each then answering in text. */
+  async function twoLoops() {
     const bus = new Bus();
     const team = await makeTeam({ bus, directory: projectDir() });
     const modelA = script([step(bash("a1", "echo one")), answer("A done")]);
     const modelB = script([step(bash("b1", "echo two")), answer("B done")]);
-    const a = { team, model: modelA, ...services(bus, modelA) };
-    const b = { team, model: modelB, ...services(bus, modelB) };
+    return { bus, team, a: { team, model: modelA, ...services(bus, modelA) }, b: { team, model: modelB, ...services(bus, modelB) } };
+  }
+
+  it("always on one request resolves another request of the project pending at the same time", async () => {
+    const { team, a, b } = await twoLoops();
     const sa = await newSession(team);
     const sb = await newSession(team);
     await run(a, sa.session.id);
@@ -242,12 +246,7 @@ describe("permissions through the prompt loop (integration)", () => {
   });
 
   it("always does not resolve a pending request whose session's own ruleset still says ask", async () => {
-    const bus = new Bus();
-    const team = await makeTeam({ bus, directory: projectDir() });
-    const modelA = script([step(bash("a1", "echo one")), answer("A done")]);
-    const modelB = script([step(bash("b1", "echo two")), answer("B done")]);
-    const a = { team, model: modelA, ...services(bus, modelA) };
-    const b = { team, model: modelB, ...services(bus, modelB) };
+    const { bus, team, a, b } = await twoLoops();
     const sa = await newSession(team);
     const strict = await Session.create(team.ctx, { projectId: team.projectId, title: TITLE, permission: [{ permission: "bash", pattern: "*", action: "ask" }] });
     const sb = { session: strict, rec: recorder(bus, team.teamId, strict.id) };
@@ -416,6 +415,13 @@ describe("permissions through the prompt loop (integration)", () => {
 describe("doom loop (integration)", () => {
   const read = (id: string, file: string) => call(id, "read", { filePath: file });
 
+  /** A new session of the setup, run until its first question. */
+  async function firstAsk(s: Setup) {
+    const { session, rec } = await newSession(s.team);
+    await run(s, session.id);
+    return { session, rec, request: await nthAsk(rec, 1) };
+  }
+
   it("the 4th identical call asks doom_loop before it runs; once lets it run", async () => {
     const s = await setup([
       step(read("r1", "a.txt")),
@@ -424,9 +430,7 @@ describe("doom loop (integration)", () => {
       step(read("r4", "a.txt")),
       answer("read it four times"),
     ]);
-    const { session, rec } = await newSession(s.team);
-    await run(s, session.id);
-    const request = await nthAsk(rec, 1);
+    const { session, rec, request } = await firstAsk(s);
     expect(request).toMatchObject({ permission: "doom_loop", patterns: ["read"], always: ["read"], tool: { callId: "r4" } });
     expect(request.metadata).toMatchObject({ tool: "read", input: { filePath: "a.txt" }, kind: "repeat" });
     // The 4th has not run yet: three completed reads, the 4th still running.
@@ -454,9 +458,7 @@ describe("doom loop (integration)", () => {
       step(read("c7", "a.txt")),
       answer("cycled"),
     ]);
-    const { session, rec } = await newSession(s.team);
-    await run(s, session.id);
-    const request = await nthAsk(rec, 1);
+    const { session, rec, request } = await firstAsk(s);
     expect(request).toMatchObject({ permission: "doom_loop", patterns: ["read"], tool: { callId: "c7" } });
     expect(request.metadata).toMatchObject({ input: { filePath: "a.txt" }, kind: "cycle" });
     expect((await persistedTools(s.team, session.id, 7)).map((p) => p.state.status)).toEqual([

@@ -3,7 +3,7 @@ import type { Bus, Envelope } from "../bus/bus";
 import type { Db } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Actor } from "../session/context";
+import type { Actor } from "../services";
 import type { PermissionRequest, Verdict } from "../tool/tool";
 import { DEFAULTS } from "./evaluate";
 import { Asked, Replied, type Reply, Request } from "./events";
@@ -203,7 +203,7 @@ export class Permissions {
     return true;
   }
 
-  /** Answer a pending request (SPEC §10). */
+  /** Answer a pending request. */
   async reply(actor: Actor, input: { requestId: string; reply: Reply; feedback?: string }): Promise<void> {
     Id.assert("permission", input.requestId);
     const row = await this.db.permissionRequest.findUnique({ where: { id: input.requestId } });

@@ -3,8 +3,9 @@ import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 import { Ruleset } from "./schema";
+import { parse } from "../fn";
 
 /**
  * A team's permission policy: rules for all its projects, and per project, kept in
@@ -60,10 +61,8 @@ export async function get(ctx: Pick<Context, "db" | "actor">, input: PolicyScope
 
 /** Replace the rules of the team or of one project (owners and admins only). */
 export async function set(ctx: Pick<Context, "db" | "actor">, input: SetPolicyInput): Promise<{ rules: Ruleset }> {
-  const parsed = SetPolicyInput.safeParse(input);
-  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  const { projectId, rules } = parse(SetPolicyInput, input);
   await requireRole(ctx, ADMIN_ROLES, "change the permission policy");
-  const { projectId, rules } = parsed.data;
   const value = rules.length > 0 ? rules : undefined;
   if (projectId) {
     await ownProject(ctx, projectId);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** A permission rule (SPEC §10): the last matching rule across the rulesets wins. */
+/** A permission rule: the last matching rule across the rulesets wins. */
 export const Action = z.enum(["allow", "deny", "ask"]);
 export type Action = z.infer<typeof Action>;
 

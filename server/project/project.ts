@@ -5,7 +5,7 @@ import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { projectRow } from "../session/access";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 
 export const Info = z.object({ id: z.string(), teamId: z.string(), name: z.string(), directory: z.string() });
 export type Info = z.infer<typeof Info>;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline-constants";
+import { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline/constants";
 
 /**
- * The model catalog (SPEC §12): context/output limits and USD prices per million tokens
+ * The model catalog: context/output limits and USD prices per million tokens
  * (input, output, cache read, cache write). Entries can be overridden — or unknown models
  * described — in config (`ModelOverrides`). A model the catalog does not know still works:
  * limits 0 (which turns overflow detection off) and cost 0.

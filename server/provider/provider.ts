@@ -14,7 +14,7 @@ import {
 import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID, type OfflineLanguageModel, createOfflineModel } from "./offline";
 
 /**
- * Providers (SPEC §12):
+ * Providers:
  * - `openai/<model>`: the Responses API (`POST /responses`) of `@ai-sdk/openai`, needs
  *   OPENAI_API_KEY; it goes to OPENAI_BASE_URL when that is set (a proxy that speaks the
  *   Responses API), else to api.openai.com.

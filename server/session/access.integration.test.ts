@@ -3,6 +3,7 @@ import { makeTeam, testDb } from "../../test/db";
 import { parleyError, record, seedTurns, textPart, userMessage } from "../../test/fixtures";
 import { Session } from ".";
 import type { Part } from "./message";
+import { withSettings } from "../../test/runtime";
 
 /**
  * The session module's one authorization rule: an actor of another team cannot see or
@@ -38,7 +39,7 @@ describe("cross-team access (integration)", () => {
     await deny(Session.fork(other, { sessionId: session.id }));
     await deny(Session.touch(other, session.id));
     await deny(Session.share(other, session.id));
-    await deny(Session.share({ ...other, share: "disabled" }, session.id));
+    await deny(Session.share(withSettings(other, { share: "disabled" }), session.id));
     await deny(Session.unshare(other, session.id));
     await deny(Session.messages(other, session.id));
     await deny(Session.allMessages(other, session.id));

@@ -1,6 +1,6 @@
 import * as Id from "../id";
 import { ParleyError } from "../errors";
-import type { Context } from "./context";
+import type { Context } from "../services";
 
 /**
  * The one authorization rule of the session module: a session is visible only inside

@@ -14,3 +14,4 @@ export {
   type MessagePage,
 } from "./storage";
 export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info";
+export { prompt, compact, abort, recoverInterrupted, PromptInput, CompactInput } from "./prompt";

@@ -7,7 +7,7 @@ import { retryable } from "./retry";
 const call = (statusCode: number | undefined, message: string, extra: Partial<ConstructorParameters<typeof APICallError>[0]> = {}) =>
   new APICallError({ message, url: "https://api.test/v1/chat/completions", requestBodyValues: {}, statusCode, ...extra });
 
-describe("classify (SPEC §3)", () => {
+describe("classify", () => {
   it("aborts become AbortedError", () => {
     expect(classify(new DOMException("stop", "AbortError"), "openai")).toEqual({ name: "AbortedError", message: "stop" });
     const e = new Error("x");

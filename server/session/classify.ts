@@ -4,7 +4,7 @@ import type { MessageError } from "./message";
 
 /**
  * One function that turns anything thrown during a model call into the stored error
- * shapes of SPEC §3.
+ * shapes of message.ts.
  */
 
 const OVERFLOW = [

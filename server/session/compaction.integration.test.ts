@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { type ChatMessage, type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI } from "../../test/fake-openai";
 import { historyBuilder, text, toolOutput } from "../../test/history";
-import { testServices } from "../../test/runtime";
-import { PRICES, closeLocks, makeDeps, recorder } from "../../test/session-harness";
+import { PRICES, closeLocks, scriptedServices, recorder } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { isParleyError } from "../errors";
 import { loadModel } from "../provider/provider";
@@ -19,9 +18,10 @@ import * as Prompt from "./prompt";
 import { prune } from "./prune";
 import { recover } from "./recovery";
 import { Session } from ".";
+import { withActor } from "../services";
 
 /**
- * Context management through the loop (SPEC §5, §8) against a local fake OpenAI server,
+ * Context management through the loop against a local fake OpenAI server,
  * with a model of 4,000 tokens of context and 1,000 of output (usable: 3,000): automatic
  * compaction when a step's usage fills the context, before a step when the last answer
  * did, and when the provider refuses the request as too long; manual compaction; a
@@ -42,11 +42,11 @@ const LIMIT = { context: 4_000, output: 1_000 };
 
 async function setup(options: { auto?: boolean; prune?: boolean } = {}) {
   const bus = new Bus();
-  const { ctx, projectId } = await makeTeam({ bus });
   const language = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-test");
-  const deps = makeDeps(bus, language);
-  deps.engine.resolveModel = (ref) => ({ ref, language, limit: LIMIT, cost: PRICES });
-  deps.engine.compaction = { auto: options.auto ?? true, prune: options.prune ?? false };
+  const deps = scriptedServices(bus, language);
+  deps.models.resolve = (ref) => ({ ref, language, limit: LIMIT, cost: PRICES });
+  deps.settings.compaction = { auto: options.auto ?? true, prune: options.prune ?? false };
+  const { ctx, projectId } = await makeTeam({ services: deps });
   // A named session: no background title request reaches the fake server.
   const session = await Session.create(ctx, { projectId, title: "compaction under test" });
   const rec = recorder(bus, ctx.actor.teamId, session.id);
@@ -54,7 +54,7 @@ async function setup(options: { auto?: boolean; prune?: boolean } = {}) {
   const first = fake.requests.length;
   const requests = () => fake.requests.slice(first);
   const ask = async (t: string) => {
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: t }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: t }] });
   };
   const idle = async () => {
     await deps.runners.idle(session.id);
@@ -166,7 +166,7 @@ describe("automatic compaction", () => {
     await s.idle();
     expect(s.requests()).toHaveLength(1);
 
-    s.deps.engine.compaction = { auto: true, prune: false };
+    s.deps.settings.compaction = { auto: true, prune: false };
     fake.enqueue(answer("SUMMARY: first question answered; second asked", 3_000), answer("Second answer.", 300));
     await s.ask("second question");
     await s.idle();
@@ -224,13 +224,13 @@ describe("automatic compaction", () => {
 describe("with the built-in offline model", () => {
   it("'fill the context' triggers a compaction the offline model summarises, then it goes on", async () => {
     const bus = new Bus();
-    const { ctx, projectId } = await makeTeam({ bus });
     const offline = loadModel({ providerId: "offline", modelId: "parley-offline" }, { openai: { apiKey: undefined, baseUrl: undefined }, offline: { tokensPerSecond: 0 } });
-    const deps = makeDeps(bus, offline.language);
-    deps.engine.resolveModel = () => offline;
-    deps.engine.compaction = { auto: true, prune: false };
+    const deps = scriptedServices(bus, offline.language);
+    deps.models.resolve = () => offline;
+    deps.settings.compaction = { auto: true, prune: false };
+    const { ctx, projectId } = await makeTeam({ services: deps });
     const session = await Session.create(ctx, { projectId, title: "offline compaction" });
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "fill the context" }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "fill the context" }] });
     await deps.runners.idle(session.id);
     const all = await Session.allMessages(ctx, session.id);
     expect(all.map((m) => m.info.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
@@ -247,9 +247,8 @@ describe("with the built-in offline model", () => {
 describe("crash recovery", () => {
   it("clears time.compacting left by a compaction the crash interrupted", async () => {
     const s = await setup();
-    await s.deps.engine.db.session.update({ where: { id: s.session.id }, data: { status: "busy", timeCompacting: new Date() } });
-    const { engine, permissions } = s.deps;
-    await recover({ db: engine.db, bus: s.bus, lock: engine.lock, permissions, isLocal: (id) => id !== s.session.id });
+    await s.deps.db.session.update({ where: { id: s.session.id }, data: { status: "busy", timeCompacting: new Date() } });
+    await recover(s.deps, { skip: (id) => id !== s.session.id });
     const info = await Session.get(s.ctx, s.session.id);
     expect(info.time.compacting).toBeUndefined();
     expect(info.status).toEqual({ type: "idle" });
@@ -304,7 +303,7 @@ describe("manual compaction", () => {
     await s.ask("hello");
     await s.idle();
     fake.enqueue(answer("MANUAL-SUMMARY", 250));
-    const request = await Prompt.compact(s.ctx, s.deps, { sessionId: s.session.id });
+    const request = await Prompt.compact(s.ctx, { sessionId: s.session.id });
     await s.idle();
     const all = await s.messages();
     expect(all.map((m) => m.info.role)).toEqual(["user", "assistant", "user", "assistant"]);
@@ -330,7 +329,7 @@ describe("manual compaction", () => {
 
   it("is a tRPC mutation: session.compact", async () => {
     const s = await setup();
-    const caller = createCallerFactory(appRouter)({ ...s.ctx, runtime: { ...testServices(s.bus), deps: s.deps } });
+    const caller = createCallerFactory(appRouter)(s.ctx);
     await expect(caller.session.compact({ sessionId: s.session.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     fake.enqueue(answer("Hello.", 100), answer("TRPC-SUMMARY", 100));
     await s.ask("hi");
@@ -344,14 +343,14 @@ describe("manual compaction", () => {
 
   it("is refused while the session runs, and on a session without messages", async () => {
     const s = await setup();
-    await expect(Prompt.compact(s.ctx, s.deps, { sessionId: s.session.id })).rejects.toSatisfy((e: unknown) => isParleyError(e) && e.code === "INVALID");
+    await expect(Prompt.compact(s.ctx, { sessionId: s.session.id })).rejects.toSatisfy((e: unknown) => isParleyError(e) && e.code === "INVALID");
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     fake.enqueue(reply.stream([...say("working"), { kind: "gate", until: gate }, { kind: "finish", reason: "stop" }, { kind: "usage", usage: { prompt: 10, completion: 1 } }]));
     const before = fake.requests.length;
     await s.ask("work");
     await fake.waitForRequests(before + 1);
-    await expect(Prompt.compact(s.ctx, s.deps, { sessionId: s.session.id })).rejects.toSatisfy((e: unknown) => isParleyError(e) && e.code === "BUSY");
+    await expect(Prompt.compact(s.ctx, { sessionId: s.session.id })).rejects.toSatisfy((e: unknown) => isParleyError(e) && e.code === "BUSY");
     release();
     await s.idle();
     expect((await s.messages()).some((m) => compactionPart(m))).toBe(false);
@@ -404,7 +403,7 @@ describe("prune after the loop", () => {
       await Session.updateMessage(s.ctx, m.info);
       for (const p of m.parts) await Session.updatePart(s.ctx, p);
     }
-    const marked = await prune({ db: s.deps.engine.db, bus: s.bus }, s.ctx.actor.teamId, s.session.id);
+    const marked = await prune(s.deps, s.ctx.actor.teamId, s.session.id);
     expect(marked.map((p) => p.id)).toEqual([]);
   });
 });

@@ -9,20 +9,18 @@ import { finish, PRICES, script } from "../../test/session-harness";
 import { Bus, type Envelope } from "../bus/bus";
 import { type Db, createDb } from "../db/client";
 import { applyMigrations } from "../db/migrate";
-import { Permissions } from "../permission/permission";
-import type { Engine } from "./engine";
+import { testServices } from "../../test/runtime";
 import * as Event from "./events";
 import { RunLock } from "./lock";
 import type { Part, WithParts } from "./message";
 import { ABORTED_TOOL } from "./processor";
 import * as Prompt from "./prompt";
 import { INTERRUPTED_MESSAGE, recover } from "./recovery";
-import { Runners } from "./runner";
 import { Session } from ".";
-import { testSandbox } from "../tool/testing";
+import { withActor } from "../services";
 
 /**
- * Crash safety (SPEC §14) with a real SIGKILL: a separate server process
+ * Crash safety with a real SIGKILL: a separate server process
  * (test/crash-server.ts) runs two sessions — one with streamed text, a running bash
  * command and a pending permission ask, one still streaming text — and is killed
  * mid-flight. The "restarted" server (new bus, lock, runners and permission service on
@@ -164,25 +162,44 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
     const pendingBefore = await db.permissionRequest.findMany({ where: { sessionId: toolSession, status: "pending" } });
     expect(pendingBefore.map((r) => r.permission)).toEqual(["read"]);
 
-    // The restart: a new bus, lock, runners and permission service on the same database.
+    // The restart: new services (bus, lock, runners, permission service) on the same database,
+    // whose model (used at the end) answers "I am back.".
+    const model = script([
+      [
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "I am back." },
+        { type: "text-end", id: "t" },
+        finish("stop"),
+      ],
+    ]);
     const bus = new Bus();
     const events: Envelope[] = [];
     bus.subscribe({ teamId: team.teamId }, (e) => events.push(e));
     const lock = new RunLock(url);
     locks.push(lock);
-    const runners = new Runners(bus);
-    const permissions = new Permissions(db, bus);
+    const services = testServices(bus, {
+      db,
+      lock,
+      models: {
+        resolve: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES }),
+        default: () => ({ providerId: "test", modelId: "scripted" }),
+      },
+      settings: { dataDir: path.join(dir, "data"), maxAttempts: 1, compaction: { auto: false, prune: false }, flushMs: 20 },
+      tools: [],
+      executeTool: () => Promise.reject(new Error("no tools here")),
+    });
+    const { runners, permissions } = services;
     const recovered = new Set<string>();
     // PostgreSQL frees the dead server's advisory locks once it notices the closed connection.
     const deadline = Date.now() + 10_000;
     while (!(recovered.has(toolSession) && recovered.has(streamSession))) {
       if (Date.now() > deadline) throw new Error(`not recovered: ${[...recovered].join(", ")}`);
-      for (const id of await recover({ db, bus, lock, permissions, isLocal: (id) => runners.get(id) !== undefined })) recovered.add(id);
+      for (const id of await recover(services)) recovered.add(id);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
     // No session left busy.
-    const ctx = { ...team.ctx, bus };
+    const ctx = withActor(services, team.ctx.actor);
     expect((await Session.get(ctx, toolSession)).status).toEqual({ type: "idle" });
     expect((await Session.get(ctx, streamSession)).status).toEqual({ type: "idle" });
     expect(await db.session.count({ where: { status: { not: "idle" } } })).toBe(0);
@@ -233,30 +250,10 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
     expect(await permissions.pending(ctx.actor, toolSession)).toEqual([]);
     expect(events.some((e) => e.name === "permission.replied")).toBe(true);
     // Nothing is recovered twice.
-    expect(await recover({ db, bus, lock, permissions, isLocal: () => false })).toEqual([]);
+    expect(await recover(services)).toEqual([]);
 
     // The session is usable: a new prompt is answered, with the interrupted turn in its history.
-    const model = script([
-      [
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "I am back." },
-        { type: "text-end", id: "t" },
-        finish("stop"),
-      ],
-    ]);
-    const engine: Engine = {
-      db,
-      bus,
-      lock,
-      dataDir: path.join(dir, "data"),
-      resolveModel: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES }),
-      defaultModel: () => ({ providerId: "test", modelId: "scripted" }),
-      maxAttempts: 1,
-      compaction: { auto: false, prune: false },
-      flushMs: 20,
-    };
-    const deps: Prompt.Deps = { engine, runners, permissions, sandbox: testSandbox, forbidden: [], tools: [], executeTool: () => Promise.reject(new Error("no tools here")) };
-    await Prompt.prompt(ctx, deps, { sessionId: toolSession, parts: [{ type: "text", text: "are you still there?" }], model: { providerId: "test", modelId: "scripted" } });
+    await Prompt.prompt(ctx, { sessionId: toolSession, parts: [{ type: "text", text: "are you still there?" }], model: { providerId: "test", modelId: "scripted" } });
     await runners.idle(toolSession);
     const final = await Session.allMessages(ctx, toolSession);
     const last = final.at(-1);

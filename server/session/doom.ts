@@ -1,5 +1,5 @@
 /**
- * Doom-loop detection (SPEC §6). Before a tool call runs, look at the calls of the
+ * Doom-loop detection. Before a tool call runs, look at the calls of the
  * current turn: when the last three are this same tool with identical input, or the
  * last calls repeat a short cycle (A, B, A, B, A, B) three times and this call continues
  * it, the user is asked (`doom_loop`) before it runs.

@@ -4,7 +4,7 @@ import { canHelp } from "./compaction";
 import { filterCompacted, pendingCompaction } from "./filter";
 import { COMPACTION_QUESTION, toModelMessages } from "./model-messages";
 
-/** filterCompacted (SPEC §8) and what the model then sees (toModelMessages, SPEC §3). */
+/** filterCompacted and what the model then sees (toModelMessages). */
 
 function conversation() {
   const h = historyBuilder();

@@ -1,7 +1,7 @@
 import type { AssistantMessage, WithParts } from "./message";
 
 /**
- * filterCompacted (SPEC §8): the model sees only the latest completed compaction — its
+ * filterCompacted: the model sees only the latest completed compaction — its
  * user message (the compaction marker) and the summary answering it — and what follows.
  * A compaction is completed when an assistant message with `summary: true` answers it,
  * finished and without an error; a pending or failed one cuts nothing. With several

@@ -1,15 +1,16 @@
 import { z } from "zod";
-import * as Id from "../id";
 import { ParleyError } from "../errors";
+import { fn } from "../fn";
+import * as Id from "../id";
+import type { Context } from "../services";
 import { sessionRow } from "./access";
-import { type Context, now } from "./context";
 import * as Event from "./events";
 import { forkTitle } from "./info";
 import type { Info } from "./info";
 import type { Message, Part } from "./message";
-import { json, messageData, partData, sessionFromRow } from "./rows";
+import { json, sessionFromRow } from "./rows";
 import * as Share from "./share";
-import { allMessages } from "./storage";
+import * as Store from "./store";
 
 export const ForkInput = z.object({
   sessionId: Id.schema("session"),
@@ -19,17 +20,14 @@ export const ForkInput = z.object({
 export type ForkInput = z.input<typeof ForkInput>;
 
 /**
- * fork (SPEC §2): a new root session "<title> (fork #n)" holding copies of the messages
+ * fork: a new root session "<title> (fork #n)" holding copies of the messages
  * before `messageId` (all when omitted) with all their parts, each under a fresh
  * ascending id; assistant `parentId` links follow the copies. The permission ruleset is
  * copied; share, revert and summary are not.
  */
-export async function fork(ctx: Context, input: ForkInput): Promise<Info> {
-  const parsed = ForkInput.safeParse(input);
-  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => i.message).join("; "));
-  const { sessionId, messageId } = parsed.data;
+export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId }): Promise<Info> => {
   const source = await sessionRow(ctx, sessionId);
-  const history = await allMessages(ctx, sessionId);
+  const history = await Store.history(ctx.db, sessionId);
   if (messageId && !history.some((m) => m.info.id === messageId)) throw ParleyError.notFound("message", messageId);
   const kept = messageId ? history.filter((m) => m.info.id < messageId) : history;
 
@@ -48,7 +46,7 @@ export async function fork(ctx: Context, input: ForkInput): Promise<Info> {
     for (const p of m.parts) parts.push({ ...p, id: Id.ascending("part"), sessionId: newId, messageId: id });
   }
 
-  const time = new Date(now(ctx));
+  const time = new Date(ctx.clock.now());
   const row = await ctx.db.$transaction(async (tx) => {
     const created = await tx.session.create({
       data: {
@@ -68,22 +66,12 @@ export async function fork(ctx: Context, input: ForkInput): Promise<Info> {
         timeUpdated: time,
       },
     });
-    if (messages.length) {
-      await tx.message.createMany({
-        data: messages.map((m) => ({ id: m.id, sessionId: newId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
-      });
-    }
-    if (parts.length) {
-      await tx.part.createMany({
-        data: parts.map((p) => ({ id: p.id, messageId: p.messageId, sessionId: newId, type: p.type, data: partData(p) })),
-      });
-    }
+    await Store.insertCopies(tx, messages, parts);
     return created;
   });
-  let info = sessionFromRow(row, ctx.publicUrl);
-  const scope = { teamId: info.teamId, sessionId: info.id };
-  ctx.bus.publish(Event.Created, { info }, scope);
-  if (ctx.share === "auto") info = await Share.share(ctx, info.id);
-  else ctx.bus.publish(Event.Updated, { info }, scope);
+  let info = sessionFromRow(row, ctx.settings.publicUrl);
+  ctx.bus.publish(Event.Created, { info }, { teamId: info.teamId, sessionId: info.id });
+  if (ctx.settings.share === "auto") info = await Share.share(ctx, info.id);
+  else Store.publishSession(ctx, info);
   return info;
-}
+});

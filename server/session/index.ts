@@ -1,5 +1,5 @@
-/** The session module (SPEC §2–§4): `import { Session } from "@/server/session"`. */
+/** The session module: `import { Session } from "@/server/session"`. */
 export * as Session from "./api";
-export type { Actor, Context } from "./context";
+export type { Actor, Context } from "../services";
 export * as SessionEvent from "./events";
 export * as MessageV2 from "./message";

@@ -3,7 +3,7 @@ import * as Id from "../id";
 import { Ruleset } from "../permission/schema";
 import { FileDiff, ModelRef, Tokens } from "./message";
 
-/** Run status (SPEC §5). */
+/** Run status. */
 export const Status = z.discriminatedUnion("type", [
   z.object({ type: z.literal("idle") }),
   z.object({ type: z.literal("busy") }),
@@ -11,7 +11,7 @@ export const Status = z.discriminatedUnion("type", [
 ]);
 export type Status = z.infer<typeof Status>;
 
-/** Session (SPEC §2). */
+/** Session. */
 export const MAX_TITLE = 200;
 
 export const Info = z.object({

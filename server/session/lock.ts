@@ -1,7 +1,7 @@
 import pg from "pg";
 
 /**
- * One runner per session across every instance (SPEC §14): a PostgreSQL session-level
+ * One runner per session across every instance: a PostgreSQL session-level
  * advisory lock per session, all held on one dedicated connection of this instance. If
  * the instance dies, PostgreSQL drops the connection and with it every lock at once.
  */

@@ -1,8 +1,9 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
-import { closeLocks, finish, hangingStream, isPartUpdate, makeDeps, recorder, script } from "../../test/session-harness";
+import { closeLocks, finish, hangingStream, isPartUpdate, scriptedServices, recorder, script } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { Db } from "../db/client";
 import type { AssistantMessage, WithParts } from "./message";
@@ -10,8 +11,9 @@ import * as Prompt from "./prompt";
 import { RunLock } from "./lock";
 import { databaseUrl } from "../../test/db";
 import { Session } from ".";
+import { withActor } from "../services";
 
-/** The prompt loop's runner (SPEC §5): one per session, queueing, abort, status. */
+/** The prompt loop's runner: one per session, queueing, abort, status. */
 
 afterAll(closeLocks);
 
@@ -58,6 +60,15 @@ function slowIdleDb(slow: { idle: boolean }): Db {
   return new Proxy(db, { get: (target, prop, receiver) => (prop === "session" ? session : Reflect.get(target, prop, receiver)) });
 }
 
+/** A new session of a new team whose every model call goes to `model`. */
+async function scriptedSession(model: LanguageModel) {
+  const bus = new Bus();
+  const deps = scriptedServices(bus, model);
+  const { ctx, projectId } = await makeTeam({ services: deps });
+  const session = await Session.create(ctx, { projectId });
+  return { bus, ctx, deps, session };
+}
+
 describe("prompt loop runner", () => {
   it("a message sent right after an abort, while the runner is still closing, is answered", async () => {
     const bus = new Bus();
@@ -70,17 +81,17 @@ describe("prompt loop runner", () => {
         return script([answer("second answer")]).doStream({ prompt: [] });
       },
     });
-    const deps = makeDeps(bus, model);
+    const deps = scriptedServices(bus, model);
     const slow = { idle: false };
-    deps.engine.db = slowIdleDb(slow);
+    deps.db = slowIdleDb(slow);
     const session = await Session.create(ctx, { projectId });
     const rec = recorder(bus, ctx.actor.teamId, session.id);
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
     await rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "working"));
 
     slow.idle = true;
-    await Prompt.abort(ctx, deps, session.id);
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "do this instead" }] });
+    await Prompt.abort(withActor(deps, ctx.actor), session.id);
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "do this instead" }] });
     // The first runner was still closing: the new message was left to it.
     expect(deps.runners.get(session.id)).toBeDefined();
     slow.idle = false;
@@ -98,15 +109,12 @@ describe("prompt loop runner", () => {
   });
 
   it("two prompts at once on an idle session: one runner, and the lock is free afterwards", async () => {
-    const bus = new Bus();
-    const { ctx, projectId } = await makeTeam({ bus });
     const model = script([answer("both seen")]);
-    const deps = makeDeps(bus, model);
-    const session = await Session.create(ctx, { projectId });
+    const { bus, ctx, deps, session } = await scriptedSession(model);
     const rec = recorder(bus, ctx.actor.teamId, session.id);
     await Promise.all([
-      Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "one" }] }),
-      Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "two" }] }),
+      Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "one" }] }),
+      Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "two" }] }),
     ]);
     await deps.runners.idle(session.id);
     const messages = await Session.allMessages(ctx, session.id);
@@ -127,19 +135,22 @@ describe("prompt loop runner", () => {
     }
   });
 
+  /** A new session that prompts "go" to `model`, once its runner is done. */
+  async function promptedOnce(model: ReturnType<typeof script>) {
+    const { ctx, deps, session } = await scriptedSession(model);
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
+    await deps.runners.idle(session.id);
+    return { ctx, session };
+  }
+
   it("does not loop on a finished answer, and loops on tool-calls until the model stops", async () => {
-    const bus = new Bus();
-    const { ctx, projectId } = await makeTeam({ bus });
     const model = script([
       [{ type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' }, finish("tool-calls")],
       [{ type: "tool-call", toolCallId: "b", toolName: "echo", input: '{"text":"2"}' }, finish("tool-calls")],
       answer("done"),
       answer("never asked"),
     ]);
-    const deps = makeDeps(bus, model);
-    const session = await Session.create(ctx, { projectId });
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
-    await deps.runners.idle(session.id);
+    const { ctx, session } = await promptedOnce(model);
     const messages = await Session.allMessages(ctx, session.id);
     expect(assistants(messages).map((a) => a.finish)).toEqual(["tool-calls", "tool-calls", "stop"]);
     expect(model.doStreamCalls).toHaveLength(3);
@@ -149,8 +160,6 @@ describe("prompt loop runner", () => {
   });
 
   it("the next step sends reasoning back with its provider metadata", async () => {
-    const bus = new Bus();
-    const { ctx, projectId } = await makeTeam({ bus });
     const model = script([
       [
         { type: "reasoning-start", id: "r", providerMetadata: { test: { signature: "sig-1" } } },
@@ -161,10 +170,7 @@ describe("prompt loop runner", () => {
       ],
       answer("done"),
     ]);
-    const deps = makeDeps(bus, model);
-    const session = await Session.create(ctx, { projectId });
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
-    await deps.runners.idle(session.id);
+    await promptedOnce(model);
     const assistantTurn = model.doStreamCalls[1]?.prompt.find((m) => m.role === "assistant");
     expect(assistantTurn?.content[0]).toMatchObject({ type: "reasoning", text: "plan", providerOptions: { test: { signature: "sig-1" } } });
   });
@@ -174,9 +180,9 @@ describe("prompt loop runner", () => {
     const { ctx, projectId } = await makeTeam({ bus });
     // The hidden compaction agent has a single step.
     const model = script([[{ type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' }, finish("tool-calls")], answer("never asked")]);
-    const deps = makeDeps(bus, model);
+    const deps = scriptedServices(bus, model);
     const session = await Session.create(ctx, { projectId });
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "go" }], agent: "compaction" });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }], agent: "compaction" });
     await deps.runners.idle(session.id);
     expect(model.doStreamCalls).toHaveLength(1);
     const call = model.doStreamCalls[0];
@@ -185,12 +191,9 @@ describe("prompt loop runner", () => {
   });
 
   it("noReply stores the message without asking the model", async () => {
-    const bus = new Bus();
-    const { ctx, projectId } = await makeTeam({ bus });
     const model = script([answer("x")]);
-    const deps = makeDeps(bus, model);
-    const session = await Session.create(ctx, { projectId });
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "note" }], noReply: true });
+    const { ctx, deps, session } = await scriptedSession(model);
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "note" }], noReply: true });
     expect(deps.runners.get(session.id)).toBeUndefined();
     expect(model.doStreamCalls).toHaveLength(0);
     expect((await Session.allMessages(ctx, session.id)).map((m) => m.info.role)).toEqual(["user"]);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import * as Id from "../id";
 
 /**
- * Messages and their parts (SPEC §3). A message is metadata; its content is the ordered
+ * Messages and their parts. A message is metadata; its content is the ordered
  * list of parts, each stored in its own row so one part can change while streaming.
  * Every type here is `z.infer` of its schema: this file is the one source of truth.
  */
@@ -139,16 +139,6 @@ export const ToolState = z.discriminatedUnion("status", [
 export type ToolState = z.infer<typeof ToolState>;
 export type ToolStatus = ToolState["status"];
 
-/** The only moves of the tool state machine (SPEC §3). */
-const TOOL_MOVES: Record<ToolStatus, readonly ToolStatus[]> = {
-  pending: ["running", "error"],
-  running: ["completed", "error"],
-  completed: [],
-  error: [],
-};
-export function canMoveTool(from: ToolStatus, to: ToolStatus): boolean {
-  return TOOL_MOVES[from].includes(to);
-}
 
 export const ToolPart = PartBase.extend({
   type: z.literal("tool"),

@@ -4,7 +4,7 @@ import type { AssistantMessage, MessageError, Part, UserMessage, WithParts } fro
 import { emptyTokens } from "./message";
 import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, toModelMessages } from "./model-messages";
 
-/** toModelMessages, rule by rule (SPEC §3). */
+/** toModelMessages, rule by rule. */
 
 const sessionId = Id.ascending("session");
 

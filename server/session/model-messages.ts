@@ -2,7 +2,7 @@ import type { AssistantContent, ModelMessage, TextPart, ToolContent, UserContent
 import type { FilePart, WithParts } from "./message";
 
 /**
- * What the model sees (SPEC §3 toModelMessages). Stored history → AI SDK messages:
+ * What the model sees (toModelMessages). Stored history → AI SDK messages:
  * empty messages are skipped, ignored/empty user text dropped, a compaction marker
  * becomes "What did we do so far?", failed assistant turns are skipped (unless aborted
  * with real content), cleared tool outputs are replaced, and a tool left pending or

@@ -2,12 +2,13 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
 import { type FakeOpenAI, type StreamStep, reply, startFakeOpenAI, toolCallSteps } from "../../test/fake-openai";
-import { PRICES, closeLocks, isPartUpdate, makeDeps, recorder } from "../../test/session-harness";
+import { PRICES, closeLocks, isPartUpdate, scriptedServices, recorder } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { AssistantMessage, Part, PartOf, WithParts } from "./message";
 import * as Prompt from "./prompt";
 import * as Status from "./status";
 import { Session } from ".";
+import { withActor } from "../services";
 
 /**
  * The loop driving the real `@ai-sdk/openai` Chat Completions provider against a local
@@ -32,7 +33,7 @@ function model() {
 async function setup(options: { maxAttempts?: number } = {}) {
   const bus = new Bus();
   const { ctx, projectId } = await makeTeam({ bus });
-  const deps = makeDeps(bus, model(), { maxAttempts: options.maxAttempts ?? 3 });
+  const deps = scriptedServices(bus, model(), { maxAttempts: options.maxAttempts ?? 3 });
   const session = await Session.create(ctx, { projectId });
   const rec = recorder(bus, ctx.actor.teamId, session.id);
   fake.reset();
@@ -40,7 +41,7 @@ async function setup(options: { maxAttempts?: number } = {}) {
   /** The requests this test made. */
   const requests = () => fake.requests.slice(first);
   const ask = async (text: string) => {
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text }] });
   };
   const idle = () => deps.runners.idle(session.id);
   const messages = () => Session.allMessages(ctx, session.id);
@@ -186,15 +187,21 @@ describe("openai chat provider through the loop", () => {
     expect(fake.pending()).toBe(2);
   });
 
-  it("retries a connection dropped mid-stream without duplicating the text", async () => {
-    const s = await setup();
-    fake.enqueue(reply.stream([...text("Hello", " wor"), { kind: "destroy" }]), reply.text("Hello", " world"));
+  /** Ask "hi"; the answer comes from the second request, without an error. */
+  async function answeredOnSecondRequest(s: Awaited<ReturnType<typeof setup>>) {
     await s.ask("hi");
     await s.idle();
     expect(s.requests()).toHaveLength(2);
     const all = await s.messages();
     const [answer] = assistants(all);
     expect(answer?.info.error).toBeUndefined();
+    return { all, answer };
+  }
+
+  it("retries a connection dropped mid-stream without duplicating the text", async () => {
+    const s = await setup();
+    fake.enqueue(reply.stream([...text("Hello", " wor"), { kind: "destroy" }]), reply.text("Hello", " world"));
+    const { all, answer } = await answeredOnSecondRequest(s);
     expect(texts(all)).toEqual(["Hello world"]);
     expect(only(answer?.parts ?? [], "retry")).toHaveLength(1);
     // One step: the failed attempt left no step-start behind.
@@ -208,12 +215,7 @@ describe("openai chat provider through the loop", () => {
       reply.stream([...text("partial"), { kind: "raw", data: JSON.stringify({ error: { message: "The server is overloaded", type: "server_error", code: null } }) }]),
       reply.text("complete"),
     );
-    await s.ask("hi");
-    await s.idle();
-    expect(s.requests()).toHaveLength(2);
-    const all = await s.messages();
-    const [answer] = assistants(all);
-    expect(answer?.info.error).toBeUndefined();
+    const { all, answer } = await answeredOnSecondRequest(s);
     expect(texts(all)).toEqual(["complete"]);
     expect(only(answer?.parts ?? [], "retry")[0]?.error).toMatchObject({ name: "APIError", message: "The server is overloaded" });
   });
@@ -265,7 +267,7 @@ describe("openai chat provider through the loop", () => {
     try {
       await s.ask("tell a story");
       await s.rec.when((e) => isPartUpdate(e, (_p, delta) => delta === " a time"));
-      await Prompt.abort(s.ctx, s.deps, s.session.id);
+      await Prompt.abort(withActor(s.deps, s.ctx.actor), s.session.id);
       await s.idle();
     } finally {
       release();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Tokens } from "./message";
 import { OUTPUT_TOKEN_MAX, count, fillsWindow, isOverflow, outputReserve, usable } from "./overflow";
 
-/** Overflow detection (SPEC §8), rule by rule. */
+/** Overflow detection, rule by rule. */
 
 const tokens = (input: number, output = 0, read = 0, write = 0, reasoning = 0): Tokens => ({ input, output, reasoning, cache: { read, write } });
 

@@ -2,7 +2,7 @@ import { type Limit, count, usable } from "../../lib/context-window";
 import type { Tokens } from "./message";
 
 /**
- * Overflow detection (SPEC §8): does a step's usage mean the model's context is full?
+ * Overflow detection: does a step's usage mean the model's context is full?
  *
  * - off when `compaction.auto` is false or the model's context limit is 0 (unknown model);
  * - output reserve = min(output limit, 32,000), or 32,000 when the output limit is unknown (0);

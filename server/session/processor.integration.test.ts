@@ -1,5 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import { streamText, tool as aiTool, jsonSchema, type LanguageModel, type ToolSet } from "ai";
+import { tool as aiTool, jsonSchema, type LanguageModel, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import Decimal from "decimal.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import {
   finish,
   hangingStream,
   isPartUpdate,
-  makeDeps,
+  scriptedServices,
   recorder,
   script,
   waiter,
@@ -20,15 +20,19 @@ import type { Db } from "../db/client";
 import * as Id from "../id";
 import type { AssistantMessage, Part, PartOf, ToolPart, UserMessage } from "./message";
 import { emptyTokens } from "./message";
-import { ABORTED_TOOL, Processor, type ProcessorOptions, type Result } from "./processor";
+import * as LLM from "./llm";
+import { ABORTED_TOOL, Processor, type Result, type Turn as ProcessorTurn } from "./processor";
 import * as Prompt from "./prompt";
 import { messageData, messageFromRow, partFromRow } from "./rows";
 import * as Status from "./status";
 import type { Tool } from "../tool/tool";
 import { Session } from ".";
+import { withActor } from "../services";
+import { testServices } from "../../test/runtime";
+import type { Prices } from "./usage";
 
 /**
- * The processor (SPEC §6) against the real database: scripted model streams in AI SDK
+ * The processor against the real database: scripted model streams in AI SDK
  * V4 chunk format go through `streamText(...).fullStream` into a Processor, and the
  * parts, the message and the session row are read back.
  */
@@ -74,27 +78,27 @@ async function turn(): Promise<Turn> {
   return { bus, teamId, sessionId: session.id, assistant, rec: recorder(bus, teamId, session.id) };
 }
 
-interface RunOptions extends Partial<Omit<ProcessorOptions, "stream">> {
+interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows">> {
   tools?: ToolSet;
+  prices?: Prices;
+  maxAttempts?: number;
+  flushMs?: number;
+  db?: Db;
 }
 
 async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Promise<{ result: Result; processor: Processor }> {
   const abort = options.abort ?? new AbortController().signal;
-  const { tools, ...rest } = options;
-  const processor = new Processor({
-    db: testDb(),
-    bus: t.bus,
+  const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3 } });
+  const processor = new Processor(services, {
     teamId: t.teamId,
     assistant: t.assistant,
-    prices: PRICES,
+    prices: options.prices ?? PRICES,
     abort,
-    flushMs: 20,
-    maxAttempts: 3,
-    ...rest,
-    stream: () => streamText({ model, prompt: "hi", tools: tools ?? {}, abortSignal: abort, maxRetries: 0, onError: () => {} }),
+    ...(options.isRejection ? { isRejection: options.isRejection } : {}),
+    ...(options.overflows ? { overflows: options.overflows } : {}),
   });
-  await processor.writer.message(t.assistant);
-  const result = await processor.run();
+  const resolved = { ref: { providerId: "openai", modelId: "gpt-test" }, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES };
+  const result = await processor.run(() => LLM.stream({ model: resolved, system: "", messages: [{ role: "user", content: "hi" }], tools: options.tools ?? {}, abortSignal: abort }));
   return { result, processor };
 }
 
@@ -535,13 +539,13 @@ describe("processor: abort", () => {
     let started!: () => void;
     const toolStarted = new Promise<void>((resolve) => (started = resolve));
     const model = script([[{ type: "tool-call", toolCallId: "w1", toolName: "wait", input: "{}" }, finish("tool-calls")]]);
-    const deps = makeDeps(bus, model, { tools: [waiter(() => started())] });
+    const deps = scriptedServices(bus, model, { tools: [waiter(() => started())] });
     const session = await Session.create(ctx, { projectId });
     const rec = recorder(bus, ctx.actor.teamId, session.id);
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "wait" }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "wait" }] });
     await toolStarted;
     await rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "running"));
-    await Prompt.abort(ctx, deps, session.id);
+    await Prompt.abort(withActor(deps, ctx.actor), session.id);
     await deps.runners.idle(session.id);
 
     const messages = await Session.allMessages(ctx, session.id);
@@ -572,13 +576,13 @@ describe("processor: abort keeps what a running tool reported", () => {
       },
     };
     const model = script([[{ type: "tool-call", toolCallId: "w1", toolName: "wait", input: "{}" }, finish("tool-calls")]]);
-    const deps = makeDeps(bus, model, { tools: [reporting] });
+    const deps = scriptedServices(bus, model, { tools: [reporting] });
     const session = await Session.create(ctx, { projectId });
     const rec = recorder(bus, ctx.actor.teamId, session.id);
-    await Prompt.prompt(ctx, deps, { sessionId: session.id, parts: [{ type: "text", text: "wait" }] });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "wait" }] });
     await toolStarted;
     await rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "running" && p.state.metadata?.output === "line 1\n"));
-    await Prompt.abort(ctx, deps, session.id);
+    await Prompt.abort(withActor(deps, ctx.actor), session.id);
     await deps.runners.idle(session.id);
     const messages = await Session.allMessages(ctx, session.id);
     const tool = messages[1]?.parts.find((p): p is ToolPart => p.type === "tool");

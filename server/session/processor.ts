@@ -1,26 +1,27 @@
 import type { TextStreamPart, ToolSet } from "ai";
+import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
-import type { Db } from "../db/client";
-import type { Bus } from "../bus/bus";
+import type { Services } from "../services";
 import { classify } from "./classify";
 import * as Event from "./events";
+import type { StreamHandle } from "./llm";
 import type { AssistantMessage, MessageError, Part, PartOf, ToolPart } from "./message";
 import { DEFAULT_MAX_ATTEMPTS, delay, retryable, sleep } from "./retry";
 import * as Status from "./status";
+import * as Store from "./store";
 import { type Prices, addCost, addTokens, cost as costOf, tokens as tokensOf } from "./usage";
-import { sessionFromRow } from "./rows";
 import { TurnWriter } from "./writer";
 
+export { ABORTED_TOOL } from "../../lib/part-lifecycle";
+
 /**
- * The processor (SPEC §6): consumes the AI SDK `fullStream` of one assistant turn and
- * turns it into parts, retrying provider failures, and always closing what it opened.
+ * The processor: consumes the model's `fullStream` for one assistant turn and turns it
+ * into parts, retrying provider failures, and always closing what it opened. It is made
+ * before its stream exists (the tools of the step report to it), then `run` is handed
+ * the function that opens the stream — again on each retry.
  */
 
 export type Result = "continue" | "stop" | "compact";
-
-export interface StreamHandle {
-  fullStream: AsyncIterable<TextStreamPart<ToolSet>>;
-}
 
 export interface ToolOutcome {
   title: string;
@@ -29,28 +30,23 @@ export interface ToolOutcome {
   attachments?: { mime: string; filename?: string; url: string }[];
 }
 
-export interface ProcessorOptions {
-  db: Db;
-  bus: Bus;
+export interface Turn {
   teamId: string;
   assistant: AssistantMessage;
   prices: Prices;
   abort: AbortSignal;
-  /** Start (or restart, on retry) the model stream. */
-  stream: () => StreamHandle;
-  maxAttempts?: number;
-  /** True when the step's usage means the context is full (SPEC §8). */
+  /** True when the step's usage means the context is full. */
   overflows?: (tokens: AssistantMessage["tokens"]) => boolean;
   /** Errors from a tool that mean the user refused: they stop the loop. */
   isRejection?: (error: unknown) => boolean;
-  now?: () => number;
-  flushMs?: number;
 }
 
-export const ABORTED_TOOL = "Tool execution aborted";
-
+type StreamEvent = TextStreamPart<ToolSet>;
 type ToolPatch = { title?: string; metadata?: Record<string, unknown> };
 type RunningState = Extract<ToolPart["state"], { status: "running" }>;
+type TextLike = PartOf<"text"> | PartOf<"reasoning">;
+
+const ABORTED: MessageError = { name: "AbortedError", message: "Aborted by the user" };
 
 function patched(state: RunningState, patch: ToolPatch): RunningState {
   return {
@@ -86,44 +82,43 @@ function withMetadata<P extends { metadata?: Record<string, unknown> }>(part: P,
   return { ...part, metadata: merged };
 }
 
-function isOutcome(value: unknown): value is ToolOutcome {
+function outcomeOf(value: unknown): ToolOutcome {
   const v = value as Partial<ToolOutcome> | null;
-  return typeof v === "object" && v !== null && typeof v.output === "string" && typeof v.title === "string";
+  if (typeof v === "object" && v !== null && typeof v.output === "string" && typeof v.title === "string") return v as ToolOutcome;
+  return { title: "", output: typeof value === "string" ? value : JSON.stringify(value), metadata: {} };
 }
 
 export class Processor {
   readonly writer: TurnWriter;
   readonly message: AssistantMessage;
-  private readonly now: () => number;
   /** Parts of the current attempt still streaming, by stream id. */
-  private readonly texts = new Map<string, PartOf<"text"> | PartOf<"reasoning">>();
+  private readonly texts = new Map<string, TextLike>();
   private readonly tools = new Map<string, ToolPart>();
   private readonly attemptParts: Part[] = [];
+  /** Live updates a tool sent before its part was marked running, applied when it is. */
+  private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
   private compact = false;
 
-  constructor(private readonly options: ProcessorOptions) {
-    this.writer = new TurnWriter(options.db, options.bus, options.teamId, options.flushMs);
-    this.message = { ...options.assistant };
-    this.now = options.now ?? Date.now;
+  constructor(
+    private readonly services: Services,
+    private readonly turn: Turn,
+  ) {
+    this.writer = new TurnWriter(services, turn.teamId);
+    this.message = { ...turn.assistant };
+  }
+
+  private now(): number {
+    return this.services.clock.now();
   }
 
   /** Republish the full state of every part still streaming (no delta), for clients that just connected. */
   resync(): void {
-    const scope = { teamId: this.options.teamId, sessionId: this.message.sessionId };
-    for (const part of this.texts.values()) this.options.bus.publish(Event.PartUpdated, { part }, scope);
+    for (const part of this.texts.values()) Store.publishPart(this.services, this.turn.teamId, part);
     for (const part of this.tools.values()) {
-      if (part.state.status === "pending" || part.state.status === "running") this.options.bus.publish(Event.PartUpdated, { part }, scope);
+      if (part.state.status === "pending" || part.state.status === "running") Store.publishPart(this.services, this.turn.teamId, part);
     }
   }
-
-  /** The tool part of a call, for live updates from the running tool. */
-  toolPart(callId: string): ToolPart | undefined {
-    return this.tools.get(callId);
-  }
-
-  /** Live updates a tool sent before its part was marked running, applied when it is. */
-  private readonly early = new Map<string, ToolPatch>();
 
   async updateTool(callId: string, patch: ToolPatch): Promise<void> {
     const part = this.tools.get(callId);
@@ -141,46 +136,11 @@ export class Processor {
     await this.savePart({ ...part, state: patched(part.state, patch) });
   }
 
-  async run(): Promise<Result> {
-    const max = this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
+  async run(open: () => StreamHandle): Promise<Result> {
+    await this.writer.message(this.message);
     try {
-      for (let attempt = 1; ; attempt++) {
-        const error = await this.attempt();
-        if (error === undefined) break;
-        const classified = this.options.abort.aborted
-          ? ({ name: "AbortedError", message: "Aborted by the user" } as const)
-          : classify(error, this.message.providerId);
-        const reason = retryable(classified);
-        if (reason !== undefined && attempt < max && !this.options.abort.aborted) {
-          const wait = delay(attempt, classified, this.now());
-          await this.discardAttempt();
-          await this.savePart({
-            id: Id.ascending("part"),
-            sessionId: this.message.sessionId,
-            messageId: this.message.id,
-            type: "retry",
-            attempt,
-            error: classified.name === "APIError" ? classified : { name: "APIError", message: reason, isRetryable: true },
-            time: { created: this.now() },
-          });
-          await Status.set(this.options, this.message.sessionId, {
-            type: "retry",
-            attempt,
-            message: reason,
-            next: this.now() + wait,
-          });
-          try {
-            await sleep(wait, this.options.abort);
-          } catch {
-            this.fail({ name: "AbortedError", message: "Aborted by the user" });
-            break;
-          }
-          await Status.set(this.options, this.message.sessionId, { type: "busy" });
-          continue;
-        }
-        this.fail(classified);
-        break;
-      }
+      await this.attempts(open);
     } finally {
       await this.cleanup();
     }
@@ -189,25 +149,56 @@ export class Processor {
     return "continue";
   }
 
+  private async attempts(open: () => StreamHandle): Promise<void> {
+    const max = this.services.settings.maxAttempts || DEFAULT_MAX_ATTEMPTS;
+    for (let attempt = 1; ; attempt++) {
+      const error = await this.attempt(open);
+      if (error === undefined) return;
+      const classified = this.turn.abort.aborted ? ABORTED : classify(error, this.message.providerId);
+      const reason = retryable(classified);
+      if (reason === undefined || attempt >= max || this.turn.abort.aborted) return this.fail(classified);
+      if (!(await this.waitToRetry(attempt, classified, reason))) return this.fail(ABORTED);
+    }
+  }
+
+  /** Before another attempt: drop the failed one, record the retry, wait. False when aborted meanwhile. */
+  private async waitToRetry(attempt: number, error: MessageError, reason: string): Promise<boolean> {
+    const wait = delay(attempt, error, this.now());
+    await this.discardAttempt();
+    await this.savePart({
+      ...this.base(),
+      type: "retry",
+      attempt,
+      error: error.name === "APIError" ? error : { name: "APIError", message: reason, isRetryable: true },
+      time: { created: this.now() },
+    });
+    const sessionId = this.message.sessionId;
+    await Status.set(this.services, this.turn.teamId, sessionId, { type: "retry", attempt, message: reason, next: this.now() + wait });
+    try {
+      await sleep(wait, this.turn.abort);
+    } catch {
+      // The wait was aborted: the turn ends as aborted.
+      return false;
+    }
+    await Status.set(this.services, this.turn.teamId, sessionId, { type: "busy" });
+    return true;
+  }
+
   private fail(error: MessageError): void {
     this.message.error = error;
-    this.options.bus.publish(Event.Error, { sessionId: this.message.sessionId, error }, {
-      teamId: this.options.teamId,
-      sessionId: this.message.sessionId,
-    });
+    this.services.bus.publish(Event.Error, { sessionId: this.message.sessionId, error }, { teamId: this.turn.teamId, sessionId: this.message.sessionId });
   }
 
   /** One streamed attempt; returns the error that ended it, if any. */
-  private async attempt(): Promise<unknown> {
+  private async attempt(open: () => StreamHandle): Promise<unknown> {
     this.attemptParts.length = 0;
     try {
-      const handle = this.options.stream();
-      for await (const event of handle.fullStream) {
-        if (this.options.abort.aborted) return new DOMException("aborted", "AbortError");
+      for await (const event of open().fullStream) {
+        if (this.turn.abort.aborted) return new DOMException("aborted", "AbortError");
         const error = await this.handle(event);
         if (error !== undefined) return error;
       }
-      if (this.options.abort.aborted) return new DOMException("aborted", "AbortError");
+      if (this.turn.abort.aborted) return new DOMException("aborted", "AbortError");
       return undefined;
     } catch (error) {
       return error ?? new Error("the model stream failed");
@@ -248,145 +239,30 @@ export class Processor {
     return { id: Id.ascending("part"), sessionId: this.message.sessionId, messageId: this.message.id };
   }
 
-  private toolFor(callId: string, toolName: string): ToolPart {
-    return (
-      this.tools.get(callId) ?? {
-        ...this.base(),
-        type: "tool",
-        callId,
-        tool: toolName,
-        state: { status: "pending", input: {}, raw: "" },
-      }
-    );
-  }
-
-  private async handle(event: TextStreamPart<ToolSet>): Promise<unknown> {
+  /** One stream event: a part created, extended, moved along or closed; or the error that ends the attempt. */
+  private async handle(event: StreamEvent): Promise<unknown> {
     switch (event.type) {
-      case "start":
-        return undefined;
       case "start-step":
         await this.savePart({ ...this.base(), type: "step-start" });
         return undefined;
       case "reasoning-start":
-      case "text-start": {
-        const type = event.type === "text-start" ? "text" : "reasoning";
-        const created = { ...this.base(), type, text: "", time: { start: this.now() } } as PartOf<"text"> | PartOf<"reasoning">;
-        const part = withMetadata(created, event.providerMetadata);
-        this.texts.set(`${type}:${event.id}`, part);
-        await this.savePart(part);
-        return undefined;
-      }
+      case "text-start":
       case "reasoning-delta":
-      case "text-delta": {
-        const key = `${event.type === "text-delta" ? "text" : "reasoning"}:${event.id}`;
-        const part = this.texts.get(key);
-        if (!part) return undefined;
-        if (event.text === "") {
-          // A delta can carry only metadata (e.g. a reasoning signature).
-          if (event.providerMetadata) this.texts.set(key, withMetadata(part, event.providerMetadata));
-          return undefined;
-        }
-        const next = withMetadata({ ...part, text: part.text + event.text }, event.providerMetadata);
-        this.texts.set(key, next);
-        await this.savePart(next, event.text);
-        return undefined;
-      }
+      case "text-delta":
       case "reasoning-end":
-      case "text-end": {
-        const key = `${event.type === "text-end" ? "text" : "reasoning"}:${event.id}`;
-        const part = this.texts.get(key);
-        if (!part) return undefined;
-        this.texts.delete(key);
-        const text = event.type === "text-end" ? part.text.trimEnd() : part.text;
-        await this.savePart(withMetadata({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } }, event.providerMetadata));
+      case "text-end":
+        await this.onText(event);
         return undefined;
-      }
-      case "tool-input-start": {
-        await this.savePart(this.toolFor(event.id, event.toolName));
+      case "tool-input-start":
+      case "tool-input-delta":
+      case "tool-call":
+      case "tool-result":
+      case "tool-error":
+        await this.onTool(event);
         return undefined;
-      }
-      case "tool-input-delta": {
-        const part = this.tools.get(event.id);
-        if (!part || part.state.status !== "pending") return undefined;
-        const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + event.delta } };
-        this.tools.set(event.id, next);
-        await this.savePart(next, "");
+      case "finish-step":
+        await this.onFinishStep(event);
         return undefined;
-      }
-      case "tool-input-end":
-        return undefined;
-      case "tool-call": {
-        const part = this.toolFor(event.toolCallId, event.toolName);
-        if (part.state.status !== "pending") return undefined;
-        const early = this.early.get(event.toolCallId);
-        this.early.delete(event.toolCallId);
-        const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
-        await this.savePart(
-          withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata),
-        );
-        return undefined;
-      }
-      case "tool-result": {
-        const part = this.tools.get(event.toolCallId);
-        if (!part || part.state.status !== "running") return undefined;
-        const result: ToolOutcome = isOutcome(event.output)
-          ? event.output
-          : { title: "", output: typeof event.output === "string" ? event.output : JSON.stringify(event.output), metadata: {} };
-        await this.savePart({
-          ...part,
-          state: {
-            status: "completed",
-            input: part.state.input,
-            output: result.output,
-            title: result.title,
-            metadata: { ...part.state.metadata, ...result.metadata },
-            time: { start: part.state.time.start, end: this.now() },
-            ...(result.attachments?.length
-              ? {
-                  attachments: result.attachments.map((a) => ({
-                    ...this.base(),
-                    type: "file" as const,
-                    mime: a.mime,
-                    url: a.url,
-                    ...(a.filename ? { filename: a.filename } : {}),
-                  })),
-                }
-              : {}),
-          },
-        });
-        return undefined;
-      }
-      case "tool-error": {
-        const part = this.tools.get(event.toolCallId) ?? this.toolFor(event.toolCallId, event.toolName);
-        if (part.state.status === "completed" || part.state.status === "error") return undefined;
-        const start = part.state.status === "running" ? part.state.time.start : this.now();
-        await this.savePart({
-          ...part,
-          state: {
-            status: "error",
-            input: part.state.input,
-            error: errorText(event.error),
-            ...(part.state.status === "running" && part.state.metadata ? { metadata: part.state.metadata } : {}),
-            time: { start, end: this.now() },
-          },
-        });
-        if (this.options.isRejection?.(event.error)) this.blocked = true;
-        return undefined;
-      }
-      case "finish-step": {
-        const step = tokensOf(event.usage);
-        const stepCost = costOf(step, this.options.prices);
-        this.message.tokens = addTokens(this.message.tokens, step);
-        this.message.cost = addCost(this.message.cost, stepCost);
-        this.message.finish = event.finishReason;
-        await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, cost: stepCost, tokens: step });
-        // The step is complete and counted: nothing of it is discarded by a later retry.
-        this.attemptParts.length = 0;
-        await this.writer.message(this.message);
-        await this.addToSession(step, stepCost);
-        if (this.options.overflows?.(step)) this.compact = true;
-        return undefined;
-      }
       case "abort":
         return new DOMException(event.reason ?? "aborted", "AbortError");
       case "error":
@@ -396,48 +272,123 @@ export class Processor {
     }
   }
 
-  private async addToSession(step: AssistantMessage["tokens"], stepCost: number): Promise<void> {
-    const row = await this.options.db.session.update({
-      where: { id: this.message.sessionId },
-      data: {
-        cost: { increment: stepCost },
-        tokensInput: { increment: step.input },
-        tokensOutput: { increment: step.output },
-        tokensReasoning: { increment: step.reasoning },
-        tokensCacheRead: { increment: step.cache.read },
-        tokensCacheWrite: { increment: step.cache.write },
-        tokensTotal: { increment: step.input + step.output + step.reasoning + step.cache.read + step.cache.write },
-        timeUpdated: new Date(this.now()),
-      },
-      include: { share: true },
-    });
-    const info = sessionFromRow(row);
-    this.options.bus.publish(Event.Updated, { info }, { teamId: this.options.teamId, sessionId: info.id });
+  private async onText(event: Extract<StreamEvent, { type: `${"text" | "reasoning"}-${"start" | "delta" | "end"}` }>): Promise<void> {
+    const type = event.type.startsWith("text") ? "text" : "reasoning";
+    const key = `${type}:${event.id}`;
+    if (event.type === "text-start" || event.type === "reasoning-start") {
+      const created = { ...this.base(), type, text: "", time: { start: this.now() } } as TextLike;
+      const part = withMetadata(created, event.providerMetadata);
+      this.texts.set(key, part);
+      return this.savePart(part);
+    }
+    const part = this.texts.get(key);
+    if (!part) return;
+    if (event.type === "text-delta" || event.type === "reasoning-delta") {
+      // A delta can carry only metadata (e.g. a reasoning signature).
+      if (event.text === "") {
+        if (event.providerMetadata) this.texts.set(key, withMetadata(part, event.providerMetadata));
+        return;
+      }
+      const next = withMetadata({ ...part, text: part.text + event.text }, event.providerMetadata);
+      this.texts.set(key, next);
+      return this.savePart(next, event.text);
+    }
+    this.texts.delete(key);
+    const text = type === "text" ? part.text.trimEnd() : part.text;
+    await this.savePart(withMetadata({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } }, event.providerMetadata));
   }
 
-  /** Close whatever is still open; tools that did not finish become "aborted" errors. */
+  private toolFor(callId: string, toolName: string): ToolPart {
+    return this.tools.get(callId) ?? { ...this.base(), type: "tool", callId, tool: toolName, state: { status: "pending", input: {}, raw: "" } };
+  }
+
+  /** A tool part through its states; a move the state machine does not allow is ignored. */
+  private async onTool(event: Extract<StreamEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
+    switch (event.type) {
+      case "tool-input-start":
+        return this.savePart(this.toolFor(event.id, event.toolName));
+      case "tool-input-delta": {
+        const part = this.tools.get(event.id);
+        if (part?.state.status !== "pending") return;
+        const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + event.delta } };
+        this.tools.set(event.id, next);
+        return this.savePart(next, "");
+      }
+      case "tool-call": {
+        const part = this.toolFor(event.toolCallId, event.toolName);
+        if (!canMove(part.state.status, "running")) return;
+        const early = this.early.get(event.toolCallId);
+        this.early.delete(event.toolCallId);
+        const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
+        return this.savePart(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
+      }
+      case "tool-result":
+        return this.completeTool(event.toolCallId, outcomeOf(event.output));
+      case "tool-error":
+        return this.failTool(event.toolCallId, event.toolName, event.error);
+    }
+  }
+
+  private async completeTool(callId: string, result: ToolOutcome): Promise<void> {
+    const part = this.tools.get(callId);
+    if (part?.state.status !== "running") return;
+    const attachments = result.attachments?.map((a) => ({ ...this.base(), type: "file" as const, mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}) }));
+    await this.savePart({
+      ...part,
+      state: {
+        status: "completed",
+        input: part.state.input,
+        output: result.output,
+        title: result.title,
+        metadata: { ...part.state.metadata, ...result.metadata },
+        time: { start: part.state.time.start, end: this.now() },
+        ...(attachments?.length ? { attachments } : {}),
+      },
+    });
+  }
+
+  private async failTool(callId: string, toolName: string, error: unknown): Promise<void> {
+    const part = this.toolFor(callId, toolName);
+    if (!canMove(part.state.status, "error")) return;
+    const running = part.state.status === "running" ? part.state : undefined;
+    await this.savePart({
+      ...part,
+      state: {
+        status: "error",
+        input: part.state.input,
+        error: errorText(error),
+        ...(running?.metadata ? { metadata: running.metadata } : {}),
+        time: { start: running?.time.start ?? this.now(), end: this.now() },
+      },
+    });
+    if (this.turn.isRejection?.(error)) this.blocked = true;
+  }
+
+  private async onFinishStep(event: Extract<StreamEvent, { type: "finish-step" }>): Promise<void> {
+    const step = tokensOf(event.usage);
+    const stepCost = costOf(step, this.turn.prices);
+    this.message.tokens = addTokens(this.message.tokens, step);
+    this.message.cost = addCost(this.message.cost, stepCost);
+    this.message.finish = event.finishReason;
+    await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, cost: stepCost, tokens: step });
+    // The step is complete and counted: nothing of it is discarded by a later retry.
+    this.attemptParts.length = 0;
+    await this.writer.message(this.message);
+    await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
+    if (this.turn.overflows?.(step)) this.compact = true;
+  }
+
+  /** Close whatever is still open: streaming text ends, tools that did not finish become "aborted" errors. */
   private async cleanup(): Promise<void> {
     const end = this.now();
     for (const part of this.texts.values()) {
-      const text = part.type === "text" ? part.text.trimEnd() : part.text;
-      await this.savePart({ ...part, text, time: { start: part.time?.start ?? end, end } });
+      const closed = closePart(part.type === "text" ? { ...part, text: part.text.trimEnd() } : part, end);
+      if (closed) await this.savePart(closed);
     }
     this.texts.clear();
     for (const part of this.tools.values()) {
-      if (part.state.status === "pending" || part.state.status === "running") {
-        const running = part.state.status === "running" ? part.state : undefined;
-        await this.savePart({
-          ...part,
-          state: {
-            status: "error",
-            input: part.state.input,
-            error: ABORTED_TOOL,
-            // Keep what a running tool reported (e.g. a command's output so far).
-            ...(running?.metadata ? { metadata: running.metadata } : {}),
-            time: { start: running?.time.start ?? end, end },
-          },
-        });
-      }
+      const closed = closePart(part, end);
+      if (closed) await this.savePart(closed);
     }
     this.message.time = { ...this.message.time, completed: end };
     await this.writer.flush();

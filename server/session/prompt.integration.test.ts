@@ -1,19 +1,15 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { databaseUrl, makeTeam, testDb } from "../../test/db";
-import { titleModel } from "../../test/title-model";
+import { makeTeam } from "../../test/db";
+import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
+import { type Services, withActor } from "../services";
 import { define, type Tool } from "../tool/tool";
-import type { Engine } from "./engine";
-import { RunLock } from "./lock";
 import type { AssistantMessage } from "./message";
 import * as Prompt from "./prompt";
-import { Runners } from "./runner";
-import { Permissions } from "../permission/permission";
 import { Session } from ".";
-import { testSandbox } from "../tool/testing";
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -38,28 +34,17 @@ const echo: Tool = define({
   execute: async (input) => ({ title: `echo ${input.text}`, output: input.text.toUpperCase(), metadata: { length: input.text.length } }),
 });
 
-const locks: RunLock[] = [];
-afterAll(async () => {
-  await Promise.all(locks.map((l) => l.close()));
-});
-
-function deps(bus: Bus, language: MockLanguageModelV4): Prompt.Deps {
-  const lock = new RunLock(databaseUrl());
-  locks.push(lock);
-  const engine: Engine = {
-    db: testDb(),
-    bus,
-    lock,
-    dataDir: "/tmp/parley-test-data",
-    resolveModel: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }),
-    defaultModel: () => ({ providerId: "test", modelId: "scripted" }),
-    // Titles of these default-titled sessions come from their own model, not the script.
-    smallModel: () => titleModel(),
-    maxAttempts: 3,
-    compaction: { auto: true, prune: true },
-    flushMs: 20,
-  };
-  return { engine, runners: new Runners(bus), permissions: new Permissions(engine.db, bus), sandbox: testSandbox, forbidden: [engine.dataDir], tools: [echo], executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx) };
+function deps(bus: Bus, language: MockLanguageModelV4): Services {
+  // Titles of these default-titled sessions come from the test services' title model, not the script.
+  return testServices(bus, {
+    models: {
+      resolve: (ref) => ({ ref, language, limit: { context: 100_000, output: 4_000 }, cost: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }),
+      default: () => ({ providerId: "test", modelId: "scripted" }),
+    },
+    settings: { maxAttempts: 3, compaction: { auto: true, prune: true }, flushMs: 20 },
+    tools: [echo],
+    executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
+  });
 }
 
 describe("prompt loop (integration)", () => {
@@ -97,7 +82,7 @@ describe("prompt loop (integration)", () => {
     bus.subscribe({ teamId: ctx.actor.teamId, sessionId: session.id }, (e) => {
       if (e.name === "session.status") statuses.push((e.payload as { status: { type: string } }).status.type);
     });
-    await Prompt.prompt(ctx, d, { sessionId: session.id, parts: [{ type: "text", text: "echo hi" }] });
+    await Prompt.prompt(withActor(d, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "echo hi" }] });
     await d.runners.idle(session.id);
 
     const messages = await Session.allMessages(ctx, session.id);

@@ -3,7 +3,7 @@ import { compaction, historyBuilder, text, toolOutput } from "../../test/history
 import type { Part, WithParts } from "./message";
 import { PRUNE_MINIMUM, PRUNE_PROTECT, estimate, pruneCandidates } from "./prune";
 
-/** Prune (SPEC §8): which old tool outputs are hidden from the model. */
+/** Prune: which old tool outputs are hidden from the model. */
 
 /** Characters of an output estimated at `n` tokens. */
 const tokens = (n: number) => n * 4;

@@ -1,11 +1,9 @@
-import type { Bus } from "../bus/bus";
-import type { Db } from "../db/client";
-import * as Event from "./events";
+import type { Services } from "../services";
 import type { ToolPart, WithParts } from "./message";
-import { messageFromRow, partData, partFromRow } from "./rows";
+import * as Store from "./store";
 
 /**
- * Prune (SPEC §8): after a loop run, old tool outputs are hidden from the model — marked
+ * Prune: after a loop run, old tool outputs are hidden from the model — marked
  * `time.compacted`, never deleted (toModelMessages sends a placeholder instead).
  *
  * Walking back from the newest message: the last 2 user turns are skipped; the walk stops
@@ -59,33 +57,15 @@ export function pruneCandidates(history: WithParts[]): CompletedTool[] {
   return pruned > PRUNE_MINIMUM ? candidates : [];
 }
 
-export interface PruneDeps {
-  db: Db;
-  bus: Bus;
-  now?: () => number;
-}
-
 /** Prune a session's old tool outputs; returns the parts marked. */
-export async function prune(deps: PruneDeps, teamId: string, sessionId: string): Promise<ToolPart[]> {
-  const [messages, parts] = await Promise.all([
-    deps.db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
-    deps.db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
-  ]);
-  const byMessage = new Map<string, WithParts["parts"]>();
-  for (const row of parts) {
-    const list = byMessage.get(row.messageId) ?? [];
-    list.push(partFromRow(row));
-    byMessage.set(row.messageId, list);
-  }
-  const history = messages.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
-  const candidates = pruneCandidates(history);
+export async function prune(s: Services, teamId: string, sessionId: string): Promise<ToolPart[]> {
+  const candidates = pruneCandidates(await Store.history(s.db, sessionId));
   if (candidates.length === 0) return [];
-  const time = deps.now ? deps.now() : Date.now();
+  const time = s.clock.now();
   const marked: ToolPart[] = [];
   for (const part of candidates) {
     const next: ToolPart = { ...part, state: { ...part.state, time: { ...part.state.time, compacted: time } } };
-    await deps.db.part.update({ where: { id: part.id }, data: { data: partData(next) } });
-    deps.bus.publish(Event.PartUpdated, { part: next }, { teamId, sessionId });
+    await Store.writePart(s, teamId, next);
     marked.push(next);
   }
   return marked;

@@ -10,7 +10,7 @@ const api = (statusCode: number | undefined, extra: Partial<Extract<MessageError
   ...extra,
 });
 
-describe("retryable (SPEC §6)", () => {
+describe("retryable", () => {
   it("retries 429 and every 5xx", () => {
     expect(retryable(api(429))).toBeDefined();
     for (const status of [500, 502, 503, 504, 529]) expect(retryable(api(status))).toBeDefined();

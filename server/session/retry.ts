@@ -1,6 +1,6 @@
 import type { MessageError } from "./message";
 
-/** Retry policy for provider errors (SPEC §6). */
+/** Retry policy for provider errors. */
 
 export const DEFAULT_MAX_ATTEMPTS = 8;
 const BASE_DELAY = 2000;

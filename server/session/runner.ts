@@ -7,9 +7,9 @@ import type { RunLock } from "./lock";
  * The runners of this process, one per session, and the cross-instance abort: an abort
  * asked on any instance is published and stops the runner wherever it runs.
  */
-export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }));
+export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }), { audience: [] });
 /** A client (re)connected: the runner republishes the full state of what is streaming. */
-export const SyncRequested = define("runner.sync", z.object({ sessionId: z.string() }));
+export const SyncRequested = define("runner.sync", z.object({ sessionId: z.string() }), { audience: [] });
 
 export interface Resyncable {
   resync(): void;
@@ -52,6 +52,20 @@ export class Runners {
     const waiting = this.waiters.get(sessionId);
     this.waiters.delete(sessionId);
     for (const resolve of waiting ?? []) resolve();
+  }
+
+  /**
+   * Run `work` (a step or summary being streamed by `processor`) as the session's current
+   * stream, so a client that connects meanwhile can be sent its full state (resync).
+   */
+  async streaming<T>(sessionId: string, processor: Resyncable, work: () => Promise<T>): Promise<T> {
+    const runner = this.running.get(sessionId);
+    if (runner) runner.current = processor;
+    try {
+      return await work();
+    } finally {
+      if (runner?.current === processor) runner.current = undefined;
+    }
   }
 
   abortAll(reason: string): void {

@@ -18,7 +18,7 @@ describe("Session create/get (integration)", () => {
 
   it("gives root and child sessions their default titles at the context's time", async () => {
     const team = await makeTeam();
-    const ctx = { ...team.ctx, now: () => AT };
+    const ctx = { ...team.ctx, clock: { now: () => AT } };
     const root = await Session.create(ctx, { projectId: team.projectId });
     const child = await Session.create(ctx, { projectId: team.projectId, parentId: root.id });
     expect(root.title).toBe("New session - 2026-01-02T03:04:05.678Z");
@@ -65,7 +65,7 @@ describe("Session.list (integration)", () => {
   async function seeded(times: number[]) {
     const team = await makeTeam();
     const made: Info[] = [];
-    for (const offset of times) made.push(await Session.create({ ...team.ctx, now: () => AT + offset }, { projectId: team.projectId }));
+    for (const offset of times) made.push(await Session.create({ ...team.ctx, clock: { now: () => AT + offset } }, { projectId: team.projectId }));
     return { ...team, made };
   }
 
@@ -148,7 +148,7 @@ describe("Session.update/touch (integration)", () => {
   it("updates title, archived and permission, and publishes session.updated", async () => {
     const team = await makeTeam();
     let clock = AT;
-    const ctx = { ...team.ctx, now: () => clock };
+    const ctx = { ...team.ctx, clock: { now: () => clock } };
     const info = await Session.create(ctx, { projectId: team.projectId });
     const events = record(ctx.bus, team.teamId, info.id);
 
@@ -184,7 +184,7 @@ describe("Session.update/touch (integration)", () => {
   it("touch moves the update time and the session to the top of the list", async () => {
     const team = await makeTeam();
     let clock = AT;
-    const ctx = { ...team.ctx, now: () => clock };
+    const ctx = { ...team.ctx, clock: { now: () => clock } };
     const first = await Session.create(ctx, { projectId: team.projectId });
     clock += 10;
     const second = await Session.create(ctx, { projectId: team.projectId });

@@ -1,17 +1,21 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import * as Id from "../id";
-import { ParleyError } from "../errors";
 import type { Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import { decodeCursor, encodeCursor } from "../cursor";
+import { parse } from "../fn";
 import { checkSessionRules } from "../permission/policy";
 import { Ruleset } from "../permission/schema";
+import type { Context } from "../services";
+import { removeOutputs } from "../tool/truncate";
 import { projectRow, sessionRow } from "./access";
-import { type Context, now } from "./context";
 import * as Event from "./events";
 import { Info, Title, defaultTitle } from "./info";
 import { ModelRef } from "./message";
 import { json, sessionFromRow } from "./rows";
 import * as Share from "./share";
+import * as Store from "./store";
 
 export const VERSION = "0.1.0";
 
@@ -31,15 +35,7 @@ function slug(): string {
   return `${ADJECTIVES[randomInt(ADJECTIVES.length)]}-${NOUNS[randomInt(NOUNS.length)]}-${randomInt(1000)}`;
 }
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
-  }
-  return parsed.data;
-}
-
-function publishInfo(ctx: Context, def: typeof Event.Created | typeof Event.Updated | typeof Event.Deleted, info: Info) {
+function publishInfo(ctx: Context, def: typeof Event.Created | typeof Event.Deleted, info: Info) {
   ctx.bus.publish(def, { info }, { teamId: info.teamId, sessionId: info.id });
 }
 
@@ -49,7 +45,7 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
   await checkSessionRules(ctx, data.permission);
   const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
   if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
-  const time = new Date(now(ctx));
+  const time = new Date(ctx.clock.now());
   const row = await ctx.db.session.create({
     data: {
       id: Id.descending("session"),
@@ -69,15 +65,15 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
       timeUpdated: time,
     },
   });
-  let info = sessionFromRow(row, ctx.publicUrl);
+  let info = sessionFromRow(row, ctx.settings.publicUrl);
   publishInfo(ctx, Event.Created, info);
-  if (!parent && ctx.share === "auto") info = await Share.share(ctx, info.id);
-  else publishInfo(ctx, Event.Updated, info);
+  if (!parent && ctx.settings.share === "auto") info = await Share.share(ctx, info.id);
+  else Store.publishSession(ctx, info);
   return info;
 }
 
 export async function get(ctx: Context, sessionId: string): Promise<Info> {
-  return sessionFromRow(await sessionRow(ctx, sessionId), ctx.publicUrl);
+  return sessionFromRow(await sessionRow(ctx, sessionId), ctx.settings.publicUrl);
 }
 
 export const ListInput = z.object({
@@ -101,16 +97,6 @@ export interface Page<T> {
 }
 
 const Cursor = z.tuple([z.number(), Id.schema("session")]);
-function encodeCursor(updated: Date, id: string): string {
-  return Buffer.from(JSON.stringify([updated.getTime(), id])).toString("base64url");
-}
-function decodeCursor(cursor: string): z.output<typeof Cursor> {
-  try {
-    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw ParleyError.invalid("cursor is malformed");
-  }
-}
 
 export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Info>> {
   const filter = parse(ListInput, input);
@@ -122,7 +108,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<In
   // Prisma passes `contains` to ILIKE unescaped: make % _ \ match themselves.
   if (filter.search) where.title = { contains: filter.search.replace(/[\\%_]/g, "\\$&"), mode: "insensitive" };
   if (filter.cursor) {
-    const [updated, id] = decodeCursor(filter.cursor);
+    const [updated, id] = decodeCursor(Cursor, filter.cursor);
     where.OR = [{ timeUpdated: { lt: new Date(updated) } }, { timeUpdated: new Date(updated), id: { gt: id } }];
   }
   const rows = await ctx.db.session.findMany({
@@ -137,12 +123,12 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<In
   const corrupt: Page<Info>["corrupt"] = [];
   for (const row of page) {
     try {
-      items.push(sessionFromRow(row, ctx.publicUrl));
+      items.push(sessionFromRow(row, ctx.settings.publicUrl));
     } catch (error) {
       corrupt.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { items, corrupt, nextCursor: rows.length > filter.limit && last ? encodeCursor(last.timeUpdated, last.id) : undefined };
+  return { items, corrupt, nextCursor: rows.length > filter.limit && last ? encodeCursor([last.timeUpdated.getTime(), last.id]) : undefined };
 }
 
 export async function children(ctx: Context, sessionId: string): Promise<Info[]> {
@@ -152,7 +138,7 @@ export async function children(ctx: Context, sessionId: string): Promise<Info[]>
     include: { share: true },
     orderBy: { id: "desc" },
   });
-  return rows.map((row) => sessionFromRow(row, ctx.publicUrl));
+  return rows.map((row) => sessionFromRow(row, ctx.settings.publicUrl));
 }
 
 export const UpdateInput = z
@@ -168,27 +154,17 @@ export async function update(ctx: Context, sessionId: string, input: UpdateInput
   const patch = parse(UpdateInput, input);
   const row = await sessionRow(ctx, sessionId);
   await checkSessionRules(ctx, patch.permission);
-  const time = new Date(now(ctx));
+  const time = new Date(ctx.clock.now());
   const data: Prisma.SessionUpdateInput = { timeUpdated: time };
   if (patch.title !== undefined) data.title = patch.title;
   if (patch.archived !== undefined) data.timeArchived = patch.archived ? (row.timeArchived ?? time) : null;
   if (patch.permission !== undefined) data.permission = json(patch.permission);
-  const updated = await ctx.db.session.update({ where: { id: row.id }, data, include: { share: true } });
-  const info = sessionFromRow(updated, ctx.publicUrl);
-  publishInfo(ctx, Event.Updated, info);
-  return info;
+  return Store.updateSession(ctx, row.id, data);
 }
 
 export async function touch(ctx: Context, sessionId: string): Promise<Info> {
   const row = await sessionRow(ctx, sessionId);
-  const updated = await ctx.db.session.update({
-    where: { id: row.id },
-    data: { timeUpdated: new Date(now(ctx)) },
-    include: { share: true },
-  });
-  const info = sessionFromRow(updated, ctx.publicUrl);
-  publishInfo(ctx, Event.Updated, info);
-  return info;
+  return Store.updateSession(ctx, row.id, { timeUpdated: new Date(ctx.clock.now()) });
 }
 
 /**
@@ -201,18 +177,19 @@ export async function remove(ctx: Context, sessionId: string): Promise<void> {
   // A session whose JSON fields are corrupt can still be deleted: report it without them.
   let info: Info;
   try {
-    info = sessionFromRow(row, ctx.publicUrl);
+    info = sessionFromRow(row, ctx.settings.publicUrl);
   } catch {
-    info = sessionFromRow({ ...row, permission: null, revert: null, summaryDiffs: null, statusData: null }, ctx.publicUrl);
+    info = sessionFromRow({ ...row, permission: null, revert: null, summaryDiffs: null, statusData: null }, ctx.settings.publicUrl);
   }
   const kids = await ctx.db.session.findMany({ where: { parentId: row.id }, select: { id: true } });
   for (const kid of kids) await remove(ctx, kid.id);
   await ctx.db.$transaction([
-    ctx.db.part.deleteMany({ where: { sessionId: row.id } }),
-    ctx.db.message.deleteMany({ where: { sessionId: row.id } }),
+    ...Store.deleteContents(ctx.db, row.id),
     ctx.db.share.deleteMany({ where: { sessionId: row.id } }),
     ctx.db.todo.deleteMany({ where: { sessionId: row.id } }),
     ctx.db.session.delete({ where: { id: row.id } }),
   ]);
   publishInfo(ctx, Event.Deleted, info);
+  // Its saved tool outputs go with it (else the sweep removes them after 7 days).
+  await removeOutputs(ctx.settings.dataDir, row.teamId, row.id);
 }

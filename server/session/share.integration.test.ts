@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
 import { parleyError, record } from "../../test/fixtures";
 import { Session } from ".";
+import { withSettings } from "../../test/runtime";
 
 describe("Session share/unshare (integration)", () => {
   it("shares with an unguessable id, revokes, and keeps the same id when shared again", async () => {
     const team = await makeTeam();
-    const ctx = { ...team.ctx, publicUrl: "https://parley.example.com" };
+    const ctx = withSettings(team.ctx, { publicUrl: "https://parley.example.com" });
     const session = await Session.create(ctx, { projectId: team.projectId });
     expect(session.share).toBeUndefined();
     const events = record(ctx.bus, team.teamId, session.id);
@@ -49,7 +50,7 @@ describe("Session share/unshare (integration)", () => {
 
   it('refuses to share when the share mode is "disabled"', async () => {
     const team = await makeTeam();
-    const ctx = { ...team.ctx, share: "disabled" as const };
+    const ctx = withSettings(team.ctx, { share: "disabled" });
     const session = await Session.create(ctx, { projectId: team.projectId });
     expect(session.share).toBeUndefined();
     await parleyError(Session.share(ctx, session.id), "FORBIDDEN");
@@ -58,7 +59,7 @@ describe("Session share/unshare (integration)", () => {
 
   it('"auto" shares new root sessions and forks at creation, never children', async () => {
     const team = await makeTeam();
-    const ctx = { ...team.ctx, share: "auto" as const };
+    const ctx = withSettings(team.ctx, { share: "auto" });
     const events = record(ctx.bus, team.teamId);
     const root = await Session.create(ctx, { projectId: team.projectId });
     expect(root.share?.url).toBe(`/share/${root.share?.id}`);

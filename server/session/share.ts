@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { ParleyError } from "../errors";
 import { sessionRow } from "./access";
-import type { Context } from "./context";
-import * as Event from "./events";
+import type { Context } from "../services";
 import type { Info } from "./info";
 import { sessionFromRow } from "./rows";
+import * as Store from "./store";
 
-/** Share links (SPEC §13): an unguessable id; sharing again keeps the same URL. */
+/** Share links: an unguessable id; sharing again keeps the same URL. */
 
 function shareId(): string {
   // 128 bits, URL-safe.
@@ -14,7 +14,7 @@ function shareId(): string {
 }
 
 export async function share(ctx: Context, sessionId: string): Promise<Info> {
-  if (ctx.share === "disabled") throw new ParleyError("FORBIDDEN", "sharing is disabled on this server");
+  if (ctx.settings.share === "disabled") throw new ParleyError("FORBIDDEN", "sharing is disabled on this server");
   const row = await sessionRow(ctx, sessionId);
   if (!row.share || row.share.revokedAt) {
     // One statement (INSERT … ON CONFLICT), so concurrent shares agree on one id.
@@ -24,9 +24,14 @@ export async function share(ctx: Context, sessionId: string): Promise<Info> {
       update: { revokedAt: null },
     });
   }
-  const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: row.id }, include: { share: true } });
-  const info = sessionFromRow(updated, ctx.publicUrl);
-  ctx.bus.publish(Event.Updated, { info }, { teamId: info.teamId, sessionId: info.id });
+  return published(ctx, row.id);
+}
+
+/** The session as it is now, published to everyone. */
+async function published(ctx: Context, sessionId: string): Promise<Info> {
+  const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: sessionId }, include: { share: true } });
+  const info = sessionFromRow(updated, ctx.settings.publicUrl);
+  Store.publishSession(ctx, info);
   return info;
 }
 
@@ -35,8 +40,5 @@ export async function unshare(ctx: Context, sessionId: string): Promise<Info> {
   if (row.share && !row.share.revokedAt) {
     await ctx.db.share.update({ where: { id: row.share.id }, data: { revokedAt: new Date() } });
   }
-  const updated = await ctx.db.session.findUniqueOrThrow({ where: { id: row.id }, include: { share: true } });
-  const info = sessionFromRow(updated, ctx.publicUrl);
-  ctx.bus.publish(Event.Updated, { info }, { teamId: info.teamId, sessionId: info.id });
-  return info;
+  return published(ctx, row.id);
 }

@@ -1,19 +1,18 @@
-import type { Bus } from "../bus/bus";
-import type { Db } from "../db/client";
 import { Prisma } from "../db/client";
+import type { Services } from "../services";
 import * as Event from "./events";
 import type { Status } from "./events";
 
 /**
- * Session run status (SPEC §5): idle | busy | retry{attempt, message, next}. Kept on the
- * session row (so lists and dashboards on any instance show it) and published on change.
+ * Session run status: idle | busy | retry{attempt, message, next}. Kept on the session
+ * row (so lists and dashboards on any instance show it) and published on change.
  */
-export async function set(deps: { db: Db; bus: Bus; teamId: string }, sessionId: string, status: Status): Promise<void> {
-  await deps.db.session.update({
+export async function set(s: Services, teamId: string, sessionId: string, status: Status): Promise<void> {
+  await s.db.session.update({
     where: { id: sessionId },
     data: { status: status.type, statusData: status.type === "retry" ? status : Prisma.DbNull },
   });
-  deps.bus.publish(Event.StatusChanged, { sessionId, status }, { teamId: deps.teamId, sessionId });
+  s.bus.publish(Event.StatusChanged, { sessionId, status }, { teamId, sessionId });
 }
 
 export function fromRow(row: { status: string; statusData: unknown }): Status {

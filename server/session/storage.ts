@@ -1,14 +1,18 @@
 import { z } from "zod";
-import * as Id from "../id";
-import { ParleyError } from "../errors";
-import { sessionRow } from "./access";
 import type { Db } from "../db/client";
-import type { Context } from "./context";
-import * as Event from "./events";
+import { ParleyError } from "../errors";
+import { describeIssues, parse } from "../fn";
+import * as Id from "../id";
+import type { Context } from "../services";
+import { sessionRow } from "./access";
 import { Message, Part, type WithParts } from "./message";
-import { messageData, messageFromRow, partData, partFromRow } from "./rows";
+import { messageFromRow, partFromRow } from "./rows";
+import * as Store from "./store";
 
-/** Messages and parts of a session: reading pages, writing one message or part at a time. */
+/**
+ * Messages and parts of a session as a member reads and writes them: every call is
+ * checked against the actor's team first; writes go through the write path (store.ts).
+ */
 
 export const MessagesInput = z.object({
   limit: z.number().int().min(1).max(500).default(50),
@@ -29,15 +33,9 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function parseMessagesInput(input: MessagesInput): z.output<typeof MessagesInput> {
-  const parsed = MessagesInput.safeParse(input);
-  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => i.message).join("; "));
-  return parsed.data;
-}
-
 /** The newest page of messages (or the page before `before`), each with its parts in order. */
 export async function messages(ctx: Context, sessionId: string, input: MessagesInput = {}): Promise<MessagePage> {
-  const page = parseMessagesInput(input);
+  const page = parse(MessagesInput, input);
   await sessionRow(ctx, sessionId);
   return messagePage(ctx.db, sessionId, page);
 }
@@ -83,17 +81,7 @@ export async function messagePage(db: Db, sessionId: string, input: z.output<typ
 /** Every message of a session with its parts, oldest first (for fork and the model). */
 export async function allMessages(ctx: Context, sessionId: string): Promise<WithParts[]> {
   await sessionRow(ctx, sessionId);
-  const [messageRows, partRows] = await Promise.all([
-    ctx.db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
-    ctx.db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
-  ]);
-  const byMessage = new Map<string, Part[]>();
-  for (const row of partRows) {
-    const list = byMessage.get(row.messageId) ?? [];
-    list.push(partFromRow(row));
-    byMessage.set(row.messageId, list);
-  }
-  return messageRows.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
+  return Store.history(ctx.db, sessionId);
 }
 
 export async function message(ctx: Context, sessionId: string, messageId: string): Promise<WithParts> {
@@ -113,16 +101,10 @@ export async function part(ctx: Context, sessionId: string, partId: string): Pro
   return partFromRow(row);
 }
 
+/** A message or part to write, checked against its schema (the first issues named). */
 function validate<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw ParleyError.invalid(
-      `invalid ${what}: ${parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ")}`,
-    );
-  }
+  if (!parsed.success) throw ParleyError.invalid(`invalid ${what}: ${describeIssues(parsed.error.issues.slice(0, 3), "(root)")}`);
   return parsed.data;
 }
 
@@ -135,12 +117,7 @@ export async function updateMessage(ctx: Context, input: Message): Promise<Messa
     if (existing.session.teamId !== ctx.actor.teamId) throw ParleyError.notFound("message", info.id);
     throw ParleyError.invalid(`message ${info.id} belongs to another session`);
   }
-  await ctx.db.message.upsert({
-    where: { id: info.id },
-    create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
-    update: { data: messageData(info), role: info.role },
-  });
-  ctx.bus.publish(Event.MessageUpdated, { info }, { teamId: session.teamId, sessionId: info.sessionId });
+  await Store.writeMessage(ctx, session.teamId, info);
   return info;
 }
 
@@ -158,35 +135,21 @@ export async function updatePart(ctx: Context, input: Part, delta?: string): Pro
     if (existing.message.session.teamId !== ctx.actor.teamId) throw ParleyError.notFound("part", value.id);
     throw ParleyError.invalid(`part ${value.id} belongs to another message`);
   }
-  await ctx.db.part.upsert({
-    where: { id: value.id },
-    create: { id: value.id, messageId: value.messageId, sessionId: value.sessionId, type: value.type, data: partData(value) },
-    update: { type: value.type, data: partData(value) },
-  });
-  ctx.bus.publish(
-    Event.PartUpdated,
-    delta === undefined ? { part: value } : { part: value, delta },
-    { teamId: session.teamId, sessionId: value.sessionId },
-  );
+  await Store.writePart(ctx, session.teamId, value, delta);
   return value;
 }
 
 export async function removeMessage(ctx: Context, sessionId: string, messageId: string): Promise<void> {
   Id.assert("message", messageId);
   const session = await sessionRow(ctx, sessionId);
-  const removed = await ctx.db.$transaction([
-    ctx.db.part.deleteMany({ where: { messageId, sessionId } }),
-    ctx.db.message.deleteMany({ where: { id: messageId, sessionId } }),
-  ]);
-  if (removed[1].count === 0) throw ParleyError.notFound("message", messageId);
-  ctx.bus.publish(Event.MessageRemoved, { sessionId, messageId }, { teamId: session.teamId, sessionId });
+  if (!(await Store.removeMessage(ctx, session.teamId, sessionId, messageId))) throw ParleyError.notFound("message", messageId);
 }
 
 export async function removePart(ctx: Context, sessionId: string, messageId: string, partId: string): Promise<void> {
   Id.assert("message", messageId);
   Id.assert("part", partId);
   const session = await sessionRow(ctx, sessionId);
-  const removed = await ctx.db.part.deleteMany({ where: { id: partId, messageId, sessionId } });
-  if (removed.count === 0) throw ParleyError.notFound("part", partId);
-  ctx.bus.publish(Event.PartRemoved, { sessionId, messageId, partId }, { teamId: session.teamId, sessionId });
+  const exists = await ctx.db.part.count({ where: { id: partId, messageId, sessionId } });
+  if (exists === 0) throw ParleyError.notFound("part", partId);
+  await Store.removePart(ctx, session.teamId, { id: partId, messageId, sessionId });
 }

@@ -2,18 +2,18 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
-import { closeLocks, finish, makeDeps, recorder, script } from "../../test/session-harness";
+import { closeLocks, finish, scriptedServices, recorder, script } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
 import * as Background from "./background";
-import type { ResolvedModel } from "./engine";
+import type { ResolvedModel } from "../services";
 import type { Info } from "./info";
 import * as Prompt from "./prompt";
 import * as Title from "./title";
 import { Session } from ".";
 
 /**
- * Generated titles (SPEC §2) through prompt(): a root session with its default title gets
+ * Generated titles through prompt(): a root session with its default title gets
  * one from the small model after its first real message; child and renamed sessions do
  * not; a rename during generation wins; a failure is retried once, then a fallback.
  */
@@ -51,12 +51,12 @@ function titles(replies: (string | Error)[]) {
 
 async function setup(smallModel: (() => ResolvedModel) | undefined) {
   const bus = new Bus();
-  const team = await makeTeam({ bus });
-  const deps = makeDeps(bus, script([words("unused")]));
-  deps.engine.smallModel = smallModel;
+  const deps = scriptedServices(bus, script([words("unused")]));
+  deps.models.small = smallModel;
+  const team = await makeTeam({ services: deps });
   /** Write a user message without running the loop (titles do not depend on it). */
   const say = async (sessionId: string, text: string) => {
-    await Prompt.prompt(team.ctx, deps, { sessionId, parts: [{ type: "text", text }], noReply: true });
+    await Prompt.prompt(team.ctx, { sessionId, parts: [{ type: "text", text }], noReply: true });
     await Background.settled(sessionId);
   };
   const title = async (sessionId: string) => (await Session.get(team.ctx, sessionId)).title;
@@ -123,7 +123,7 @@ describe("generated titles", () => {
     });
     const s = await setup(() => small(model));
     const session = await Session.create(s.team.ctx, { projectId: s.team.projectId });
-    await Prompt.prompt(s.team.ctx, s.deps, { sessionId: session.id, parts: [{ type: "text", text: "start" }], noReply: true });
+    await Prompt.prompt(s.team.ctx, { sessionId: session.id, parts: [{ type: "text", text: "start" }], noReply: true });
     await asked;
     await Session.update(s.team.ctx, session.id, { title: "Renamed meanwhile" });
     release();
@@ -136,7 +136,7 @@ describe("generated titles", () => {
     const s = await setup(() => small(model));
     const session = await Session.create(s.team.ctx, { projectId: s.team.projectId });
     // A file-only message has no text to name the session after.
-    await Prompt.prompt(s.team.ctx, s.deps, {
+    await Prompt.prompt(s.team.ctx, {
       sessionId: session.id,
       parts: [{ type: "file", mime: "image/png", url: "data:image/png;base64,AAAA" }],
       noReply: true,
@@ -151,7 +151,7 @@ describe("generated titles", () => {
   it("uses the session's model when the engine has no small model", async () => {
     const s = await setup(undefined);
     const model = titles(["Named by the session model"]);
-    s.deps.engine.resolveModel = (ref) => ({ ...small(model), ref });
+    s.deps.models.resolve = (ref) => ({ ...small(model), ref });
     const session = await Session.create(s.team.ctx, { projectId: s.team.projectId });
     await s.say(session.id, "anything");
     expect(await s.title(session.id)).toBe("Named by the session model");
@@ -162,8 +162,8 @@ describe("title failures", () => {
   /** A session whose first message is written with a name on (no background title), then given back its default title. */
   async function firstMessage(s: Awaited<ReturnType<typeof setup>>, text: string) {
     const session = await Session.create(s.team.ctx, { projectId: s.team.projectId, title: "named while writing" });
-    const user = await Prompt.prompt(s.team.ctx, s.deps, { sessionId: session.id, parts: [{ type: "text", text }], noReply: true });
-    await s.deps.engine.db.session.update({ where: { id: session.id }, data: { title: Session.defaultTitle(false, Date.now()) } });
+    const user = await Prompt.prompt(s.team.ctx, { sessionId: session.id, parts: [{ type: "text", text }], noReply: true });
+    await s.deps.db.session.update({ where: { id: session.id }, data: { title: Session.defaultTitle(false, Date.now()) } });
     return { teamId: s.team.teamId, sessionId: session.id, messageId: user.id };
   }
 
@@ -180,7 +180,7 @@ describe("title failures", () => {
     const model = titles([new Error("down"), new Error("still down")]);
     const s = await setup(() => small(model));
     const input = await firstMessage(s, "\n  Please refactor the whole authentication module to use the new store\nthanks");
-    const outcome = await Title.ensure(s.deps.engine, input, { retryDelayMs: 0 });
+    const outcome = await Title.ensure(s.deps, input, { retryDelayMs: 0 });
     expect(outcome).toEqual({ kind: "fallback", title: "Please refactor the whole authentication module t…", written: true });
     expect(model.doStreamCalls).toHaveLength(2);
     expect(await s.title(input.sessionId)).toBe("Please refactor the whole authentication module t…");
@@ -190,7 +190,7 @@ describe("title failures", () => {
     const model = titles(["<think>only thoughts</think>", "  "]);
     const s = await setup(() => small(model));
     const input = await firstMessage(s, "short one");
-    const outcome = await Title.ensure(s.deps.engine, input, { retryDelayMs: 0 });
+    const outcome = await Title.ensure(s.deps, input, { retryDelayMs: 0 });
     expect(outcome).toEqual({ kind: "fallback", title: "short one", written: true });
   });
 });

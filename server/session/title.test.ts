@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TITLE_PROMPT, cleanTitle, fallbackTitle, userText } from "./title";
 import { historyBuilder, text } from "../../test/history";
 
-/** Generated titles (SPEC §2): cleaning the model's answer, and the fallback. */
+/** Generated titles: cleaning the model's answer, and the fallback. */
 
 describe("cleanTitle", () => {
   it("takes the first non-empty line, trimmed", () => {

@@ -1,12 +1,12 @@
-import { streamText } from "ai";
-import type { Engine, ResolvedModel } from "./engine";
-import * as Event from "./events";
+import type { ResolvedModel, Services } from "../services";
 import { isDefaultTitle } from "./info";
+import * as LLM from "./llm";
 import type { Part, WithParts } from "./message";
 import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
+import * as Store from "./store";
 
 /**
- * Generated titles (SPEC §2): after the first real user message of a root session whose
+ * Generated titles: after the first real user message of a root session whose
  * title is still the default one, a small/fast model names the session. It runs in the
  * background; a failure is retried once, then a readable fallback taken from the user's
  * message is written instead, so no session stays "New session - …". Child sessions and
@@ -77,21 +77,12 @@ export function userText(parts: Part[]): string {
 /** Ask a model for a title once; rejects on a provider error or an empty answer. */
 export async function ask(model: ResolvedModel, text: string, signal?: AbortSignal): Promise<string> {
   const timeout = AbortSignal.timeout(TIMEOUT_MS);
-  const result = streamText({
-    model: model.language,
+  const answer = await LLM.text({
+    model,
     system: TITLE_PROMPT,
     messages: [{ role: "user", content: cut(text, INPUT_LIMIT) }],
     abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    maxRetries: 0,
-    // Errors arrive in fullStream below; the SDK's default onError would only log them again.
-    onError: () => undefined,
   });
-  let answer = "";
-  for await (const event of result.fullStream) {
-    if (event.type === "text-delta") answer += event.text;
-    else if (event.type === "error") throw event.error instanceof Error ? event.error : new Error(String(event.error));
-    else if (event.type === "abort") throw new Error("the title request was aborted");
-  }
   const title = cleanTitle(answer);
   if (!title) throw new Error("the model returned no title");
   return title;
@@ -102,8 +93,6 @@ export interface TitleInput {
   sessionId: string;
   /** The user message that was just written. */
   messageId: string;
-  /** Base of share URLs, for the published session info. */
-  publicUrl?: string;
 }
 
 export interface TitleOptions {
@@ -123,31 +112,31 @@ const inFlight = new Set<string>();
  * first real user message — normally the one just written; a later message only gets
  * here when an earlier attempt never finished (e.g. the server stopped meanwhile).
  */
-export async function ensure(engine: Engine, input: TitleInput, options: TitleOptions = {}): Promise<TitleOutcome> {
+export async function ensure(s: Services, input: TitleInput, options: TitleOptions = {}): Promise<TitleOutcome> {
   if (inFlight.has(input.sessionId)) return { kind: "skipped", reason: "busy" };
   inFlight.add(input.sessionId);
   try {
-    return await generate(engine, input, options);
+    return await generate(s, input, options);
   } finally {
     inFlight.delete(input.sessionId);
   }
 }
 
-async function generate(engine: Engine, input: TitleInput, options: TitleOptions): Promise<TitleOutcome> {
-  const row = await engine.db.session.findUnique({ where: { id: input.sessionId } });
+async function generate(s: Services, input: TitleInput, options: TitleOptions): Promise<TitleOutcome> {
+  const row = await s.db.session.findUnique({ where: { id: input.sessionId } });
   if (!row) return { kind: "skipped", reason: "not-found" };
   if (row.parentId) return { kind: "skipped", reason: "child" };
   if (!isDefaultTitle(row.title)) return { kind: "skipped", reason: "renamed" };
-  const written = (await engine.db.part.findMany({ where: { messageId: input.messageId }, orderBy: { id: "asc" } })).map(partFromRow);
+  const written = (await s.db.part.findMany({ where: { messageId: input.messageId }, orderBy: { id: "asc" } })).map(partFromRow);
   if (userText(written) === "") return { kind: "skipped", reason: "no-text" };
-  const first = await firstRealUserMessage(engine, input.sessionId);
+  const first = await firstRealUserMessage(s, input.sessionId);
   if (!first || first.info.role !== "user") return { kind: "skipped", reason: "no-text" };
   const text = userText(first.parts);
 
   let title: string | undefined;
   for (let attempt = 1; attempt <= 2 && title === undefined; attempt++) {
     try {
-      title = await ask(modelFor(engine, first.info.model), text);
+      title = await ask(modelFor(s, first.info.model), text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       console.error(`[session] title generation for ${input.sessionId} failed (attempt ${attempt} of 2): ${reason}`);
@@ -157,31 +146,31 @@ async function generate(engine: Engine, input: TitleInput, options: TitleOptions
   const kind = title === undefined ? "fallback" : "generated";
   const chosen = title ?? fallbackTitle(text);
   // Only over the default title read above: a rename made meanwhile wins.
-  const { count } = await engine.db.session.updateMany({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } });
+  const { count } = await s.db.session.updateMany({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } });
   if (count === 1) {
-    const updated = await engine.db.session.findUnique({ where: { id: input.sessionId }, include: { share: true } });
-    if (updated) engine.bus.publish(Event.Updated, { info: sessionFromRow(updated, input.publicUrl) }, { teamId: input.teamId, sessionId: input.sessionId });
+    const updated = await s.db.session.findUnique({ where: { id: input.sessionId }, include: { share: true } });
+    if (updated) Store.publishSession(s, sessionFromRow(updated, s.settings.publicUrl));
   }
   return { kind, title: chosen, written: count === 1 };
 }
 
 /** The small model when there is one, else the model of the user's message. */
-function modelFor(engine: Engine, ref: Parameters<Engine["resolveModel"]>[0]): ResolvedModel {
-  if (engine.smallModel) {
+function modelFor(s: Services, ref: Parameters<Services["models"]["resolve"]>[0]): ResolvedModel {
+  if (s.models.small) {
     try {
-      return engine.smallModel();
+      return s.models.small();
     } catch (error) {
       console.error("[session] the small model is not usable; titles use the session's model", error);
     }
   }
-  return engine.resolveModel(ref);
+  return s.models.resolve(ref);
 }
 
-async function firstRealUserMessage(engine: Engine, sessionId: string): Promise<WithParts | undefined> {
+async function firstRealUserMessage(s: Services, sessionId: string): Promise<WithParts | undefined> {
   // User messages are few compared with parts: read them, then the parts of the candidates.
-  const users = await engine.db.message.findMany({ where: { sessionId, role: "user" }, orderBy: { id: "asc" }, take: 50 });
+  const users = await s.db.message.findMany({ where: { sessionId, role: "user" }, orderBy: { id: "asc" }, take: 50 });
   for (const row of users) {
-    const parts = (await engine.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
+    const parts = (await s.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
     if (userText(parts) !== "") return { info: messageFromRow(row), parts };
   }
   return undefined;

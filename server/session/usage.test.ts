@@ -4,7 +4,7 @@ import { addCost, addTokens, cost, costDecimal, tokens } from "./usage";
 
 const PRICES = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
-describe("usage.tokens (SPEC §6)", () => {
+describe("usage.tokens", () => {
   it("input excludes cache read and write; output excludes reasoning", () => {
     expect(
       tokens({

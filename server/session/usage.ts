@@ -2,7 +2,7 @@ import Decimal from "decimal.js";
 import type { Tokens } from "./message";
 
 /**
- * Token usage and cost of one step (SPEC §6): input excludes cached tokens, output
+ * Token usage and cost of one step: input excludes cached tokens, output
  * excludes reasoning, reasoning is billed at the output price; prices are USD per million
  * tokens; arithmetic is exact decimal.
  */

@@ -5,6 +5,7 @@ import * as Id from "../id";
 import type { AssistantMessage, Part } from "./message";
 import { emptyTokens } from "./message";
 import { TurnWriter } from "./writer";
+import type { Services } from "../services";
 
 /** TurnWriter with an in-memory stand-in for the three Prisma calls it makes. */
 
@@ -28,6 +29,7 @@ function fakeDb(options: { failPart?: () => boolean; failMessage?: () => boolean
       },
       deleteMany: async (args: { where: { id: string } }) => {
         writes.push({ op: "delete", id: args.where.id, at: Date.now() });
+        return { count: 1 };
       },
     },
     message: {
@@ -61,7 +63,9 @@ function setup(db: Db, flushMs = 40) {
   const bus = new Bus();
   const events: Envelope[] = [];
   bus.subscribe({ teamId: "team", sessionId }, (e) => events.push(e));
-  return { writer: new TurnWriter(db, bus, "team", flushMs), events };
+  // TurnWriter uses the database, the bus and the flush interval of its services.
+  const services = { db, bus, settings: { flushMs } } as unknown as Services;
+  return { writer: new TurnWriter(services, "team"), events };
 }
 
 describe("TurnWriter", () => {

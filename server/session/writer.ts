@@ -1,14 +1,13 @@
-import type { Bus } from "../bus/bus";
-import type { Db } from "../db/client";
-import * as Event from "./events";
+import type { Services } from "../services";
 import type { Message, Part } from "./message";
-import { messageData, partData } from "./rows";
+import * as Store from "./store";
 
 /**
- * Writes a running assistant turn. Every change is published at once; text deltas are
- * persisted in batches at most `flushMs` apart (SPEC §4/§6: a crash loses at most that
- * much streamed text), every other change is persisted before the call returns. Writes
- * are serialized, so the database always moves forward in publish order.
+ * Writes a running assistant turn through the write path (store.ts). Every change is
+ * published at once; text deltas are persisted in batches at most `flushMs` apart (a
+ * crash loses at most that much streamed text), every other change is persisted before
+ * the call returns. Writes are serialized, so the database always moves forward in
+ * publish order.
  */
 export const FLUSH_MS = 250;
 
@@ -17,24 +16,19 @@ export class TurnWriter {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
+  private readonly flushMs: number;
   writes = 0;
 
   constructor(
-    private readonly db: Db,
-    private readonly bus: Bus,
+    private readonly services: Services,
     private readonly teamId: string,
-    private readonly flushMs = FLUSH_MS,
-  ) {}
+  ) {
+    this.flushMs = services.settings.flushMs ?? FLUSH_MS;
+  }
 
   /** Publish a part change; persist it now, or within flushMs when it is a streamed delta. */
   async part(part: Part, delta?: string): Promise<void> {
-    this.bus.publish(
-      Event.PartUpdated,
-      delta === undefined ? { part } : { part, delta },
-      { teamId: this.teamId, sessionId: part.sessionId },
-      // Streamed deltas are built by the processor from typed parts; see Bus.publish.
-      { trusted: delta !== undefined },
-    );
+    Store.publishPart(this.services, this.teamId, part, delta);
     this.dirty.set(part.id, part);
     if (delta !== undefined) {
       this.timer ??= setTimeout(() => {
@@ -50,27 +44,17 @@ export class TurnWriter {
 
   async message(info: Message): Promise<void> {
     await this.enqueue(async () => {
-      await this.db.message.upsert({
-        where: { id: info.id },
-        create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
-        update: { data: messageData(info) },
-      });
+      await Store.writeMessage(this.services, this.teamId, info);
       this.writes++;
     });
-    this.bus.publish(Event.MessageUpdated, { info }, { teamId: this.teamId, sessionId: info.sessionId });
   }
 
   async removePart(part: Part): Promise<void> {
     this.dirty.delete(part.id);
     await this.enqueue(async () => {
-      await this.db.part.deleteMany({ where: { id: part.id } });
+      await Store.removePart(this.services, this.teamId, part);
       this.writes++;
     });
-    this.bus.publish(
-      Event.PartRemoved,
-      { sessionId: part.sessionId, messageId: part.messageId, partId: part.id },
-      { teamId: this.teamId, sessionId: part.sessionId },
-    );
   }
 
   /** Persist every pending part change. Rejects with the first write failure. */
@@ -83,14 +67,7 @@ export class TurnWriter {
     this.dirty.clear();
     if (parts.length) {
       await this.enqueue(async () => {
-        for (const part of parts) {
-          await this.db.part.upsert({
-            where: { id: part.id },
-            create: { id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) },
-            update: { type: part.type, data: partData(part) },
-          });
-          this.writes++;
-        }
+        this.writes += await Store.persistParts(this.services.db, parts);
       });
     } else {
       await this.chain;

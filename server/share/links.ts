@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { Prisma } from "../db/client";
-import { ParleyError } from "../errors";
-import type { Context } from "../session/context";
+import type { Context } from "../services";
 import { shareUrl } from "../session/rows";
+import { decodeCursor, encodeCursor } from "../cursor";
+import { parse } from "../fn";
 
-/** The team's shared links (SPEC §13), for its members: newest first, revoked ones included unless asked otherwise. */
+/** The team's shared links, for its members: newest first, revoked ones included unless asked otherwise. */
 
 export const ListInput = z.object({
   /** "all" (default): active and revoked; false: active only; true: revoked only. */
@@ -33,22 +34,12 @@ export interface LinkPage {
 
 const Cursor = z.tuple([z.number().int(), z.string().min(1).max(64)]);
 
-function decodeCursor(cursor: string): z.output<typeof Cursor> {
-  try {
-    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch (error) {
-    throw new ParleyError("INVALID", "cursor is malformed", { cause: error });
-  }
-}
-
-export async function list(ctx: Pick<Context, "db" | "actor" | "publicUrl">, input: ListInput = {}): Promise<LinkPage> {
-  const parsed = ListInput.safeParse(input);
-  if (!parsed.success) throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
-  const { revoked, cursor, limit } = parsed.data;
+export async function list(ctx: Context, input: ListInput = {}): Promise<LinkPage> {
+  const { revoked, cursor, limit } = parse(ListInput, input);
   const where: Prisma.ShareWhereInput = { teamId: ctx.actor.teamId };
   if (revoked !== "all") where.revokedAt = revoked ? { not: null } : null;
   if (cursor) {
-    const [created, id] = decodeCursor(cursor);
+    const [created, id] = decodeCursor(Cursor, cursor);
     where.OR = [{ createdAt: { lt: new Date(created) } }, { createdAt: new Date(created), id: { lt: id } }];
   }
   const rows = await ctx.db.share.findMany({
@@ -62,7 +53,7 @@ export async function list(ctx: Pick<Context, "db" | "actor" | "publicUrl">, inp
   return {
     items: page.map((row) => ({
       id: row.id,
-      url: shareUrl(row.id, ctx.publicUrl),
+      url: shareUrl(row.id, ctx.settings.publicUrl),
       sessionId: row.sessionId,
       title: row.session.title,
       parentId: row.session.parentId ?? undefined,
@@ -70,6 +61,6 @@ export async function list(ctx: Pick<Context, "db" | "actor" | "publicUrl">, inp
       revoked: row.revokedAt?.getTime(),
     })),
     nextCursor:
-      rows.length > limit && last ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.id])).toString("base64url") : undefined,
+      rows.length > limit && last ? encodeCursor([last.createdAt.getTime(), last.id]) : undefined,
   };
 }

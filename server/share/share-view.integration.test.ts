@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeTeam, type TeamFixture } from "../../test/db";
 import { parleyError, seedTurns } from "../../test/fixtures";
-import { testServices } from "../../test/runtime";
 import * as Id from "../id";
 import { Session } from "../session";
 import { createCallerFactory } from "../trpc/init";
@@ -129,7 +128,7 @@ describe("ShareView (integration)", () => {
   });
 
   it("serves share.page to a caller with no member context, through tRPC", async () => {
-    const caller = createCallerFactory(appRouter)({ ...other.ctx, runtime: testServices(other.ctx.bus) });
+    const caller = createCallerFactory(appRouter)(other.ctx);
     // The caller's own team does not matter: the share id alone decides.
     const page = await caller.share.page({ shareId, limit: 2 });
     expect(page.session.id).toBe(root.id);
@@ -183,7 +182,7 @@ describe("ShareView (integration)", () => {
     expect(second.items.map((l) => l.id)).toEqual([shareA]);
     expect(second.nextCursor).toBeUndefined();
 
-    const caller = createCallerFactory(appRouter)({ ...fixture.ctx, runtime: testServices(fixture.ctx.bus) });
+    const caller = createCallerFactory(appRouter)(fixture.ctx);
     expect((await caller.share.listShares({})).items).toHaveLength(3);
   });
 });

@@ -7,9 +7,10 @@ import type { Info } from "../session/info";
 import type { Part } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type MessagePage, messagePage } from "../session/storage";
+import { parse } from "../fn";
 
 /**
- * What the holder of a share link may read (SPEC §13), without an account: the shared
+ * What the holder of a share link may read, without an account: the shared
  * session and its descendants (the child sessions its tools started), read-only. The
  * share id is the only credential: an unknown or revoked id is NOT_FOUND, and a session
  * outside the shared tree is NOT_FOUND too, so nothing else can be probed. Nothing here
@@ -19,7 +20,7 @@ import { type MessagePage, messagePage } from "../session/storage";
 export interface Options {
   /** Base of share URLs; relative URLs when unset. */
   publicUrl?: string;
-  /** The server's share mode (SPEC §13): with "disabled" every link is unknown. */
+  /** The server's share mode: with "disabled" every link is unknown. */
   mode?: "auto" | "manual" | "disabled";
 }
 
@@ -135,13 +136,6 @@ export const MessagesInput = z.object({
 });
 export type MessagesInput = z.input<typeof MessagesInput>;
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw ParleyError.invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
-  }
-  return parsed.data;
-}
 
 /** A page of messages (oldest first) of the shared session or one of its descendants. */
 export async function messages(db: Db, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {

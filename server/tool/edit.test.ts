@@ -1,16 +1,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { edit } from "./edit";
-import { fakeContext, SECRET, tempProject, type TempProject } from "./testing";
+import { fakeContext, SECRET, eachTempProject } from "./testing";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir });
 const file = (rel: string) => path.join(t.project, rel);

@@ -1,16 +1,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { glob } from "./glob";
-import { fakeContext, tempProject, type TempProject } from "./testing";
+import { fakeContext, eachTempProject } from "./testing";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 async function touch(rel: string, mtimeSeconds?: number) {
   const file = path.join(t.project, rel);

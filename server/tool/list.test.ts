@@ -1,16 +1,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { list } from "./list";
-import { fakeContext, tempProject, watchAccess, type TempProject } from "./testing";
+import { fakeContext, eachTempProject, watchAccess } from "./testing";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 async function touch(rel: string, content = "") {
   const file = path.join(t.project, rel);

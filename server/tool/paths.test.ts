@@ -1,25 +1,17 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isInside, realLocation, resolvePath } from "./paths";
-import { fakeContext, tempProject, type TempProject } from "./testing";
+import { fakeContext, eachTempProject } from "./testing";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 describe("isInside", () => {
   it("accepts the directory itself and its descendants, including names starting with '..'", () => {
-    expect(isInside("/p", "/p")).toBe(true);
-    expect(isInside("/p", "/p/a/b")).toBe(true);
-    expect(isInside("/p", "/p/..hidden")).toBe(true);
-    expect(isInside("/p", "/")).toBe(false);
-    expect(isInside("/p", "/p2")).toBe(false);
-    expect(isInside("/p", "/other/p")).toBe(false);
+    const inside = ["/p", "/p/a/b", "/p/..hidden"];
+    const outside = ["/", "/p2", "/other/p"];
+    expect(inside.map((p) => isInside("/p", p))).toEqual([true, true, true]);
+    expect(outside.map((p) => isInside("/p", p))).toEqual([false, false, false]);
   });
 });
 

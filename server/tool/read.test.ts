@@ -1,17 +1,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { read } from "./read";
-import { fakeContext, SECRET, tempProject, watchAccess, type TempProject } from "./testing";
+import { fakeContext, SECRET, eachTempProject, type TempProject, watchAccess } from "./testing";
 import { ToolError } from "./tool";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir });
 

@@ -1,18 +1,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { builtinTools, executeTool } from "./registry";
-import { fakeContext, tempProject, type TempProject } from "./testing";
+import { fakeContext, eachTempProject } from "./testing";
 import { define, ToolError } from "./tool";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 const byId = (id: string) => {
   const tool = builtinTools().find((x) => x.id === id);

@@ -10,7 +10,7 @@ import { ToolError, type Tool, type ToolContext, type ToolResult } from "./tool"
 import { truncateOutput } from "./truncate";
 import { write } from "./write";
 
-/** The built-in tools (SPEC §7), in the order the model sees them. `task` comes from §11. */
+/** The built-in tools, in the order the model sees them. (`task` runs subagents.) */
 export function builtinTools(): Tool[] {
   return [read, list, glob, grep, write, edit, bash, todowrite, todoread];
 }

@@ -2,11 +2,11 @@ import { execFileSync } from "node:child_process";
 import fsCallback, { promises as fs, readFileSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import { DEFAULTS, evaluate } from "../permission/evaluate";
 import { Sandbox } from "../sandbox/sandbox";
 import { sandboxSettings } from "../sandbox/settings";
-import type { Todo } from "../session/events";
+import type { Todo } from "../services";
 import type { PermissionRequest, ToolContext, Verdict } from "./tool";
 import { errorCode } from "./files";
 import { outputDirectory } from "./truncate";
@@ -194,4 +194,25 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * A fresh temporary project for every test of the calling file (made before each test,
+ * removed after it). The returned object always shows the current test's project.
+ */
+export function eachTempProject(): TempProject {
+  let current: TempProject | undefined;
+  beforeEach(async () => {
+    current = await tempProject();
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return new Proxy({} as TempProject, {
+    get(_target, key: keyof TempProject) {
+      if (!current) throw new Error("no temporary project outside a test");
+      return current[key];
+    },
+  });
 }

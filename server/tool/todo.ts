@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Todo } from "../session/events";
+import { Todo } from "../services";
 import { define } from "./tool";
 
 function summary(todos: Todo[]): string {

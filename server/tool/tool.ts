@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import type { Sandbox } from "../sandbox/sandbox";
-import type { Todo } from "../session/events";
+import type { Todo } from "../services";
 import type { Boundary } from "./paths";
 
 /**
- * A tool the agent can call (SPEC §7): a zod input schema, a description for the model,
+ * A tool the agent can call: a zod input schema, a description for the model,
  * and `execute`, which returns a title, the output the model reads, metadata for the UI
  * and optional file attachments.
  */

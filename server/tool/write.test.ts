@@ -1,16 +1,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fakeContext, SECRET, tempProject, watchAccess, type TempProject } from "./testing";
+import { describe, expect, it } from "vitest";
+import { fakeContext, SECRET, eachTempProject, watchAccess } from "./testing";
 import { write } from "./write";
 
-let t: TempProject;
-beforeEach(async () => {
-  t = await tempProject();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+const t = eachTempProject();
 
 const ctxFor = () => fakeContext({ directory: t.project, dataDir: t.dataDir });
 

@@ -3,11 +3,10 @@ import { ZodError } from "zod";
 import { type ParleyErrorCode, isParleyError } from "../errors";
 import type { SignedIn } from "../auth/member";
 import { requestContext, requireActor } from "../context";
-import type { Runtime } from "../runtime";
-import type { Actor, Context } from "../session/context";
+import type { Actor, Context } from "../services";
 
-/** What a member procedure gets: the acting user in their active team, and the services it may call. */
-export type TrpcContext = Context & { runtime: Pick<Runtime, "deps" | "permissions" | "config">; signedIn?: SignedIn | null };
+/** What a member procedure gets: the acting user in their active team, and the services. */
+export type TrpcContext = Context & { signedIn?: SignedIn | null };
 
 /** What every request starts with: `actor` is missing when nobody is signed in or the user is in no team. */
 export type TrpcRequestContext = Omit<TrpcContext, "actor"> & { actor: Actor | undefined };
@@ -66,6 +65,24 @@ export const procedure = t.procedure.use(mapDomainErrors).use(requireMember);
  * actor, no bus, no services — and only what reading a share link needs is left.
  */
 export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) =>
-  next({ ctx: { viewer: { db: ctx.db, publicUrl: ctx.publicUrl, mode: ctx.share }, db: undefined, bus: undefined, actor: undefined, signedIn: undefined, runtime: undefined, share: undefined, now: undefined } }),
+  next({
+    // tRPC merges the new context into the old one: every member service is taken away explicitly.
+    ctx: {
+      viewer: { db: ctx.db, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share },
+      db: undefined,
+      bus: undefined,
+      clock: undefined,
+      lock: undefined,
+      runners: undefined,
+      permissions: undefined,
+      sandbox: undefined,
+      models: undefined,
+      tools: undefined,
+      executeTool: undefined,
+      settings: undefined,
+      actor: undefined,
+      signedIn: undefined,
+    },
+  }),
 );
 export const createCallerFactory = t.createCallerFactory;

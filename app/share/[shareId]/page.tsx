@@ -23,7 +23,7 @@ const load = cache(async (shareId: string, sessionId: string | undefined) => {
   const rt = await runtime();
   if (rt.config.share === "disabled") return undefined;
   try {
-    return await ShareView.page(rt.db, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: rt.config.publicUrl, mode: rt.config.share });
+    return await ShareView.page(rt.services.db, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: rt.config.publicUrl, mode: rt.config.share });
   } catch (error) {
     if (isParleyError(error) && (error.code === "NOT_FOUND" || error.code === "INVALID")) return undefined;
     throw error;
@@ -41,7 +41,7 @@ export async function generateMetadata({ params, searchParams }: { params: Param
   return { title: page ? page.session.title : "Link not found", robots: { index: false, follow: false } };
 }
 
-/** A shared session, read-only and public (SPEC §13): the first page is in the HTML, the rest live. */
+/** A shared session, read-only and public: the first page is in the HTML, the rest live. */
 export default async function SharePage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const page = await resolve(params, searchParams);
   if (!page) notFound();

@@ -10,7 +10,7 @@ interface ChildCall {
   title: string | undefined;
 }
 
-/** metadata.summary: the child session's tool calls with their states (SPEC §11), read defensively. */
+/** metadata.summary: the child session's tool calls with their states, read defensively. */
 function childCalls(metadata: Record<string, unknown> | undefined): ChildCall[] {
   const summary = metadata?.summary;
   if (!Array.isArray(summary)) return [];

@@ -8,10 +8,10 @@ import { procedure, router } from "../init";
 export const permissionRouter = router({
   pending: procedure
     .input(z.object({ sessionId: Id.schema("session") }))
-    .query(({ ctx, input }) => ctx.runtime.permissions.pending(ctx.actor, input.sessionId)),
+    .query(({ ctx, input }) => ctx.permissions.pending(ctx.actor, input.sessionId)),
   reply: procedure
     .input(z.object({ requestId: Id.schema("permission"), reply: Reply, feedback: z.string().max(10_000).optional() }))
-    .mutation(({ ctx, input }) => ctx.runtime.permissions.reply(ctx.actor, input)),
+    .mutation(({ ctx, input }) => ctx.permissions.reply(ctx.actor, input)),
   /** The team's policy (no project) or a project's; every member may read it. */
   policy: procedure.input(Policy.PolicyScope).query(({ ctx, input }) => Policy.get(ctx, input)),
   /** Owners and admins: replace the team's or a project's policy. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import * as Id from "../../id";
 import { Session } from "../../session";
-import * as Prompt from "../../session/prompt";
 import { procedure, router } from "../init";
 
 const ById = z.object({ sessionId: Id.schema("session") });
@@ -19,7 +18,7 @@ export const sessionRouter = router({
   touch: procedure.input(ById).mutation(({ ctx, input }) => Session.touch(ctx, input.sessionId)),
   share: procedure.input(ById).mutation(({ ctx, input }) => Session.share(ctx, input.sessionId)),
   unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
-  prompt: procedure.input(Prompt.PromptInput).mutation(({ ctx, input }) => Prompt.prompt(ctx, ctx.runtime.deps, input)),
-  abort: procedure.input(ById).mutation(({ ctx, input }) => Prompt.abort(ctx, ctx.runtime.deps, input.sessionId)),
-  compact: procedure.input(Prompt.CompactInput).mutation(({ ctx, input }) => Prompt.compact(ctx, ctx.runtime.deps, input)),
+  prompt: procedure.input(Session.PromptInput).mutation(({ ctx, input }) => Session.prompt(ctx, input)),
+  abort: procedure.input(ById).mutation(({ ctx, input }) => Session.abort(ctx, input.sessionId)),
+  compact: procedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
 });

@@ -2,8 +2,8 @@ import { ShareLinks, ShareView } from "../../share";
 import { procedure, publicProcedure, router } from "../init";
 
 export const shareRouter = router({
-  /** Members: the server's share mode (SPEC §13), so the UI can explain a disabled share button. */
-  mode: procedure.query(({ ctx }) => ({ mode: ctx.share ?? "manual" })),
+  /** Members: the server's share mode, so the UI can explain a disabled share button. */
+  mode: procedure.query(({ ctx }) => ({ mode: ctx.settings.share })),
   /** Members: the team's shared links. */
   listShares: procedure.input(ShareLinks.ListInput).query(({ ctx, input }) => ShareLinks.list(ctx, input)),
   /** Anyone holding the link: a page of the shared session (or a descendant), read-only. */

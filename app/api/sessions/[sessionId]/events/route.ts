@@ -1,27 +1,15 @@
 import { memberContext } from "@/server/context";
-import { errorResponse, sseResponse } from "@/server/http";
-import { Session } from "@/server/session";
-import { SyncRequested } from "@/server/session/runner";
+import { errorResponse } from "@/server/http";
+import { liveStream } from "@/server/live/stream";
 
 export const dynamic = "force-dynamic";
 
-/** Live events of one session (SSE). The first event is `session.updated` with its current state. */
+/** Live events of one session of the member's team (SSE): its current state, `stream.ready`, then every change. */
 export async function GET(req: Request, { params }: { params: Promise<{ sessionId: string }> }) {
   try {
     const { sessionId } = await params;
     const ctx = await memberContext(req.headers);
-    const info = await Session.get(ctx, sessionId);
-    const scope = { teamId: info.teamId, sessionId: info.id };
-    const response = sseResponse(req.signal, {
-      subscribe: (send) => ctx.bus.subscribe(scope, send),
-      initial: async () => {
-        const current = await Session.get(ctx, sessionId);
-        return [{ id: `init-${current.id}-${current.time.updated}`, name: "session.updated", payload: { info: current }, scope, time: Date.now() }];
-      },
-    });
-    // Now subscribed: ask the runner (on whichever instance) to resend what is streaming in full.
-    ctx.bus.publish(SyncRequested, { sessionId: info.id }, scope);
-    return response;
+    return await liveStream(req.signal, { audience: "member", ctx, sessionId });
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,20 +1,19 @@
-import { errorResponse, sseResponse } from "@/server/http";
+import { errorResponse } from "@/server/http";
+import { liveStream } from "@/server/live/stream";
 import { runtime } from "@/server/runtime";
-import { ShareLive } from "@/server/share";
 
 export const dynamic = "force-dynamic";
 
 /**
  * Live events of a shared session and its descendants (SSE), for anyone holding the
- * link: no sign-in, no member context. The first event is `session.updated` with the
- * current state; `share.revoked` ends the stream. Unknown or revoked link: 404.
+ * link: no sign-in, the share id is the credential. Opens with the session's current
+ * state and `stream.ready`; `share.revoked` ends it. Unknown or revoked link: 404.
  */
 export async function GET(req: Request, { params }: { params: Promise<{ shareId: string }> }) {
   try {
     const { shareId } = await params;
-    const rt = await runtime();
-    const source = await ShareLive.source({ db: rt.db, bus: rt.bus, publicUrl: rt.config.publicUrl, mode: rt.config.share }, shareId);
-    return sseResponse(req.signal, source);
+    const { services } = await runtime();
+    return await liveStream(req.signal, { audience: "viewer", services, shareId });
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,21 +1,15 @@
 import { memberContext } from "@/server/context";
-import { ParleyError } from "@/server/errors";
-import { errorResponse, sseResponse } from "@/server/http";
+import { errorResponse } from "@/server/http";
+import { liveStream } from "@/server/live/stream";
 
 export const dynamic = "force-dynamic";
 
-const TEAM_EVENTS = /^(session\.|permission\.)/;
-
-/** Live events of every session of a team (SSE), for the dashboard and session list. */
+/** Live session and permission events of every session of the member's own team (SSE), for lists and the dashboard. */
 export async function GET(req: Request, { params }: { params: Promise<{ teamId: string }> }) {
   try {
     const { teamId } = await params;
     const ctx = await memberContext(req.headers);
-    if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
-    // Lists and dashboards need session-level changes, not every streamed token.
-    return sseResponse(req.signal, {
-      subscribe: (send) => ctx.bus.subscribe({ teamId }, (event) => (TEAM_EVENTS.test(event.name) ? send(event) : undefined)),
-    });
+    return await liveStream(req.signal, { audience: "team", ctx, teamId });
   } catch (error) {
     return errorResponse(error);
   }

@@ -4,7 +4,7 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from "@ai-sdk/provider";
-import { type Failure, type Plan, type Request, describe, parseMessage } from "./offline-parse";
+import { type Failure, type Plan, type Request, describe, parseMessage } from "./parse";
 import {
   COMPACTION,
   type CompletedCall,
@@ -19,7 +19,7 @@ import {
   summarize,
   titleFor,
   truncate,
-} from "./offline-text";
+} from "./text";
 
 /**
  * What the offline model says next, decided from the conversation alone: the last user
@@ -209,17 +209,50 @@ export function readConversation(prompt: LanguageModelV4Prompt): Conversation {
   };
 }
 
-/** Decide the next turn of the offline model. */
-export function nextTurn(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Turn {
-  const conversation = readConversation(options.prompt);
-  const specs = toolSpecs(options);
-  const plan = parseMessage(conversation.userText);
-  // Once compacted, the conversation must not look full again (or compaction would loop).
-  const compacted = conversation.userTexts.some((t) => COMPACTION.test(t));
-  const base = { long: plan.long, slow: plan.slow, fillContext: plan.fillContext && !compacted };
-  const stepIndex = conversation.steps.length;
+type Base = Pick<Turn, "long" | "slow" | "fillContext">;
+type TurnFailure = Turn["failure"];
 
-  if (specs.size === 0 && TITLE_REQUEST.test(conversation.system) && stepIndex === 0) {
+/** The tool calls of each step of the plan that the tools offered allow, and the tools that are missing. */
+interface Runnable {
+  steps: PlannedCall[][];
+  requests: Request[][];
+  /** A sentence about the requests whose tools are not offered ("" when none is missing). */
+  missingNote: string;
+}
+
+function runnableSteps(plan: Plan, specs: ReturnType<typeof toolSpecs>): Runnable {
+  const missing = new Set<string>();
+  const steps: PlannedCall[][] = [];
+  const requests: Request[][] = [];
+  for (const step of plan.steps) {
+    const calls: PlannedCall[] = [];
+    const asked: Request[] = [];
+    for (const request of step) {
+      const name = TOOL_OF[request.kind];
+      const spec = specs.get(name);
+      if (!spec) {
+        missing.add(name);
+        continue;
+      }
+      calls.push({ toolName: name, input: toolInput(request, spec, plan) });
+      asked.push(request);
+    }
+    if (calls.length) {
+      steps.push(calls);
+      requests.push(asked);
+    }
+  }
+  const missingRequests = plan.steps.flat().filter((r) => missing.has(TOOL_OF[r.kind]));
+  const missingNote = missing.size
+    ? `I would need the ${joinAnd([...missing].map((n) => `\`${n}\``))} tool${missing.size === 1 ? "" : "s"} to ${joinAnd(missingRequests.map(describe))}, but ${missing.size === 1 ? "it is" : "they are"} not available to me here.`
+    : "";
+  return { steps, requests, missingNote };
+}
+
+/** A title request, a compaction summary or "continue" with nothing left: answered without tools. */
+function specialTurn(conversation: Conversation, plan: Plan, base: Base, hasTools: boolean): Turn | undefined {
+  const stepIndex = conversation.steps.length;
+  if (!hasTools && TITLE_REQUEST.test(conversation.system) && stepIndex === 0) {
     return { ...base, reasoning: "A title is wanted: a few words from the user's message.", text: titleFor(conversation.userText), calls: [], finish: "stop" };
   }
   if (COMPACTION.test(conversation.userText)) {
@@ -231,12 +264,83 @@ export function nextTurn(options: Pick<LanguageModelV4CallOptions, "prompt" | "t
       finish: "stop",
     };
   }
-
   if (CONTINUE.test(conversation.userText) && plan.steps.length === 0) {
     return { ...base, reasoning: "The user wants me to go on; nothing from before is left to do.", text: "Nothing is left over from before — send me the next request.", calls: [], finish: "stop" };
   }
+  return undefined;
+}
 
-  const failure =
+/** Step `stepIndex` of the plan: its tool calls, with what was done before and what comes next. */
+function toolStep(conversation: Conversation, plan: Plan, runnable: Runnable, base: Base, failure: TurnFailure): Turn {
+  const stepIndex = conversation.steps.length;
+  const calls = runnable.steps[stepIndex] ?? [];
+  const now = joinAnd((runnable.requests[stepIndex] ?? []).map(describe));
+  const later = runnable.requests.slice(stepIndex + 1).map((rs) => joinAnd(rs.map(describe)));
+  const done = conversation.steps[stepIndex - 1] ?? [];
+  const text = [
+    stepIndex === 0 ? (failure?.failure.times ? failureNote(failure.failure) : "") : done.map(summarize).join("\n\n"),
+    `${stepIndex === 0 ? "I'll" : "Next I'll"} ${now}.${later.length ? ` After that I'll ${later.join(", then ")}.` : ""}`,
+    stepIndex === 0 ? runnable.missingNote : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const reasoning =
+    stepIndex === 0
+      ? `The user asked me to ${joinAnd(plan.steps.flat().map(describe))}. ${runnable.steps.length > 1 ? `That takes ${runnable.steps.length} steps; step 1: ` : "I'll "}${calls.length === 1 ? "make one tool call" : `make ${calls.length} tool calls at once`}.`
+      : `Step ${stepIndex} is done (${done.length} result${done.length === 1 ? "" : "s"}). Step ${stepIndex + 1} of ${runnable.steps.length}: ${now}.`;
+  return { ...base, reasoning: reasoning.replace(/`/g, ""), text, calls, finish: "tool-calls", failure };
+}
+
+/** Every tool result is back: a summary of them. */
+function resultsTurn(conversation: Conversation, missingNote: string, base: Base): Turn | undefined {
+  const completed = conversation.steps.flat();
+  if (completed.length === 0) return undefined;
+  const failed = completed.filter((c) => c.result?.error).length;
+  const text = [
+    `Done — ${completed.length} tool call${completed.length === 1 ? "" : "s"}${failed ? `, ${failed} failed` : ""}:`,
+    completed.map((c) => `- ${summarize(c).replace(/\n/g, "\n  ")}`).join("\n"),
+    missingNote,
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  return {
+    ...base,
+    reasoning: `All ${completed.length} tool result${completed.length === 1 ? " is" : "s are"} back; I'll summarise ${completed.length === 1 ? "it" : "them"} for the user.`,
+    text,
+    calls: [],
+    finish: "stop",
+  };
+}
+
+/** No tool to call: the text the message asks for (a long answer, a streaming effect…), or help. */
+function textTurn(conversation: Conversation, plan: Plan, missingNote: string, base: Base, failure: TurnFailure): Turn {
+  const stepIndex = conversation.steps.length;
+  const answer = (reasoning: string, text: string): Turn => ({ ...base, reasoning, text, calls: [], finish: "stop", failure });
+  if (missingNote) return answer("The tools this request needs are not available, so I'll say which ones I would need.", missingNote);
+  if (plan.long) return answer("The user wants a long answer; I'll write several paragraphs.", longText(conversation.userText));
+  if (plan.failure?.times && stepIndex === 0) return answer("A simulated failure was asked for on earlier attempts only; this one answers.", failureNote(plan.failure));
+  if (plan.failure || plan.slow || plan.fillContext) {
+    const parts = [
+      plan.slow ? `Streaming this answer slowly, a few words at a time, so that you can watch it arrive. ${LONG_SENTENCES.slice(0, 4).join(" ")}` : "",
+      plan.fillContext ? "This answer reports an almost full context window, which should trigger compaction." : "",
+    ].filter(Boolean);
+    if (parts.length) return answer("The user asked for a streaming effect; I'll just answer.", parts.join(" "));
+  }
+  return answer("I don't recognise a tool request in this message, so I'll answer in text and say what I can do.", helpText(conversation.userText));
+}
+
+/** Decide the next turn of the offline model. */
+export function nextTurn(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools" | "toolChoice">): Turn {
+  const conversation = readConversation(options.prompt);
+  const specs = toolSpecs(options);
+  const plan = parseMessage(conversation.userText);
+  // Once compacted, the conversation must not look full again (or compaction would loop).
+  const compacted = conversation.userTexts.some((t) => COMPACTION.test(t));
+  const base: Base = { long: plan.long, slow: plan.slow, fillContext: plan.fillContext && !compacted };
+  const special = specialTurn(conversation, plan, base, specs.size > 0);
+  if (special) return special;
+  const stepIndex = conversation.steps.length;
+  const failure: TurnFailure =
     plan.failure && stepIndex === 0
       ? {
           failure: plan.failure,
@@ -244,92 +348,7 @@ export function nextTurn(options: Pick<LanguageModelV4CallOptions, "prompt" | "t
           text: FAILURE_TEXT[plan.failure.kind],
         }
       : undefined;
-
-  const missing = new Set<string>();
-  const runnable: PlannedCall[][] = [];
-  const runnableRequests: Request[][] = [];
-  for (const step of plan.steps) {
-    const calls: PlannedCall[] = [];
-    const requests: Request[] = [];
-    for (const request of step) {
-      const name = TOOL_OF[request.kind];
-      const spec = specs.get(name);
-      if (!spec) {
-        missing.add(name);
-        continue;
-      }
-      calls.push({ toolName: name, input: toolInput(request, spec, plan) });
-      requests.push(request);
-    }
-    if (calls.length) {
-      runnable.push(calls);
-      runnableRequests.push(requests);
-    }
-  }
-  const missingRequests = plan.steps.flat().filter((r) => missing.has(TOOL_OF[r.kind]));
-  const missingNote = missing.size
-    ? `I would need the ${joinAnd([...missing].map((n) => `\`${n}\``))} tool${missing.size === 1 ? "" : "s"} to ${joinAnd(missingRequests.map(describe))}, but ${missing.size === 1 ? "it is" : "they are"} not available to me here.`
-    : "";
-
-  if (stepIndex < runnable.length) {
-    const calls = runnable[stepIndex] ?? [];
-    const now = joinAnd((runnableRequests[stepIndex] ?? []).map(describe));
-    const later = runnableRequests.slice(stepIndex + 1).map((rs) => joinAnd(rs.map(describe)));
-    const done = conversation.steps[stepIndex - 1] ?? [];
-    const text = [
-      stepIndex === 0 ? (failure?.failure.times ? failureNote(failure.failure) : "") : done.map(summarize).join("\n\n"),
-      `${stepIndex === 0 ? "I'll" : "Next I'll"} ${now}.${later.length ? ` After that I'll ${later.join(", then ")}.` : ""}`,
-      stepIndex === 0 ? missingNote : "",
-    ]
-      .filter(Boolean)
-      .join("\n\n");
-    const reasoning =
-      stepIndex === 0
-        ? `The user asked me to ${joinAnd(plan.steps.flat().map(describe))}. ${runnable.length > 1 ? `That takes ${runnable.length} steps; step 1: ` : "I'll "}${calls.length === 1 ? "make one tool call" : `make ${calls.length} tool calls at once`}.`
-        : `Step ${stepIndex} is done (${done.length} result${done.length === 1 ? "" : "s"}). Step ${stepIndex + 1} of ${runnable.length}: ${now}.`;
-    return { ...base, reasoning: reasoning.replace(/`/g, ""), text, calls, finish: "tool-calls", failure };
-  }
-
-  const completed = conversation.steps.flat();
-  if (completed.length > 0) {
-    const failed = completed.filter((c) => c.result?.error).length;
-    const text = [
-      `Done — ${completed.length} tool call${completed.length === 1 ? "" : "s"}${failed ? `, ${failed} failed` : ""}:`,
-      completed.map((c) => `- ${summarize(c).replace(/\n/g, "\n  ")}`).join("\n"),
-      missingNote,
-    ]
-      .filter(Boolean)
-      .join("\n\n");
-    return {
-      ...base,
-      reasoning: `All ${completed.length} tool result${completed.length === 1 ? " is" : "s are"} back; I'll summarise ${completed.length === 1 ? "it" : "them"} for the user.`,
-      text,
-      calls: [],
-      finish: "stop",
-    };
-  }
-  if (missingNote) {
-    return { ...base, reasoning: "The tools this request needs are not available, so I'll say which ones I would need.", text: missingNote, calls: [], finish: "stop", failure };
-  }
-  if (plan.long) {
-    return { ...base, reasoning: "The user wants a long answer; I'll write several paragraphs.", text: longText(conversation.userText), calls: [], finish: "stop", failure };
-  }
-  if (plan.failure?.times && stepIndex === 0) {
-    return { ...base, reasoning: "A simulated failure was asked for on earlier attempts only; this one answers.", text: failureNote(plan.failure), calls: [], finish: "stop", failure };
-  }
-  if (plan.failure || plan.slow || plan.fillContext) {
-    const parts = [
-      plan.slow ? `Streaming this answer slowly, a few words at a time, so that you can watch it arrive. ${LONG_SENTENCES.slice(0, 4).join(" ")}` : "",
-      plan.fillContext ? "This answer reports an almost full context window, which should trigger compaction." : "",
-    ].filter(Boolean);
-    if (parts.length) return { ...base, reasoning: "The user asked for a streaming effect; I'll just answer.", text: parts.join(" "), calls: [], finish: "stop", failure };
-  }
-  return {
-    ...base,
-    reasoning: "I don't recognise a tool request in this message, so I'll answer in text and say what I can do.",
-    text: helpText(conversation.userText),
-    calls: [],
-    finish: "stop",
-    failure,
-  };
+  const runnable = runnableSteps(plan, specs);
+  if (stepIndex < runnable.steps.length) return toolStep(conversation, plan, runnable, base, failure);
+  return resultsTurn(conversation, runnable.missingNote, base) ?? textTurn(conversation, plan, runnable.missingNote, base, failure);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMessage } from "./offline-parse";
+import { parseMessage } from "./parse";
 
 describe("offline model: reading the user's message", () => {
   it.each([

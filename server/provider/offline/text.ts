@@ -1,4 +1,4 @@
-import type { Failure } from "./offline-parse";
+import type { Failure } from "./parse";
 
 /** The words of the offline model: summaries of tool results, help, long answers, titles. */
 

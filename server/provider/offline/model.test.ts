@@ -2,9 +2,9 @@ import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { type ModelMessage, type TextStreamPart, type ToolSet, generateText, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { classify } from "../session/classify";
-import { delay, retryable } from "../session/retry";
-import { OFFLINE_LABEL, createOfflineModel } from "./offline";
+import { classify } from "../../session/classify";
+import { delay, retryable } from "../../session/retry";
+import { OFFLINE_LABEL, createOfflineModel } from "./model";
 
 /** The offline model driven through the real AI SDK `streamText`, as the prompt loop does. */
 

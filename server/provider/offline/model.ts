@@ -10,14 +10,14 @@ import {
   type LanguageModelV4StreamResult,
   type LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline-constants";
-import type { Failure } from "./offline-parse";
-import { type Turn, nextTurn, outputText } from "./offline-script";
+import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./constants";
+import type { Failure } from "./parse";
+import { type Turn, nextTurn, outputText } from "./script";
 
-export { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline-constants";
+export { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./constants";
 
 /**
- * Parley's built-in offline model (SPEC §12): a real AI SDK language model that needs no
+ * Parley's built-in offline model: a real AI SDK language model that needs no
  * key and no network. It reads the conversation, streams a short reasoning, text in small
  * chunks and genuine tool calls for the tools it is offered, and can be asked to fail
  * (429, 500, a hang, a dropped connection, a context overflow) so that retries and aborts

@@ -1,0 +1,103 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import type { Bus } from "./bus/bus";
+import type { Config } from "./config";
+import { clusterDirectory } from "./db/cluster";
+import type { Db } from "./db/client";
+import { Permissions } from "./permission/permission";
+import type { Ruleset } from "./permission/schema";
+import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
+import { Sandbox } from "./sandbox/sandbox";
+import { type Clock, type ExecuteTool, type Models, type Services, type Settings, systemClock } from "./services";
+import { RunLock } from "./session/lock";
+import { Runners } from "./session/runner";
+import { builtinTools, executeTool } from "./tool/registry";
+import type { Tool } from "./tool/tool";
+
+/**
+ * Putting the services together: the runtime does it once at start (server/runtime.ts),
+ * tests and benchmarks with their own pieces (a scripted model, a short flush interval).
+ */
+
+export interface Parts {
+  db: Db;
+  bus: Bus;
+  /** The run lock's own connection. */
+  databaseUrl: string;
+  /** A run lock of the caller's (tests track releases); else one on `databaseUrl`. */
+  lock?: RunLock;
+  sandbox: Sandbox;
+  models: Models;
+  settings: Settings;
+  /** Server config permission rules (after the built-in defaults). */
+  configRules?: Ruleset;
+  clock?: Clock;
+  tools?: Tool[];
+  executeTool?: ExecuteTool;
+}
+
+export function assemble(parts: Parts): Services {
+  return {
+    db: parts.db,
+    bus: parts.bus,
+    clock: parts.clock ?? systemClock,
+    lock: parts.lock ?? new RunLock(parts.databaseUrl),
+    runners: new Runners(parts.bus),
+    permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [] }),
+    sandbox: parts.sandbox,
+    models: parts.models,
+    tools: parts.tools ?? builtinTools(),
+    executeTool: parts.executeTool ?? executeTool,
+    settings: parts.settings,
+  };
+}
+
+/** The models of a configuration: OpenAI, an OpenAI-compatible server, the offline model. */
+export function configModels(cfg: Config): Models {
+  return {
+    resolve: (ref) => loadModel(ref, cfg),
+    default: () => defaultModel(cfg),
+    small: () => loadModel(smallModel(cfg), cfg),
+    available: () => availableModels(cfg),
+  };
+}
+
+/** A directory's real path (made when missing), so path checks see through symlinks. */
+export function realDirectory(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return realpathSync(dir);
+}
+
+/** The settings of a configuration (directories made when missing). */
+export function configSettings(cfg: Config): Settings {
+  const dataDir = realDirectory(cfg.dataDir);
+  return {
+    dataDir,
+    projectsRoot: cfg.projectsRoot,
+    // Beyond the project, tools never reach Parley's own data (the embedded database's
+    // cluster may live outside the data directory) or the folder of every team's projects.
+    forbidden: [dataDir, realDirectory(cfg.projectsRoot), clusterDirectory(cfg.dataDir)],
+    maxAttempts: cfg.retry.maxAttempts,
+    compaction: cfg.compaction,
+    share: cfg.share,
+    publicUrl: cfg.publicUrl,
+  };
+}
+
+/**
+ * The services of a configuration on a given database client and bus: its sandbox (probed
+ * now), its models, its settings and permission rules. `overrides` replaces pieces (a
+ * benchmark's own models, say).
+ */
+export async function configServices(cfg: Config, db: Db, bus: Bus, overrides: Partial<Parts> = {}): Promise<Services> {
+  if (!cfg.databaseUrl) throw new Error("DATABASE_URL is not set");
+  return assemble({
+    db,
+    bus,
+    databaseUrl: cfg.databaseUrl,
+    sandbox: overrides.sandbox ?? (await Sandbox.create(cfg.sandbox)),
+    models: configModels(cfg),
+    settings: configSettings(cfg),
+    configRules: cfg.permission,
+    ...overrides,
+  });
+}

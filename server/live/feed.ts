@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import type { Audience, Bus, Envelope, EventDef, Filter, Scope } from "../bus/bus";
+import type { EventSource } from "../http";
+import * as SessionEvent from "../session/events";
+import type { Info } from "../session/info";
+import { SyncRequested } from "../session/runner";
+import { Ready } from "./events";
+
+/**
+ * What one audience's live stream is made of. The bus picks the events declared for the
+ * audience (`filter`); the feed may then narrow, redact or end on each one (`route`),
+ * open with the current state of a session (`start`), and say goodbye when it ends the
+ * stream itself (`farewell`).
+ */
+export interface Feed {
+  bus: Bus;
+  filter: Filter & { audience: Audience };
+  /** What becomes of one event of the filter; sent unchanged when omitted. */
+  route?(event: Envelope): Routed;
+  /**
+   * The session the stream starts from, read once subscribed (so no change between the
+   * read and the subscription is missed); "gone" when it may no longer be streamed, which
+   * ends the stream at once. Without it the stream carries live events only.
+   */
+  start?(): Promise<Start | "gone">;
+  /** The last event of a stream the server ends (e.g. `share.revoked`). */
+  farewell?(): Envelope;
+}
+
+/** An event to send (maybe a redacted copy), nothing ("skip"), or the end of the stream. */
+export type Routed = Envelope | "skip" | "end";
+
+export interface Start {
+  /** The session as this audience sees it now. */
+  info: Info;
+  /** Sessions whose runners should resend in full what they are streaming now. */
+  sync: Iterable<string>;
+}
+
+/** An envelope made for one stream (not published on the bus). */
+export function envelope<N extends string, S extends z.ZodType>(def: EventDef<N, S>, payload: z.output<S>, scope: Scope): Envelope {
+  return { id: randomUUID(), name: def.name, payload, scope, time: Date.now() };
+}
+
+/** How a stream that starts from a session opens: the session as it is now, then `stream.ready`. */
+export function opening(info: Info): Envelope[] {
+  const scope = { teamId: info.teamId, sessionId: info.id };
+  return [envelope(SessionEvent.Updated, { info }, scope), envelope(Ready, { sessionId: info.id, status: info.status }, scope)];
+}
+
+/** The event source of an SSE response (server/http.ts) for a feed. */
+export function eventSource(feed: Feed): EventSource {
+  // Set by subscribe, which the response always calls before `initial`.
+  let finish = () => {};
+  const source: EventSource = {
+    subscribe(send, end) {
+      let ended = false;
+      finish = () => {
+        if (ended) return;
+        ended = true;
+        if (feed.farewell) send(feed.farewell());
+        end();
+      };
+      return feed.bus.subscribe(feed.filter, (event) => {
+        if (ended) return;
+        const routed = feed.route ? feed.route(event) : event;
+        if (routed === "end") finish();
+        else if (routed !== "skip") send(routed);
+      });
+    },
+  };
+  const { start } = feed;
+  if (start) {
+    source.initial = async () => {
+      const state = await start();
+      if (state === "gone") {
+        finish();
+        return [];
+      }
+      // Ask the runners (on whichever instance) to resend in full what is streaming now.
+      for (const id of state.sync) feed.bus.publish(SyncRequested, { sessionId: id }, { teamId: state.info.teamId, sessionId: id });
+      return opening(state.info);
+    };
+  }
+  return source;
+}

@@ -1,0 +1,54 @@
+import type { Bus } from "../bus/bus";
+import { ParleyError } from "../errors";
+import { sseResponse } from "../http";
+import type { Actor, Context } from "../services";
+import { Session } from "../session";
+import { type Feed, eventSource } from "./feed";
+import { type ViewerServices, viewerFeed } from "./viewer";
+
+/**
+ * The one way live events reach browsers: a Server-Sent Events response for one of the
+ * three audiences an event can be declared for (server/bus/bus.ts `Audience`).
+ * - member: one session of the member's team — the session as it is now, `stream.ready`,
+ *   then every event of that session declared for members;
+ * - viewer: a share link — the same opening for the shared session, then the viewer's
+ *   events of its tree, until the link is revoked (server/live/viewer.ts);
+ * - team: the member's own team — session and permission events of every session, for
+ *   lists and the dashboard, live only.
+ * Access is checked before anything is streamed: the promise rejects with the domain
+ * error (NOT_FOUND, INVALID…) for the route to answer.
+ */
+export type Watch =
+  | { audience: "member"; ctx: Context; sessionId: string }
+  | { audience: "viewer"; services: ViewerServices; shareId: string }
+  | { audience: "team"; ctx: { bus: Bus; actor: Actor }; teamId: string };
+
+export async function liveStream(signal: AbortSignal, watch: Watch): Promise<Response> {
+  return sseResponse(signal, eventSource(await feed(watch)));
+}
+
+function feed(watch: Watch): Promise<Feed> {
+  switch (watch.audience) {
+    case "member":
+      return memberFeed(watch.ctx, watch.sessionId);
+    case "viewer":
+      return viewerFeed(watch.services, watch.shareId);
+    case "team":
+      return teamFeed(watch.ctx, watch.teamId);
+  }
+}
+
+async function memberFeed(ctx: Context, sessionId: string): Promise<Feed> {
+  const info = await Session.get(ctx, sessionId);
+  return {
+    bus: ctx.bus,
+    filter: { teamId: info.teamId, sessionId: info.id, audience: "member" },
+    start: async () => ({ info: await Session.get(ctx, info.id), sync: [info.id] }),
+  };
+}
+
+/** A member streams their own team only; any other team is unknown to them. */
+async function teamFeed(ctx: { bus: Bus; actor: Actor }, teamId: string): Promise<Feed> {
+  if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
+  return { bus: ctx.bus, filter: { teamId, audience: "team" } };
+}

@@ -1,0 +1,77 @@
+import { type Bus, type Envelope, is } from "../bus/bus";
+import type { Db } from "../db/client";
+import { isParleyError } from "../errors";
+import type { Settings } from "../services";
+import * as SessionEvent from "../session/events";
+import type { Info } from "../session/info";
+import { Revoked } from "../share/events";
+import { descendants, forViewer, partForViewer, resolve } from "../share/share-view";
+import { type Feed, type Routed, type Start, envelope } from "./feed";
+
+/**
+ * The live events of a share link, for an anonymous viewer: those declared for viewers
+ * (session, message and todo events; never a permission, which a viewer cannot answer)
+ * of the shared session and its descendants, child sessions started while the stream is
+ * open included. Session infos and tool parts are shown as a viewer sees them. When the
+ * link is revoked (the shared session updated without this share) or the session
+ * deleted, the viewer gets `share.revoked` and the stream ends at once.
+ */
+
+export interface ViewerServices {
+  db: Db;
+  bus: Bus;
+  settings: Pick<Settings, "publicUrl" | "share">;
+}
+
+/** The feed of a share link; NOT_FOUND when the link is unknown or revoked. */
+export async function viewerFeed(services: ViewerServices, shareId: string): Promise<Feed> {
+  const { db, bus } = services;
+  const options = { publicUrl: services.settings.publicUrl, mode: services.settings.share };
+  const root = await resolve(db, shareId, options);
+  /** The shared tree, grown as children are created. */
+  const tree = new Set(await descendants(db, root.id));
+  return {
+    bus,
+    filter: { teamId: root.teamId, audience: "viewer" },
+    route: (event) => route(event, tree, root.id, shareId),
+    // Read after subscribing, so a revoke or a child created in between is not missed.
+    async start(): Promise<Start | "gone"> {
+      let info: Info;
+      try {
+        info = await resolve(db, shareId, options);
+      } catch (error) {
+        if (isParleyError(error) && error.code === "NOT_FOUND") return "gone";
+        throw error;
+      }
+      for (const id of await descendants(db, root.id)) tree.add(id);
+      return { info, sync: tree };
+    },
+    farewell: () => envelope(Revoked, { shareId, sessionId: root.id }, { teamId: root.teamId, sessionId: root.id }),
+  };
+}
+
+function route(event: Envelope, tree: Set<string>, rootId: string, shareId: string): Routed {
+  const sessionId = event.scope.sessionId;
+  if (sessionId === undefined) return "skip";
+  if (is(event, SessionEvent.Created) && event.payload.info.parentId && tree.has(event.payload.info.parentId)) {
+    tree.add(event.payload.info.id);
+  }
+  if (!tree.has(sessionId)) return "skip";
+  if (sessionId === rootId) {
+    const gone = is(event, SessionEvent.Deleted) || (is(event, SessionEvent.Updated) && event.payload.info.share?.id !== shareId);
+    if (gone) return "end";
+  }
+  return redacted(event);
+}
+
+/** Session infos and tool parts inside events, as a viewer sees them (share-view). */
+function redacted(event: Envelope): Envelope {
+  if (is(event, SessionEvent.Updated) || is(event, SessionEvent.Created) || is(event, SessionEvent.Deleted)) {
+    return { ...event, payload: { ...event.payload, info: forViewer(event.payload.info) } };
+  }
+  if (is(event, SessionEvent.PartUpdated)) {
+    const part = partForViewer(event.payload.part);
+    return part === event.payload.part ? event : { ...event, payload: { ...event.payload, part } };
+  }
+  return event;
+}

@@ -1,0 +1,102 @@
+import type { LanguageModel } from "ai";
+import { z } from "zod";
+import type { Bus } from "./bus/bus";
+import type { Db } from "./db/client";
+import type { Permissions } from "./permission/permission";
+import type { ModelInfo, ModelRef } from "./provider/models";
+import type { Sandbox } from "./sandbox/sandbox";
+import type { RunLock } from "./session/lock";
+import type { Runners } from "./session/runner";
+import type { Prices } from "./session/usage";
+import type { Tool, ToolContext, ToolResult } from "./tool/tool";
+
+/**
+ * The server's services — built once at start (server/runtime.ts; tests build their own,
+ * test/runtime.ts) — and the one context a caller acts in: the services plus who is
+ * acting. Every domain function takes one of the two; none reaches for a global.
+ */
+
+/** Where "now" comes from, so tests can move time. */
+export interface Clock {
+  now(): number;
+}
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Who is acting: a user working inside one of their teams. */
+export interface Actor {
+  userId: string;
+  teamId: string;
+}
+
+/** One item of a session's todo list (the todowrite and todoread tools, the chat's list). */
+export const Todo = z.object({
+  id: z.string(),
+  content: z.string(),
+  status: z.enum(["pending", "in_progress", "completed", "cancelled"]),
+  priority: z.enum(["high", "medium", "low"]),
+});
+export type Todo = z.infer<typeof Todo>;
+
+/** A model ready to call, with what the loop needs to know about it. */
+export interface ResolvedModel {
+  ref: ModelRef;
+  language: LanguageModel;
+  limit: { context: number; input?: number; output: number };
+  cost: Prices;
+}
+
+/** The models of this server: resolving a `provider/model` reference, the default, the small one. */
+export interface Models {
+  resolve(ref: ModelRef): ResolvedModel;
+  default(): ModelRef;
+  /** The small/fast model for titles; without one, the session's model is used. */
+  small?(): ResolvedModel;
+  /** Every model offered in the picker. */
+  available(): ModelInfo[];
+}
+
+export type ExecuteTool = (tool: Tool, input: unknown, ctx: ToolContext) => Promise<ToolResult>;
+
+/** Settings read from the configuration that the domain needs. */
+export interface Settings {
+  /** The data directory (real path): saved tool outputs live below it. */
+  dataDir: string;
+  /** Where team admins may register projects. */
+  projectsRoot: string;
+  /** Places no tool may reach besides other teams' projects (real paths). */
+  forbidden: string[];
+  /** Provider attempts per step before the error is kept. */
+  maxAttempts: number;
+  compaction: { auto: boolean; prune: boolean };
+  /** How often streamed text is persisted (ms); default 250. */
+  flushMs?: number;
+  share: "auto" | "manual" | "disabled";
+  /** Base of share URLs, e.g. "https://parley.example.com"; relative URLs when unset. */
+  publicUrl?: string | undefined;
+}
+
+export interface Services {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  /** One runner per session across instances. */
+  lock: RunLock;
+  /** The runners of this process. */
+  runners: Runners;
+  permissions: Permissions;
+  /** Runs every process a tool starts. */
+  sandbox: Sandbox;
+  models: Models;
+  tools: Tool[];
+  executeTool: ExecuteTool;
+  settings: Settings;
+}
+
+/** What a caller acts in: the services and who is acting. */
+export interface Context extends Services {
+  actor: Actor;
+}
+
+export function withActor(services: Services, actor: Actor): Context {
+  return { ...services, actor };
+}

@@ -1,0 +1,259 @@
+import * as Agent from "../agent/agent";
+import * as Id from "../id";
+import { isRejection } from "../permission/permission";
+import { Ruleset } from "../permission/schema";
+import type { ResolvedModel, Services } from "../services";
+import * as Background from "./background";
+import * as Compaction from "./compaction";
+import * as Event from "./events";
+import { filterCompacted, pendingCompaction } from "./filter";
+import * as LLM from "./llm";
+import { type AssistantMessage, type UserMessage, type WithParts, emptyTokens } from "./message";
+import { toModelMessages } from "./model-messages";
+import { isOverflow } from "./overflow";
+import { Processor } from "./processor";
+import { prune } from "./prune";
+import * as Status from "./status";
+import * as Store from "./store";
+import { systemPrompt } from "./system";
+import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
+
+/**
+ * The prompt loop: one runner per session (across instances, by the run lock) lets the
+ * model answer step by step until it is done, is stopped, or fails. Each pass reads the
+ * history from the last completed compaction on, ends when the last answer is newer than
+ * the last user message and did not stop for tool calls, runs a waiting compaction first,
+ * compacts when the last answer filled the context, and otherwise streams one step.
+ */
+
+/**
+ * True when the newest user message has no assistant answer after it — and, when `after`
+ * is given, was written after that id (a message newer than an abort is a new request).
+ */
+export async function unanswered(s: Services, sessionId: string, after?: string): Promise<boolean> {
+  const last = await s.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { id: true, role: true } });
+  return last?.role === "user" && (after === undefined || last.id > after);
+}
+
+/**
+ * Make sure the session has a runner. Returns at once: the loop runs in the background.
+ * When another instance runs the session, it picks the new message up itself.
+ */
+export async function start(s: Services, teamId: string, sessionId: string): Promise<void> {
+  if (s.runners.get(sessionId)) return;
+  if (!(await s.lock.tryAcquire(sessionId))) return;
+  if (s.runners.get(sessionId)) {
+    await s.lock.release(sessionId);
+    return;
+  }
+  const controller = new AbortController();
+  // What was asked before an abort is dropped with it; a message written after the abort
+  // (while this runner is still closing) is answered by a new runner (see run).
+  let abortedAt: string | undefined;
+  controller.signal.addEventListener("abort", () => (abortedAt = Id.ascending("message")), { once: true });
+  const done = run(s, teamId, sessionId, controller.signal, () => abortedAt);
+  s.runners.add({ sessionId, abort: controller, done });
+}
+
+/** A runner's life: busy, the loop until nothing is left to answer, prune, idle, release. Never rejects. */
+async function run(s: Services, teamId: string, sessionId: string, signal: AbortSignal, abortedAt: () => string | undefined): Promise<void> {
+  try {
+    await Status.set(s, teamId, sessionId, { type: "busy" });
+    do {
+      await loop(s, teamId, sessionId, signal);
+    } while (!signal.aborted && (await unanswered(s, sessionId)));
+    if (s.settings.compaction.prune) Background.run(sessionId, "prune", () => prune(s, teamId, sessionId));
+  } catch (error) {
+    console.error(`[session] the loop of ${sessionId} failed`, error);
+  } finally {
+    // Nothing here may throw: the runner is never awaited, so a rejection would be unhandled.
+    try {
+      await Status.set(s, teamId, sessionId, { type: "idle" });
+    } catch (error) {
+      console.error(`[session] could not set ${sessionId} idle`, error);
+    }
+    s.runners.delete(sessionId);
+    try {
+      await s.lock.release(sessionId);
+    } catch (error) {
+      console.error(`[session] could not release the lock of ${sessionId}`, error);
+    }
+  }
+  // A message may have arrived between the last check and the release, or after an abort:
+  // its start() found this runner still busy and left it to us.
+  try {
+    if (await unanswered(s, sessionId, abortedAt())) await start(s, teamId, sessionId);
+  } catch (error) {
+    console.error(`[session] could not restart the loop of ${sessionId}`, error);
+  }
+}
+
+/** What one run of the loop carries from step to step. */
+interface RunState {
+  step: number;
+  /**
+   * Cleared when a compaction could not help (Compaction.canHelp): no more automatic
+   * compactions in this run, so a context that stays full cannot loop.
+   */
+  compactable: boolean;
+}
+
+async function loop(s: Services, teamId: string, sessionId: string, signal: AbortSignal): Promise<void> {
+  const state: RunState = { step: 0, compactable: true };
+  while (!signal.aborted) {
+    if ((await pass(s, { teamId, sessionId, signal, state })) === "stop") return;
+  }
+}
+
+interface Pass {
+  teamId: string;
+  sessionId: string;
+  signal: AbortSignal;
+  state: RunState;
+}
+
+/** The newest user message when it still needs an answer, else undefined. */
+function toAnswer(messages: WithParts[]): UserMessage | undefined {
+  const lastUser = messages.findLast((m) => m.info.role === "user");
+  if (!lastUser || lastUser.info.role !== "user") return undefined;
+  // A summary answering an older compaction does not end the turn: the synthetic
+  // "continue" message or a prompt queued behind the compaction is answered next.
+  const lastAssistant = messages.findLast((m) => m.info.role === "assistant" && !(m.info.summary && m.info.parentId !== lastUser.info.id));
+  if (lastAssistant?.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
+    const a = lastAssistant.info;
+    if (a.error) return undefined;
+    if (a.finish && a.finish !== "tool-calls" && a.finish !== "unknown") return undefined;
+  }
+  return lastUser.info;
+}
+
+/** One pass of the loop: a waiting compaction, a needed compaction, or one model step. */
+async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
+  const messages = filterCompacted(await Store.history(s.db, p.sessionId));
+  const user = toAnswer(messages);
+  if (!user) return "stop";
+  const row = await s.db.session.findUniqueOrThrow({ where: { id: p.sessionId } });
+  const request = pendingCompaction(messages);
+  if (request) {
+    const result = await Compaction.process(s, { teamId: p.teamId, sessionId: p.sessionId, history: messages, request, directory: row.directory, signal: p.signal });
+    return result === "stop" ? "stop" : "continue";
+  }
+  const assistant = assistantFor(s, p.sessionId, user, row.directory);
+  let model: ResolvedModel;
+  try {
+    model = s.models.resolve(user.model);
+  } catch (error) {
+    await failBeforeStart(s, p.teamId, assistant, error);
+    return "stop";
+  }
+  // The last finished answer filled the context: compact before going on.
+  const lastFinished = messages.findLast((m) => m.info.role === "assistant" && m.info.finish !== undefined);
+  if (
+    lastFinished?.info.role === "assistant" &&
+    !lastFinished.info.summary &&
+    isOverflow({ tokens: lastFinished.info.tokens, limit: model.limit, auto: s.settings.compaction.auto }) &&
+    autoCompact(s, p.state, messages, lastFinished.info.id)
+  ) {
+    await Compaction.create(s, compactionFor(p, user));
+    return "continue";
+  }
+  return step(s, p, { messages, user, assistant, model, projectId: row.projectId, directory: row.directory, sessionRules: Ruleset.safeParse(row.permission).data });
+}
+
+function assistantFor(s: Services, sessionId: string, user: UserMessage, directory: string): AssistantMessage {
+  return {
+    id: Id.ascending("message"),
+    sessionId,
+    role: "assistant",
+    parentId: user.id,
+    providerId: user.model.providerId,
+    modelId: user.model.modelId,
+    agent: Agent.get(user.agent).name,
+    path: { cwd: directory, root: directory },
+    cost: 0,
+    tokens: emptyTokens(),
+    time: { created: s.clock.now() },
+  };
+}
+
+function compactionFor(p: Pass, user: UserMessage): Compaction.CreateInput {
+  return { teamId: p.teamId, sessionId: p.sessionId, agent: user.agent, model: user.model, auto: true, overflow: true };
+}
+
+/** Whether to compact automatically now (see RunState.compactable). */
+function autoCompact(s: Services, state: RunState, messages: WithParts[], overflowingId: string): boolean {
+  if (!state.compactable || !s.settings.compaction.auto) return false;
+  if (!Compaction.canHelp(messages, overflowingId)) {
+    state.compactable = false;
+    return false;
+  }
+  return true;
+}
+
+interface StepInput {
+  messages: WithParts[];
+  user: UserMessage;
+  assistant: AssistantMessage;
+  model: ResolvedModel;
+  projectId: string;
+  directory: string;
+  sessionRules: Ruleset | undefined;
+}
+
+/**
+ * One model step: the processor is made first (the step's tools report to it), then the
+ * model is called through the one door. On the agent's last step the model gets no tools.
+ */
+async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "continue"> {
+  const { state, signal } = p;
+  const { messages, user, assistant, model } = input;
+  const agent = Agent.get(user.agent);
+  state.step++;
+  const lastStep = state.step >= agent.steps;
+  const processor = new Processor(s, {
+    teamId: p.teamId,
+    assistant,
+    prices: model.cost,
+    abort: signal,
+    isRejection,
+    overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
+  });
+  const scope: ToolScope | undefined = lastStep
+    ? undefined
+    : {
+        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.projectId, agent: agent.name, sessionRules: input.sessionRules })),
+        sessionId: p.sessionId,
+        teamId: p.teamId,
+        projectId: input.projectId,
+        messageId: assistant.id,
+        agent,
+        directory: input.directory,
+        signal,
+        processor,
+        calls: turnCalls(messages, user.id),
+      };
+  const request = {
+    model,
+    system: systemPrompt({ agent, directory: input.directory, model: model.ref, lastStep }),
+    messages: toModelMessages(messages),
+    tools: scope ? toolSet(s, scope) : {},
+    abortSignal: signal,
+  };
+  const result = await s.runners.streaming(p.sessionId, processor, () => processor.run(() => LLM.stream(request)));
+  // The step filled the context (its usage says so, or the provider refused the request
+  // as too long): compact and go on. On the agent's last step the turn ends instead; the
+  // next prompt compacts first.
+  const tooLong = result === "stop" && processor.message.error?.name === "ContextOverflowError";
+  if (((result === "compact" && !lastStep) || tooLong) && !signal.aborted && autoCompact(s, state, messages, assistant.id)) {
+    await Compaction.create(s, compactionFor(p, user));
+    return "continue";
+  }
+  return result === "stop" || lastStep ? "stop" : "continue";
+}
+
+async function failBeforeStart(s: Services, teamId: string, assistant: AssistantMessage, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  const info: AssistantMessage = { ...assistant, error: { name: "UnknownError", message }, time: { created: assistant.time.created, completed: s.clock.now() } };
+  await Store.writeMessage(s, teamId, info);
+  s.bus.publish(Event.Error, { sessionId: info.sessionId, error: { name: "UnknownError", message } }, { teamId, sessionId: info.sessionId });
+}

@@ -1,0 +1,149 @@
+import { type Db, Prisma } from "../db/client";
+import type { Services } from "../services";
+import * as Event from "./events";
+import type { Info } from "./info";
+import type { Message, Part, Tokens, UserMessage, WithParts } from "./message";
+import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
+
+/**
+ * The one write path of session data. Only this module writes message and part rows and
+ * the session's totals, and publishes `message.*`, `message.part.*` and
+ * `session.updated` — store first, then publish, so a client that re-reads after an
+ * event always finds at least what the event said. The prompt loop, the processor (through
+ * TurnWriter's batching, writer.ts), compaction, recovery, prune, titles, fork and the
+ * session's own operations all come through here. It also holds the one loader of a
+ * session's whole history.
+ */
+
+type Tx = Prisma.TransactionClient | Db;
+
+function scope(teamId: string, sessionId: string) {
+  return { teamId, sessionId };
+}
+
+/** Every message of a session with its parts, oldest first. A row that cannot be read throws. */
+export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
+  const [messages, parts] = await Promise.all([
+    db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+    db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+  ]);
+  const byMessage = new Map<string, Part[]>();
+  for (const row of parts) {
+    const list = byMessage.get(row.messageId) ?? [];
+    list.push(partFromRow(row));
+    byMessage.set(row.messageId, list);
+  }
+  return messages.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
+}
+
+// ---------------------------------------------------------------- messages and parts
+
+/** Write (create or replace) a message and tell everyone. */
+export async function writeMessage(s: Services, teamId: string, info: Message): Promise<void> {
+  await s.db.message.upsert({
+    where: { id: info.id },
+    create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
+    update: { data: messageData(info), role: info.role },
+  });
+  s.bus.publish(Event.MessageUpdated, { info }, scope(teamId, info.sessionId));
+}
+
+/** A new user message with its parts, stored together, then published in order. */
+export async function createUserMessage(s: Services, teamId: string, info: UserMessage, parts: Part[]): Promise<void> {
+  await s.db.$transaction([
+    s.db.message.create({ data: { id: info.id, sessionId: info.sessionId, role: "user", data: messageData(info), timeCreated: new Date(info.time.created) } }),
+    ...parts.map((part) => s.db.part.create({ data: { id: part.id, sessionId: part.sessionId, messageId: part.messageId, type: part.type, data: partData(part) } })),
+  ]);
+  s.bus.publish(Event.MessageUpdated, { info }, scope(teamId, info.sessionId));
+  for (const part of parts) s.bus.publish(Event.PartUpdated, { part }, scope(teamId, info.sessionId));
+}
+
+/**
+ * Tell everyone about a part change now (persisted separately: see persistParts). A
+ * streamed delta is published `trusted`: it was built by the processor from typed parts,
+ * and re-validating the whole part on every token would cost time proportional to its length.
+ */
+export function publishPart(s: Services, teamId: string, part: Part, delta?: string): void {
+  s.bus.publish(Event.PartUpdated, delta === undefined ? { part } : { part, delta }, scope(teamId, part.sessionId), { trusted: delta !== undefined });
+}
+
+/** Store parts (create or replace each); returns how many rows were written. */
+export async function persistParts(db: Db, parts: Part[]): Promise<number> {
+  for (const part of parts) {
+    await db.part.upsert({
+      where: { id: part.id },
+      create: { id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) },
+      update: { type: part.type, data: partData(part) },
+    });
+  }
+  return parts.length;
+}
+
+/** Write one part and tell everyone. */
+export async function writePart(s: Services, teamId: string, part: Part, delta?: string): Promise<void> {
+  await persistParts(s.db, [part]);
+  publishPart(s, teamId, part, delta);
+}
+
+export async function removePart(s: Services, teamId: string, part: Pick<Part, "id" | "sessionId" | "messageId">): Promise<number> {
+  const { count } = await s.db.part.deleteMany({ where: { id: part.id, messageId: part.messageId, sessionId: part.sessionId } });
+  s.bus.publish(Event.PartRemoved, { sessionId: part.sessionId, messageId: part.messageId, partId: part.id }, scope(teamId, part.sessionId));
+  return count;
+}
+
+/** Delete a message with its parts; returns whether it existed (published only then). */
+export async function removeMessage(s: Services, teamId: string, sessionId: string, messageId: string): Promise<boolean> {
+  const removed = await s.db.$transaction([
+    s.db.part.deleteMany({ where: { messageId, sessionId } }),
+    s.db.message.deleteMany({ where: { id: messageId, sessionId } }),
+  ]);
+  if (removed[1].count === 0) return false;
+  s.bus.publish(Event.MessageRemoved, { sessionId, messageId }, scope(teamId, sessionId));
+  return true;
+}
+
+/** Copies of messages and parts (a fork), inside the caller's transaction. */
+export async function insertCopies(tx: Tx, messages: Message[], parts: Part[]): Promise<void> {
+  if (messages.length) {
+    await tx.message.createMany({
+      data: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
+    });
+  }
+  if (parts.length) {
+    await tx.part.createMany({ data: parts.map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })) });
+  }
+}
+
+/** The statements deleting a session's messages and parts, for the caller's transaction. */
+export function deleteContents(db: Db, sessionId: string) {
+  return [db.part.deleteMany({ where: { sessionId } }), db.message.deleteMany({ where: { sessionId } })] as const;
+}
+
+// ---------------------------------------------------------------- the session row
+
+/** Tell everyone about a session's new state. */
+export function publishSession(s: Services, info: Info): void {
+  s.bus.publish(Event.Updated, { info }, scope(info.teamId, info.id));
+}
+
+/** Change the session row, then publish its new state. */
+export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput): Promise<Info> {
+  const row = await s.db.session.update({ where: { id: sessionId }, data, include: { share: true } });
+  const info = sessionFromRow(row, s.settings.publicUrl);
+  publishSession(s, info);
+  return info;
+}
+
+/** Add a finished step's usage to the session's totals (kept on the row for the dashboard). */
+export async function addUsage(s: Services, sessionId: string, step: Tokens, cost: number): Promise<Info> {
+  return updateSession(s, sessionId, {
+    cost: { increment: cost },
+    tokensInput: { increment: step.input },
+    tokensOutput: { increment: step.output },
+    tokensReasoning: { increment: step.reasoning },
+    tokensCacheRead: { increment: step.cache.read },
+    tokensCacheWrite: { increment: step.cache.write },
+    tokensTotal: { increment: step.input + step.output + step.reasoning + step.cache.read + step.cache.write },
+    timeUpdated: new Date(s.clock.now()),
+  });
+}

@@ -1,0 +1,136 @@
+import { type ToolSet, jsonSchema, tool as aiTool } from "ai";
+import { z } from "zod";
+import * as Agent from "../agent/agent";
+import { type Layer, type RuleStack, disabled } from "../permission/layers";
+import { verdictOf } from "../permission/permission";
+import type { Ruleset } from "../permission/schema";
+import type { Services } from "../services";
+import type { Boundary } from "../tool/paths";
+import type { PermissionRequest, ToolContext } from "../tool/tool";
+import { outputDirectory } from "../tool/truncate";
+import { type Call, isDoomLoop } from "./doom";
+import type { WithParts } from "./message";
+import type { Processor } from "./processor";
+import * as Todo from "./todo";
+
+/**
+ * The tools of one step as the model sees them: the agent's tools that the rules do not
+ * deny outright, each wrapped so that a call asks its permissions (defaults → config →
+ * team and project policy → agent → approvals → session), watches for doom loops, reports
+ * live to the step's processor, and runs with the step's reach (the project, the session's
+ * saved outputs, nothing of other teams or of Parley's data).
+ */
+
+export interface ToolScope {
+  sessionId: string;
+  teamId: string;
+  projectId: string;
+  messageId: string;
+  agent: Agent.Agent;
+  directory: string;
+  signal: AbortSignal;
+  /** The processor of the step: running tools report to it. */
+  processor: Processor;
+  /** The tool calls made since the user's last message (for the doom-loop check). */
+  calls: Call[];
+  /** The rules of this step's calls (approvals are re-read at every question). */
+  stack: RuleStack;
+  /** Every layer with the approvals as they were at the step's start: which tools exist, `ctx.check`. */
+  layers: Layer[];
+  boundary: Boundary;
+}
+
+/** The tool calls made since the user's last message, oldest first (for the doom-loop check). */
+export function turnCalls(messages: WithParts[], userId: string): Call[] {
+  const calls: Call[] = [];
+  for (const m of messages) {
+    if (m.info.id <= userId) continue;
+    for (const p of m.parts) if (p.type === "tool") calls.push({ tool: p.tool, input: p.state.input });
+  }
+  return calls;
+}
+
+/**
+ * The rules and reach of one step: the rule stack and its layers, and the places beyond
+ * the project that are refused outright — the data directory, the projects root and every
+ * other team's project (the team's other projects stay reachable after a question).
+ */
+export async function rulesAndReach(
+  s: Services,
+  input: { teamId: string; projectId: string; agent: string; sessionRules: Ruleset | undefined },
+): Promise<Pick<ToolScope, "stack" | "layers" | "boundary">> {
+  const stack = await s.permissions.stack(input.teamId, input.projectId, input.agent, input.sessionRules);
+  const layers = await s.permissions.layersOf(stack, input.projectId, input.agent);
+  const projects = await s.db.project.findMany({ where: { id: { not: input.projectId } }, select: { teamId: true, directory: true } });
+  const boundary: Boundary = {
+    forbidden: [...s.settings.forbidden, ...projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory)],
+    teamProjects: projects.filter((p) => p.teamId === input.teamId).map((p) => p.directory),
+  };
+  return { stack, layers, boundary };
+}
+
+/** The permission a tool asks under (write edits files). */
+const TOOL_PERMISSION: Record<string, string> = { write: "edit" };
+const permissionOf = (tool: string) => TOOL_PERMISSION[tool] ?? tool;
+
+export function toolSet(s: Services, scope: ToolScope): ToolSet {
+  const set: ToolSet = {};
+  for (const t of s.tools) {
+    if (!Agent.allows(scope.agent, t.id)) continue;
+    if (disabled(permissionOf(t.id), scope.layers)) continue;
+    set[t.id] = aiTool({
+      description: t.description,
+      inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
+      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
+        const signal = options.abortSignal ?? scope.signal;
+        const ask = (request: PermissionRequest) => askFor(s, scope, request, options.toolCallId, signal);
+        const call = { tool: t.id, input };
+        const loop = isDoomLoop(scope.calls, call);
+        scope.calls.push(call);
+        if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
+        return s.executeTool(t, input, toolContext(s, scope, options.toolCallId, signal, ask));
+      },
+      toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
+    });
+  }
+  return set;
+}
+
+function askFor(s: Services, scope: ToolScope, request: PermissionRequest, callId: string, signal: AbortSignal): Promise<void> {
+  return s.permissions.ask({
+    teamId: scope.teamId,
+    projectId: scope.projectId,
+    sessionId: scope.sessionId,
+    agent: scope.agent.name,
+    stack: scope.stack,
+    request,
+    tool: { messageId: scope.messageId, callId },
+    signal,
+  });
+}
+
+function toolContext(s: Services, scope: ToolScope, callId: string, signal: AbortSignal, ask: ToolContext["ask"]): ToolContext {
+  return {
+    sessionId: scope.sessionId,
+    messageId: scope.messageId,
+    callId,
+    agent: scope.agent.name,
+    directory: scope.directory,
+    outputDir: outputDirectory(s.settings.dataDir, scope.teamId, scope.sessionId),
+    boundary: scope.boundary,
+    sandbox: s.sandbox,
+    abort: signal,
+    ask,
+    check: (permission, pattern) => verdictOf({ permission, patterns: [pattern] }, scope.layers).action,
+    update: (patch) => {
+      void scope.processor.updateTool(callId, patch).catch((error: unknown) => {
+        console.error("[session] could not update a running tool", error);
+      });
+    },
+    canUse: (name) => Agent.allows(scope.agent, name) && s.tools.some((x) => x.id === name),
+    todos: {
+      read: () => Todo.read(s.db, scope.sessionId),
+      write: (todos) => Todo.write(s, scope.teamId, scope.sessionId, todos),
+    },
+  };
+}
