@@ -6,7 +6,9 @@ import type { Db } from "./db/client";
 import { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
+import path from "node:path";
 import { Sandbox } from "./sandbox/sandbox";
+import { Snapshots } from "./snapshot/snapshot";
 import { type Clock, type ExecuteTool, type Models, type Services, type Settings, systemClock } from "./services";
 import { RunLock } from "./session/lock";
 import { Runners } from "./session/runner";
@@ -26,6 +28,8 @@ export interface Parts {
   /** A run lock of the caller's (tests track releases); else one on `databaseUrl`. */
   lock?: RunLock;
   sandbox: Sandbox;
+  /** Snapshots of the caller's; else stored in `<dataDir>/snapshot` with the system git. */
+  snapshots?: Snapshots;
   models: Models;
   settings: Settings;
   /** Server config permission rules (after the built-in defaults). */
@@ -44,6 +48,7 @@ export function assemble(parts: Parts): Services {
     runners: new Runners(parts.bus),
     permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [] }),
     sandbox: parts.sandbox,
+    snapshots: parts.snapshots ?? new Snapshots({ root: path.join(parts.settings.dataDir, "snapshot") }),
     models: parts.models,
     tools: parts.tools ?? builtinTools(),
     executeTool: parts.executeTool ?? executeTool,

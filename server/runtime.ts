@@ -45,6 +45,7 @@ async function boot(): Promise<Runtime> {
   const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
   log(`[runtime] ${sandbox.describe()}`);
   const services = await configServices(cfg, db, bus, { sandbox });
+  (services.snapshots.available ? console.log : console.warn)(`[runtime] ${services.snapshots.describe()}`);
   services.lock.onLost = (error) => {
     console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     services.runners.abortAll("The server lost its database connection.");

@@ -5,6 +5,7 @@ import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
 import type { ModelInfo, ModelRef } from "./provider/models";
 import type { Sandbox } from "./sandbox/sandbox";
+import type { Snapshots } from "./snapshot/snapshot";
 import type { RunLock } from "./session/lock";
 import type { Runners } from "./session/runner";
 import type { Prices } from "./session/usage";
@@ -86,6 +87,8 @@ export interface Services {
   permissions: Permissions;
   /** Runs every process a tool starts. */
   sandbox: Sandbox;
+  /** Snapshots of project files (git trees), for patches and revert. */
+  snapshots: Snapshots;
   models: Models;
   tools: Tool[];
   executeTool: ExecuteTool;

@@ -58,9 +58,13 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "session.prompt": { input: (f) => ({ sessionId: f.sessionA, parts: [{ type: "text", text: "run rm -rf ." }] }), other: "denied" },
   "session.abort": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "session.compact": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.revert": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
+  "session.unrevert": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "session.rerun": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA, text: "run rm -rf ." }), other: "denied" },
   "message.page": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "message.get": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "message.part": { input: (f) => ({ sessionId: f.sessionA, partId: f.partA }), other: "denied" },
+  "message.diff": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "project.list": { input: () => undefined, other: "own" },
   "project.root": { input: () => undefined, other: "own" },
   "team.current": { input: () => undefined, other: "own" },
@@ -78,6 +82,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "share.mode": { input: () => undefined, other: "own" },
   "share.listShares": { input: () => ({}), other: "own" },
   "share.page": { input: (f) => ({ shareId: f.shareA }), other: "public" },
+  "share.diff": { input: (f) => ({ shareId: f.shareA, messageId: f.messageA }), other: "public" },
 };
 
 const procedures = allProcedures();

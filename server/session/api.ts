@@ -14,4 +14,6 @@ export {
   type MessagePage,
 } from "./storage";
 export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info";
-export { prompt, compact, abort, recoverInterrupted, PromptInput, CompactInput } from "./prompt";
+export { prompt, compact, abort, rerun, recoverInterrupted, PromptInput, CompactInput, RerunInput } from "./prompt";
+export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
+export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";

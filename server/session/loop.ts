@@ -15,6 +15,7 @@ import { Processor } from "./processor";
 import { prune } from "./prune";
 import * as Status from "./status";
 import * as Store from "./store";
+import * as Summary from "./summary";
 import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 
@@ -217,6 +218,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     abort: signal,
     isRejection,
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
+    project: { id: input.projectId, directory: input.directory },
   });
   const scope: ToolScope | undefined = lastStep
     ? undefined
@@ -240,6 +242,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     abortSignal: signal,
   };
   const result = await s.runners.streaming(p.sessionId, processor, () => processor.run(() => LLM.stream(request)));
+  await summarizeStep(s, p, input, processor);
   // The step filled the context (its usage says so, or the provider refused the request
   // as too long): compact and go on. On the agent's last step the turn ends instead; the
   // next prompt compacts first.
@@ -249,6 +252,18 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     return "continue";
   }
   return result === "stop" || lastStep ? "stop" : "continue";
+}
+
+/** The session's summary and the turn's diff after a step that took snapshots; a failure is logged, the turn goes on. */
+async function summarizeStep(s: Services, p: Pass, input: StepInput, processor: Processor): Promise<void> {
+  const { first, last } = processor.snapshots;
+  if (!first || !last) return;
+  try {
+    const project = { id: input.projectId, directory: input.directory };
+    await Summary.afterStep(s, { teamId: p.teamId, sessionId: p.sessionId, project, user: input.user, history: input.messages, first, last });
+  } catch (error) {
+    console.error(`[session] the summary of ${p.sessionId} could not be updated`, error);
+  }
 }
 
 async function failBeforeStart(s: Services, teamId: string, assistant: AssistantMessage, error: unknown): Promise<void> {

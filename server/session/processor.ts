@@ -2,6 +2,7 @@ import type { TextStreamPart, ToolSet } from "ai";
 import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
 import type { Services } from "../services";
+import type { Project } from "../snapshot/snapshot";
 import { classify } from "./classify";
 import * as Event from "./events";
 import type { StreamHandle } from "./llm";
@@ -39,6 +40,8 @@ export interface Turn {
   overflows?: (tokens: AssistantMessage["tokens"]) => boolean;
   /** Errors from a tool that mean the user refused: they stop the loop. */
   isRejection?: (error: unknown) => boolean;
+  /** The project whose files the step's tools change: snapshotted at each step's start and end. */
+  project?: Project;
 }
 
 type StreamEvent = TextStreamPart<ToolSet>;
@@ -99,6 +102,10 @@ export class Processor {
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
   private compact = false;
+  /** The snapshot taken when the current step started (kept across retries of the step). */
+  private stepStart: string | undefined;
+  /** This turn's snapshots: at the first step's start and at the last step's end. */
+  readonly snapshots: { first?: string; last?: string } = {};
 
   constructor(
     private readonly services: Services,
@@ -243,7 +250,9 @@ export class Processor {
   private async handle(event: StreamEvent): Promise<unknown> {
     switch (event.type) {
       case "start-step":
-        await this.savePart({ ...this.base(), type: "step-start" });
+        this.stepStart ??= await this.snapshot();
+        this.snapshots.first ??= this.stepStart;
+        await this.savePart({ ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) });
         return undefined;
       case "reasoning-start":
       case "text-start":
@@ -370,7 +379,9 @@ export class Processor {
     this.message.tokens = addTokens(this.message.tokens, step);
     this.message.cost = addCost(this.message.cost, stepCost);
     this.message.finish = event.finishReason;
-    await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, cost: stepCost, tokens: step });
+    const end = await this.endStep();
+    await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, ...(end ? { snapshot: end.hash } : {}), cost: stepCost, tokens: step });
+    if (end?.patch) await this.savePart(end.patch);
     // The step is complete and counted: nothing of it is discarded by a later retry.
     this.attemptParts.length = 0;
     await this.writer.message(this.message);
@@ -378,8 +389,43 @@ export class Processor {
     if (this.turn.overflows?.(step)) this.compact = true;
   }
 
+  /** The project as it is now, or undefined without snapshots (a failure is logged: the turn goes on). */
+  private async snapshot(): Promise<string | undefined> {
+    const { project } = this.turn;
+    if (!project || !this.services.snapshots.available) return undefined;
+    try {
+      return await this.services.snapshots.track(project);
+    } catch (error) {
+      console.error(`[session] snapshot of project ${project.id} failed: ${errorText(error)}`);
+      return undefined;
+    }
+  }
+
+  /** A step's end: a snapshot, and the patch part of the files the step changed (none when nothing changed). */
+  private async endStep(): Promise<{ hash: string; patch?: PartOf<"patch"> } | undefined> {
+    const start = this.stepStart;
+    this.stepStart = undefined;
+    const { project } = this.turn;
+    if (!start || !project) return undefined;
+    const hash = await this.snapshot();
+    if (!hash) return undefined;
+    this.snapshots.last = hash;
+    let files: string[] = [];
+    try {
+      files = hash === start ? [] : await this.services.snapshots.changed(project, start, hash);
+    } catch (error) {
+      console.error(`[session] the changes of a step in project ${project.id} could not be listed: ${errorText(error)}`);
+    }
+    return files.length ? { hash, patch: { ...this.base(), type: "patch", hash: start, files } } : { hash };
+  }
+
   /** Close whatever is still open: streaming text ends, tools that did not finish become "aborted" errors. */
   private async cleanup(): Promise<void> {
+    // A step that did not finish (aborted, failed) may still have changed files: keep its patch.
+    if (this.stepStart) {
+      const end = await this.endStep();
+      if (end?.patch) await this.savePart(end.patch);
+    }
     const end = this.now();
     for (const part of this.texts.values()) {
       const closed = closePart(part.type === "text" ? { ...part, text: part.text.trimEnd() } : part, end);

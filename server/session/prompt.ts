@@ -13,6 +13,8 @@ import { ModelRef, type Part, type UserMessage } from "./message";
 import { recover } from "./recovery";
 import { messageFromRow, sessionFromRow } from "./rows";
 import { AbortRequested, Runners } from "./runner";
+import * as Revert from "./revert";
+import { message as readMessage } from "./storage";
 import * as Store from "./store";
 import * as Title from "./title";
 
@@ -50,6 +52,8 @@ export type PromptInput = z.input<typeof PromptInput>;
 export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMessage> => {
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
   const session = sessionFromRow(await sessionRow(ctx, data.sessionId));
+  // A pending revert becomes final: the messages it hid are deleted.
+  await Revert.cleanup(ctx, session.teamId, session.id);
   const time = ctx.clock.now();
   const user: UserMessage = {
     id: Id.ascending("message"),
@@ -86,6 +90,7 @@ export const compact = fn(CompactInput, async (ctx: Context, { sessionId }): Pro
   if (await Runners.busy(ctx.lock, ctx.runners, row.id)) {
     throw new ParleyError("BUSY", "the session is running; compact it when it is idle", { details: { sessionId: row.id } });
   }
+  await Revert.cleanup(ctx, row.teamId, row.id);
   const lastRow = await ctx.db.message.findFirst({ where: { sessionId: row.id, role: "user" }, orderBy: { id: "desc" } });
   const last = lastRow ? messageFromRow(lastRow) : undefined;
   if (last?.role !== "user") throw ParleyError.invalid("the session has no messages to compact");
@@ -93,6 +98,35 @@ export const compact = fn(CompactInput, async (ctx: Context, { sessionId }): Pro
   const request = await Compaction.create(ctx, { teamId: row.teamId, sessionId: row.id, agent: last.agent, model: last.model, auto: false });
   await start(ctx, row.teamId, row.id);
   return request.info;
+});
+
+export const RerunInput = z.object({
+  sessionId: Id.schema("session"),
+  messageId: Id.schema("message"),
+  /** The new text (edit and resend); the message's own text and files when omitted (regenerate, retry). */
+  text: z.string().trim().min(1, "the message is empty").max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`).optional(),
+});
+export type RerunInput = z.input<typeof RerunInput>;
+
+/**
+ * Send a user message again: its reply regenerated (or retried after a failure), or the
+ * message edited. The session is reverted to before the message (its files restored,
+ * it and what follows hidden), then the text is prompted again with the message's agent
+ * and model; that prompt makes the revert final.
+ */
+export const rerun = fn(RerunInput, async (ctx: Context, input): Promise<UserMessage> => {
+  const { info, parts } = await readMessage(ctx, input.sessionId, input.messageId);
+  if (info.role !== "user" || parts.some((p) => p.type === "compaction")) throw ParleyError.invalid("only a message the user wrote can be sent again");
+  const again: z.input<typeof PromptPart>[] =
+    input.text !== undefined
+      ? [{ type: "text", text: input.text }]
+      : parts.flatMap((p): z.input<typeof PromptPart>[] => {
+          if (p.type === "text" && !p.synthetic) return [{ type: "text", text: p.text }];
+          if (p.type === "file") return [{ type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) }];
+          return [];
+        });
+  await Revert.revert(ctx, { sessionId: input.sessionId, messageId: info.id });
+  return prompt(ctx, { sessionId: input.sessionId, parts: again, agent: info.agent, model: info.model });
 });
 
 /** Ask the runner of a session, wherever it is, to stop. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Part } from "../session/message";
-import { partForViewer } from "./share-view";
+import { forViewer, partForViewer, visibleFile } from "./share-view";
 
 /** What a share link shows of an edit of a secret file: the path and outcome, never the content. */
 
@@ -30,5 +30,34 @@ describe("partForViewer", () => {
   it("leaves every other part alone", () => {
     const part = write("src/app.ts", "completed", { diff: "+API_KEY" });
     expect(partForViewer(part)).toBe(part);
+  });
+});
+
+describe("forViewer and visibleFile", () => {
+  it("shows where a session is reverted to, never the revert's diff, rules or directory", () => {
+    const info = {
+      id: "ses_1",
+      teamId: "tea_1",
+      projectId: "prj_1",
+      directory: "/srv/projects/a",
+      title: "t",
+      slug: "s",
+      version: "0.1.0",
+      authorId: "usr_1",
+      cost: 0,
+      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      time: { created: 1, updated: 1 },
+      permission: [{ permission: "bash", pattern: "*", action: "deny" as const }],
+      revert: { messageId: "msg_00000000000000000001", snapshot: "abc", diff: "+API_KEY=sk-live-123" },
+    };
+    const shown = forViewer(info);
+    expect(shown.revert).toEqual({ messageId: "msg_00000000000000000001" });
+    expect(JSON.stringify(shown)).not.toMatch(/sk-live-123|\/srv\/projects|"deny"/);
+  });
+
+  it("lets viewers see the changes of ordinary files, not of .env files", () => {
+    expect(visibleFile("src/a.ts")).toBe(true);
+    expect(visibleFile(".env")).toBe(false);
+    expect(visibleFile("config/.env.local")).toBe(false);
   });
 });

@@ -8,6 +8,8 @@ import type { Part } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type MessagePage, messagePage } from "../session/storage";
 import { parse } from "../fn";
+import type { Services } from "../services";
+import { type TurnDiff, turnDiff } from "../session/summary";
 
 /**
  * What the holder of a share link may read, without an account: the shared
@@ -29,8 +31,10 @@ export interface Options {
  * permission rules are the team's business, not the link holder's.
  */
 export function forViewer(info: Info): Info {
-  const { permission: _rules, ...rest } = info;
-  return { ...rest, directory: "" };
+  const { permission: _rules, revert, ...rest } = info;
+  // A revert's diff may show what was written into secret files: viewers get where it stands, not the diff.
+  const shownRevert = revert ? { messageId: revert.messageId, ...(revert.partId ? { partId: revert.partId } : {}) } : undefined;
+  return { ...rest, directory: "", ...(shownRevert ? { revert: shownRevert } : {}) };
 }
 
 /**
@@ -49,6 +53,11 @@ export function partForViewer(part: Part): Part {
   if (state.status === "running" || state.status === "error") return { ...part, state: { ...state, input: redacted } };
   const { diff: _diff, ...metadata } = state.metadata;
   return { ...part, state: { ...state, input: redacted, metadata } };
+}
+
+/** A file a viewer may see the changes of: one the built-in rules let the agent read freely (not a `.env`). */
+export function visibleFile(file: string): boolean {
+  return evaluate("read", file, DEFAULTS).action === "allow";
 }
 
 /** A path the built-in rules would not let the agent read freely (`.env` files), while its edit is still under way. */
@@ -178,4 +187,20 @@ export async function page(db: Db, input: PageInput, options: Options = {}): Pro
   const { root, session: shown } = await session(db, shareId, sessionId, options);
   const [page, kids] = await Promise.all([messagePage(db, shown.id, { before, limit }), childrenOf(db, shown.id, options)]);
   return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: pageForViewer(page), children: kids };
+}
+
+export const DiffInput = z.object({
+  shareId: ShareId,
+  /** A descendant of the shared session; the shared session itself when omitted. */
+  sessionId: Id.schema("session").optional(),
+  messageId: Id.schema("message"),
+});
+export type DiffInput = z.input<typeof DiffInput>;
+
+/** What a user message's turn changed, as a viewer may see it (secret files left out). */
+export async function diff(viewer: Pick<Services, "db" | "snapshots">, input: DiffInput, options: Options = {}): Promise<TurnDiff> {
+  const { shareId, sessionId, messageId } = parse(DiffInput, input);
+  const { session: shown } = await session(viewer.db, shareId, sessionId, options);
+  const row = await viewer.db.session.findUniqueOrThrow({ where: { id: shown.id }, select: { projectId: true, directory: true } });
+  return turnDiff(viewer, { id: row.projectId, directory: row.directory }, shown.id, messageId, visibleFile);
 }

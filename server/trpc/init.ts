@@ -68,7 +68,7 @@ export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
   next({
     // tRPC merges the new context into the old one: every member service is taken away explicitly.
     ctx: {
-      viewer: { db: ctx.db, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share },
+      viewer: { db: ctx.db, snapshots: ctx.snapshots, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share },
       db: undefined,
       bus: undefined,
       clock: undefined,
@@ -76,6 +76,7 @@ export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
       runners: undefined,
       permissions: undefined,
       sandbox: undefined,
+      snapshots: undefined,
       models: undefined,
       tools: undefined,
       executeTool: undefined,

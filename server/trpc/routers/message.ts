@@ -12,6 +12,8 @@ export const messageRouter = router({
   get: procedure
     .input(InSession.extend({ messageId: Id.schema("message") }))
     .query(({ ctx, input }) => Session.message(ctx, input.sessionId, input.messageId)),
+  /** What a user message's turn changed in the project's files. */
+  diff: procedure.input(Session.TurnDiffInput).query(({ ctx, input }) => Session.diffOfTurn(ctx, input)),
   part: procedure
     .input(InSession.extend({ partId: Id.schema("part") }))
     .query(({ ctx, input }) => Session.part(ctx, input.sessionId, input.partId)),

@@ -20,5 +20,8 @@ export const sessionRouter = router({
   unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
   prompt: procedure.input(Session.PromptInput).mutation(({ ctx, input }) => Session.prompt(ctx, input)),
   abort: procedure.input(ById).mutation(({ ctx, input }) => Session.abort(ctx, input.sessionId)),
+  revert: procedure.input(Session.RevertInput).mutation(({ ctx, input }) => Session.revert(ctx, input)),
+  unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
+  rerun: procedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
   compact: procedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
 });

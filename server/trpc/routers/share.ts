@@ -10,4 +10,8 @@ export const shareRouter = router({
   page: publicProcedure
     .input(ShareView.PageInput)
     .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode })),
+  /** Anyone holding the link: what a turn of the shared session changed (secret files left out). */
+  diff: publicProcedure
+    .input(ShareView.DiffInput)
+    .query(({ ctx, input }) => ShareView.diff(ctx.viewer, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode })),
 });

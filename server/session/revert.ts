@@ -1,0 +1,190 @@
+import { z } from "zod";
+import { Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import { fn } from "../fn";
+import * as Id from "../id";
+import type { Context, Services } from "../services";
+import type { Project } from "../snapshot/snapshot";
+import { sessionRow } from "./access";
+import { Info } from "./info";
+import type { PartOf, WithParts } from "./message";
+import { sessionFromRow } from "./rows";
+import { Runners } from "./runner";
+import * as Store from "./store";
+import * as Summary from "./summary";
+
+/**
+ * Undo in a session (docs/ARCHITECTURE.md "Revert"): `revert` puts the project's files
+ * back as they were before a message (or a part of an assistant message) and hides that
+ * message and everything after it; `unrevert` brings the files back as they were just
+ * before the revert and shows the messages again; the next prompt or compaction
+ * `cleanup`s — the hidden messages and parts are then deleted for good.
+ *
+ * The revert point is the last user message at or before the target; a part is its own
+ * point when the message has text or tool parts before it. The files restored are those
+ * listed by the patch parts after the point, each to its state in the earliest of those
+ * patches (the snapshot its step started from); a file that did not exist then is
+ * deleted. Both are refused while the session runs.
+ */
+
+type RevertState = NonNullable<Info["revert"]>;
+
+export const RevertInput = z.object({
+  sessionId: Id.schema("session"),
+  messageId: Id.schema("message"),
+  partId: Id.schema("part").optional(),
+});
+export type RevertInput = z.input<typeof RevertInput>;
+
+/** Where a revert starts, and the patches after it (oldest first). */
+export interface RevertPoint {
+  messageId: string;
+  partId?: string;
+  patches: PartOf<"patch">[];
+}
+
+/** The revert point of a target in a history (oldest first), or undefined when the target is not in it. */
+export function revertPoint(history: WithParts[], messageId: string, partId?: string): RevertPoint | undefined {
+  let lastUser: string | undefined;
+  let point: Omit<RevertPoint, "patches"> | undefined;
+  const patches: PartOf<"patch">[] = [];
+  for (const message of history) {
+    if (message.info.role === "user") lastUser = message.info.id;
+    const before: WithParts["parts"] = [];
+    for (const part of message.parts) {
+      if (point) {
+        if (part.type === "patch") patches.push(part);
+        continue;
+      }
+      if ((message.info.id === messageId && partId === undefined) || part.id === partId) {
+        const keepsContent = before.some((p) => p.type === "text" || p.type === "tool");
+        point = keepsContent && partId !== undefined ? { messageId: message.info.id, partId } : { messageId: lastUser ?? message.info.id };
+        if (part.type === "patch") patches.push(part);
+        continue;
+      }
+      before.push(part);
+    }
+    // A message with no parts can still be the target.
+    if (!point && message.info.id === messageId && partId === undefined) point = { messageId: lastUser ?? message.info.id };
+  }
+  return point ? { ...point, patches } : undefined;
+}
+
+/** Each file of the patches, paired with the snapshot to restore it from (its earliest patch's). */
+function restorations(patches: PartOf<"patch">[]): Map<string, string[]> {
+  const seen = new Set<string>();
+  const byHash = new Map<string, string[]>();
+  for (const patch of patches) {
+    for (const file of patch.files) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      byHash.set(patch.hash, [...(byHash.get(patch.hash) ?? []), file]);
+    }
+  }
+  return byHash;
+}
+
+function filesOf(patches: PartOf<"patch">[]): string[] {
+  return [...new Set(patches.flatMap((p) => p.files))];
+}
+
+type SessionRow = Awaited<ReturnType<typeof sessionRow>>;
+
+function projectOf(row: SessionRow): Project {
+  return { id: row.projectId, directory: row.directory };
+}
+
+function stateOf(row: SessionRow): RevertState | undefined {
+  return Info.shape.revert.safeParse(row.revert).data;
+}
+
+/** Run `work` with the session's run lock held, so no loop starts meanwhile; BUSY when the session runs. */
+async function whileIdle<T>(ctx: Context, row: SessionRow, work: () => Promise<T>): Promise<T> {
+  const busy = () => new ParleyError("BUSY", "the session is running; stop it or wait until it is idle", { details: { sessionId: row.id } });
+  if (await Runners.busy(ctx.lock, ctx.runners, row.id)) throw busy();
+  if (!(await ctx.lock.tryAcquire(row.id))) throw busy();
+  try {
+    return await work();
+  } finally {
+    await ctx.lock.release(row.id);
+  }
+}
+
+/** Without snapshots, only what changes no file can be done (hiding messages with no patch after them). */
+function requireSnapshots(s: Services, changesFiles: boolean): void {
+  if (!s.snapshots.available && changesFiles) throw new ParleyError("CONFLICT", `restoring files needs snapshots, and ${s.snapshots.describe()}`);
+}
+
+/** Revert the session to before a message (or a part): files restored, later messages hidden. */
+export const revert = fn(RevertInput, async (ctx: Context, input): Promise<Info> => {
+  const row = await sessionRow(ctx, input.sessionId);
+  return whileIdle(ctx, row, async () => {
+    const history = await Store.history(ctx.db, row.id);
+    const point = revertPoint(history, input.messageId, input.partId);
+    if (!point) throw ParleyError.notFound(input.partId ? "part" : "message", input.partId ?? input.messageId);
+    requireSnapshots(ctx, point.patches.length > 0);
+    const project = projectOf(row);
+    if (!ctx.snapshots.available) return Store.updateSession(ctx, row.id, { revert: { messageId: point.messageId, ...(point.partId ? { partId: point.partId } : {}) } });
+    const previous = stateOf(row);
+    // Reverting again starts from the files as they were before the first revert.
+    if (previous?.snapshot) await undoRevert(ctx, project, history, previous);
+    const snapshot = previous?.snapshot ?? (await ctx.snapshots.track(project));
+    for (const [hash, files] of restorations(point.patches)) await ctx.snapshots.restore(project, hash, files);
+    const now = await ctx.snapshots.track(project);
+    const diff = now === snapshot ? "" : (await ctx.snapshots.diffText(project, now, snapshot)).text;
+    const state: RevertState = { messageId: point.messageId, ...(point.partId ? { partId: point.partId } : {}), snapshot, ...(diff ? { diff } : {}) };
+    const info = await Store.updateSession(ctx, row.id, { revert: state });
+    await resummarize(ctx, row, now);
+    return info;
+  });
+});
+
+export const UnrevertInput = z.object({ sessionId: Id.schema("session") });
+export type UnrevertInput = z.input<typeof UnrevertInput>;
+
+/** Undo a revert: the files as they were just before it, the hidden messages shown again. */
+export const unrevert = fn(UnrevertInput, async (ctx: Context, input): Promise<Info> => {
+  const row = await sessionRow(ctx, input.sessionId);
+  return whileIdle(ctx, row, async () => {
+    const state = stateOf(row);
+    if (!state) return sessionFromRow(row, ctx.settings.publicUrl);
+    requireSnapshots(ctx, state.snapshot !== undefined);
+    const project = projectOf(row);
+    await undoRevert(ctx, project, await Store.history(ctx.db, row.id), state);
+    const info = await Store.updateSession(ctx, row.id, { revert: Prisma.DbNull });
+    if (state.snapshot) await resummarize(ctx, row, state.snapshot);
+    return info;
+  });
+});
+
+/** The files a revert touched, back to the snapshot taken just before it. */
+async function undoRevert(s: Services, project: Project, history: WithParts[], state: RevertState): Promise<void> {
+  if (!state.snapshot) return;
+  const point = revertPoint(history, state.messageId, state.partId);
+  if (point) await s.snapshots.restore(project, state.snapshot, filesOf(point.patches));
+}
+
+/** The session's summary after its files changed outside a step. */
+async function resummarize(s: Services, row: SessionRow, current: string): Promise<void> {
+  const first = await Summary.firstSnapshot(s, row.id);
+  if (first) await Summary.summarize(s, row.teamId, row.id, projectOf(row), first, current);
+}
+
+/**
+ * Make a revert final (before the next prompt or compaction): the hidden messages — or,
+ * for a part, that part and what follows it in its message — are deleted, each with its
+ * `message.removed` / `message.part.removed` event, and the revert is cleared.
+ */
+export async function cleanup(s: Services, teamId: string, sessionId: string): Promise<void> {
+  const row = await s.db.session.findUnique({ where: { id: sessionId }, select: { revert: true } });
+  const state = Info.shape.revert.safeParse(row?.revert).data;
+  if (!state) return;
+  for (const message of await Store.history(s.db, sessionId)) {
+    if (message.info.id > state.messageId || (message.info.id === state.messageId && state.partId === undefined)) {
+      await Store.removeMessage(s, teamId, sessionId, message.info.id);
+    } else if (message.info.id === state.messageId && state.partId !== undefined) {
+      for (const part of message.parts) if (part.id >= state.partId) await Store.removePart(s, teamId, part);
+    }
+  }
+  await Store.updateSession(s, sessionId, { revert: Prisma.DbNull });
+}

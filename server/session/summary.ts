@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { fn } from "../fn";
+import * as Id from "../id";
+import type { Context, Services } from "../services";
+import type { Project } from "../snapshot/snapshot";
+import { sessionRow } from "./access";
+import * as Event from "./events";
+import { type FileDiff, type PartOf, StepStartPart, type UserMessage, type WithParts } from "./message";
+import * as Store from "./store";
+
+/**
+ * What a session changed in its project's files, from snapshots: the session's summary
+ * (additions, deletions, files) from its first step's snapshot to the latest, kept on the
+ * session row (lists and the dashboard read it from there) and published as
+ * `session.diff`; and each user message's own turn diff, from the first snapshot of the
+ * steps answering it to the latest, kept in that message's `summary.diffs`.
+ */
+
+/** How many of a session's first step starts are looked at for its first snapshot. */
+const FIRST_STEPS = 50;
+
+export interface StepChanges {
+  teamId: string;
+  sessionId: string;
+  project: Project;
+  /** The user message the step answered. */
+  user: UserMessage;
+  /** The history the step was made from (the turn's earlier steps are in it). */
+  history: WithParts[];
+  /** The step's own first and last snapshots. */
+  first: string;
+  last: string;
+}
+
+/** After a step that took snapshots: the session's summary and the turn's diff, brought up to date. */
+export async function afterStep(s: Services, step: StepChanges): Promise<void> {
+  const sessionFirst = (await firstSnapshot(s, step.sessionId)) ?? step.first;
+  await summarize(s, step.teamId, step.sessionId, step.project, sessionFirst, step.last);
+  const turnFirst = turnSnapshot(step.history, step.user.id) ?? step.first;
+  const diffs = await fileDiffs(s, step.project, turnFirst, step.last);
+  await Store.writeMessage(s, step.teamId, { ...step.user, summary: { ...step.user.summary, diffs } });
+}
+
+/** The session's summary from `first` to `last`, stored and published. */
+export async function summarize(s: Services, teamId: string, sessionId: string, project: Project, first: string, last: string): Promise<void> {
+  const diffs = await fileDiffs(s, project, first, last);
+  await Store.updateSession(s, sessionId, {
+    summaryAdditions: diffs.reduce((sum, d) => sum + d.additions, 0),
+    summaryDeletions: diffs.reduce((sum, d) => sum + d.deletions, 0),
+    summaryFiles: diffs.length,
+    summaryDiffs: diffs,
+  });
+  s.bus.publish(Event.Diff, { sessionId, diff: diffs }, { teamId, sessionId });
+}
+
+async function fileDiffs(s: Pick<Services, "snapshots">, project: Project, from: string, to: string): Promise<FileDiff[]> {
+  if (from === to) return [];
+  return (await s.snapshots.numstat(project, from, to)).map((c) => ({ file: c.file, additions: c.additions, deletions: c.deletions }));
+}
+
+/** The snapshot a session's first step started from, if any step took one. */
+export async function firstSnapshot(s: Services, sessionId: string): Promise<string | undefined> {
+  const rows = await s.db.part.findMany({ where: { sessionId, type: "step-start" }, orderBy: { id: "asc" }, take: FIRST_STEPS, select: { data: true } });
+  for (const row of rows) {
+    const parsed = StepStartPart.pick({ snapshot: true }).safeParse(row.data);
+    if (parsed.success && parsed.data.snapshot) return parsed.data.snapshot;
+  }
+  return undefined;
+}
+
+/** The first snapshot of the steps answering a user message, in a history. */
+export function turnSnapshot(history: WithParts[], userId: string): string | undefined {
+  for (const message of history) {
+    if (message.info.role !== "assistant" || message.info.parentId !== userId) continue;
+    const start = message.parts.find((p): p is PartOf<"step-start"> => p.type === "step-start" && p.snapshot !== undefined);
+    if (start?.snapshot) return start.snapshot;
+  }
+  return undefined;
+}
+
+export const TurnDiffInput = z.object({ sessionId: Id.schema("session"), messageId: Id.schema("message") });
+export type TurnDiffInput = z.input<typeof TurnDiffInput>;
+
+/** A member's view of a turn's diff (every file). */
+export const diffOfTurn = fn(TurnDiffInput, async (ctx: Context, input): Promise<TurnDiff> => {
+  const row = await sessionRow(ctx, input.sessionId);
+  return turnDiff(ctx, { id: row.projectId, directory: row.directory }, row.id, input.messageId);
+});
+
+/** What one user message's turn changed: its files and their unified diff (cut when very long). */
+export interface TurnDiff {
+  files: FileDiff[];
+  text: string;
+  truncated: boolean;
+}
+
+/** How many messages after a user message are looked at for its turn's steps. */
+const TURN_MESSAGES = 500;
+
+/**
+ * The diff of a user message's turn: from the first snapshot of the steps answering it to
+ * the last one; only files `visible` accepts are listed and shown. Empty without snapshots.
+ */
+export async function turnDiff(
+  s: Pick<Services, "db" | "snapshots">,
+  project: Project,
+  sessionId: string,
+  userMessageId: string,
+  visible: (file: string) => boolean = () => true,
+): Promise<TurnDiff> {
+  const none: TurnDiff = { files: [], text: "", truncated: false };
+  if (!s.snapshots.available) return none;
+  const later = await s.db.message.findMany({
+    where: { sessionId, id: { gt: userMessageId } },
+    orderBy: { id: "asc" },
+    take: TURN_MESSAGES,
+    select: { id: true, role: true },
+  });
+  const next = later.findIndex((m) => m.role === "user");
+  const answers = (next === -1 ? later : later.slice(0, next)).map((m) => m.id);
+  if (answers.length === 0) return none;
+  const steps = await s.db.part.findMany({
+    where: { sessionId, messageId: { in: answers }, type: { in: ["step-start", "step-finish"] } },
+    orderBy: { id: "asc" },
+    select: { type: true, data: true },
+  });
+  const snapshotOf = (data: unknown) => StepStartPart.pick({ snapshot: true }).safeParse(data).data?.snapshot;
+  const first = steps.filter((p) => p.type === "step-start").map((p) => snapshotOf(p.data)).find((h) => h !== undefined);
+  const last = steps.filter((p) => p.type === "step-finish").map((p) => snapshotOf(p.data)).findLast((h) => h !== undefined);
+  if (!first || !last || first === last) return none;
+  const files = (await fileDiffs(s, project, first, last)).filter((d) => visible(d.file));
+  const diff = await s.snapshots.diffText(project, first, last, { files: files.map((f) => f.file) });
+  return { files, ...diff };
+}

@@ -1,0 +1,296 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { isInside } from "../tool/paths";
+import { type Git, GitError, findGit, nulList, runGit } from "./git";
+
+/**
+ * Snapshots of a project's files: git trees kept in a git directory of Parley's own,
+ * `<dataDir>/snapshot/<projectId>` (never the project's `.git`, so it works whether or
+ * not the project is a repository, and leaves its repository untouched). A snapshot
+ * honours the project's `.gitignore` files, stores symlinks as links (never following
+ * them), leaves out nested repositories and files over `maxFileBytes`, which a restore
+ * neither rewrites nor deletes.
+ *
+ * Operations on one project take turns in this process; each works on a private copy of
+ * the index that replaces the shared one by a rename only when the operation succeeded,
+ * so a process killed in the middle of a snapshot leaves the store as it was (git writes
+ * its objects atomically too) and the next snapshot works. Instances sharing the data
+ * directory cannot corrupt each other either: the last complete index wins, and an index
+ * is only a cache of what the tree already says.
+ */
+
+export interface Project {
+  id: string;
+  directory: string;
+}
+
+export interface FileChange {
+  /** Path relative to the project, with `/`. */
+  file: string;
+  additions: number;
+  deletions: number;
+}
+
+export type SnapshotState = { kind: "git"; git: Git } | { kind: "unavailable"; reason: string };
+
+export interface SnapshotOptions {
+  /** Where the snapshot stores live (`<dataDir>/snapshot`). */
+  root: string;
+  /** Files larger than this are left out of snapshots. */
+  maxFileBytes?: number;
+  /** The PATH git is looked up on (tests simulate a machine without git). */
+  pathVariable?: string;
+}
+
+/** Files over 5 MB are not snapshotted (README "Snapshots and revert"). */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+/** A leftover private index older than this belonged to an operation that died. */
+const STALE_INDEX_MS = 10 * 60 * 1000;
+
+export class SnapshotUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`Snapshots are unavailable on this server: ${reason}`);
+    this.name = "SnapshotUnavailableError";
+  }
+}
+
+export class Snapshots {
+  readonly state: SnapshotState;
+  readonly root: string;
+  readonly maxFileBytes: number;
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly ready = new Set<string>();
+
+  constructor(options: SnapshotOptions) {
+    this.root = options.root;
+    this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
+    const git = findGit(options.pathVariable);
+    this.state = "missing" in git ? { kind: "unavailable", reason: git.missing } : { kind: "git", git };
+  }
+
+  get available(): boolean {
+    return this.state.kind === "git";
+  }
+
+  /** One line for the server's start log. */
+  describe(): string {
+    return this.state.kind === "git"
+      ? `snapshots: git ${this.state.git.version} (${this.state.git.path}), stored in ${this.root}`
+      : `snapshots are OFF — ${this.state.reason}: no patch parts, no revert`;
+  }
+
+  /** The tree of the project as it is now. */
+  track(project: Project): Promise<string> {
+    return this.exclusive(project, (git, ctx) => this.trackNow(git, ctx));
+  }
+
+  /** Files that differ between two snapshots, sorted. */
+  changed(project: Project, from: string, to: string): Promise<string[]> {
+    return this.exclusive(project, async (git, ctx) => {
+      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], ctx.call());
+      return nulList(out).sort();
+    });
+  }
+
+  /** Added and deleted lines per changed file between two snapshots (binary files count 0). */
+  numstat(project: Project, from: string, to: string): Promise<FileChange[]> {
+    return this.exclusive(project, async (git, ctx) => {
+      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to], ctx.call());
+      return parseNumstat(out);
+    });
+  }
+
+  /** A unified diff between two snapshots (of `files` only, when given), cut at `maxBytes` (then `truncated`). */
+  diffText(project: Project, from: string, to: string, options: { files?: string[]; maxBytes?: number } = {}): Promise<{ text: string; truncated: boolean }> {
+    const maxBytes = options.maxBytes ?? 256 * 1024;
+    return this.exclusive(project, async (git, ctx) => {
+      if (options.files?.length === 0) return { text: "", truncated: false };
+      const only = options.files ? ["--", ...options.files] : [];
+      const out = await runGit(git, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to, ...only], ctx.call());
+      const truncated = out.length > maxBytes;
+      return { text: out.subarray(0, maxBytes).toString("utf8"), truncated };
+    });
+  }
+
+  /**
+   * Put each of `files` back as it is in snapshot `hash`: rewritten when the snapshot has
+   * it, deleted when it does not (then directories left empty go too). Paths are relative
+   * to the project; one that is not, or that leads out of it through a symlink, is
+   * refused. A file now larger than `maxFileBytes` is never deleted.
+   */
+  restore(project: Project, hash: string, files: readonly string[]): Promise<void> {
+    return this.exclusive(project, async (git, ctx) => {
+      const wanted = [...new Set(files)];
+      for (const file of wanted) await this.assertInside(ctx.directory, file);
+      const inTree = new Set(nulList(await runGit(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call())));
+      const present = wanted.filter((file) => inTree.has(file));
+      const absent = wanted.filter((file) => !inTree.has(file));
+      if (present.length) {
+        const index = await ctx.privateIndex();
+        try {
+          await runGit(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")));
+        } finally {
+          await fs.rm(index, { force: true });
+        }
+      }
+      for (const file of absent) await this.remove(ctx.directory, file);
+    });
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private async exclusive<T>(project: Project, work: (git: Git, ctx: OperationContext) => Promise<T>): Promise<T> {
+    if (this.state.kind !== "git") throw new SnapshotUnavailableError(this.state.reason);
+    const git = this.state.git;
+    const before = this.queues.get(project.id) ?? Promise.resolve();
+    const run = before.then(async () => {
+      const ctx = new OperationContext(path.join(this.root, safeName(project.id)), project.directory);
+      await this.prepare(git, ctx);
+      return work(git, ctx);
+    });
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(project.id, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.queues.get(project.id) === settled) this.queues.delete(project.id);
+    }
+  }
+
+  /** Create the store on first use; clear private indexes an operation that died left behind. */
+  private async prepare(git: Git, ctx: OperationContext): Promise<void> {
+    if (this.ready.has(ctx.gitDir)) return;
+    await fs.mkdir(ctx.gitDir, { recursive: true, mode: 0o700 });
+    if (!(await ifExists(fs.stat(path.join(ctx.gitDir, "HEAD"))))) await runGit(git, ["init", "--quiet"], ctx.call());
+    const now = Date.now();
+    for (const name of await fs.readdir(ctx.gitDir)) {
+      if (!name.startsWith("index.parley-")) continue;
+      const file = path.join(ctx.gitDir, name);
+      const stat = await ifExists(fs.stat(file));
+      if (stat && now - stat.mtimeMs > STALE_INDEX_MS) await fs.rm(file, { force: true });
+    }
+    this.ready.add(ctx.gitDir);
+  }
+
+  private async trackNow(git: Git, ctx: OperationContext): Promise<string> {
+    const index = await ctx.privateIndex();
+    try {
+      const listed = nulList(
+        await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)),
+      );
+      const add: string[] = [];
+      const drop: string[] = [];
+      for (const file of new Set(listed)) {
+        // A directory entry is a nested repository: left out.
+        if (file.endsWith("/")) continue;
+        const stat = await ifExists(fs.lstat(path.join(ctx.directory, file)));
+        if (stat?.isFile() && stat.size > this.maxFileBytes) drop.push(file);
+        else add.push(file);
+      }
+      if (add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, add.join("\0")));
+      if (drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, drop.join("\0")));
+      const tree = (await runGit(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
+      await fs.rename(index, ctx.sharedIndex);
+      return tree;
+    } catch (error) {
+      await fs.rm(index, { force: true });
+      throw error;
+    }
+  }
+
+  private async assertInside(directory: string, file: string): Promise<void> {
+    const normalized = path.posix.normalize(file);
+    if (file === "" || path.isAbsolute(file) || normalized !== file || normalized.startsWith("../") || normalized === "..") {
+      throw new GitError(`refusing to restore a path outside the project: ${file}`, null);
+    }
+    const parent = path.dirname(path.join(directory, file));
+    const real = await realExisting(parent);
+    if (!isInside(await fs.realpath(directory), real)) throw new GitError(`refusing to restore through a link out of the project: ${file}`, null);
+  }
+
+  private async remove(directory: string, file: string): Promise<void> {
+    const target = path.join(directory, file);
+    const stat = await ifExists(fs.lstat(target));
+    if (!stat || stat.isDirectory()) return;
+    if (stat.isFile() && stat.size > this.maxFileBytes) return;
+    await fs.rm(target, { force: true });
+    // Directories the deletion left empty go too, up to (not including) the project.
+    for (let dir = path.dirname(target); dir !== directory && isInside(directory, dir); dir = path.dirname(dir)) {
+      const entries = await ifExists(fs.readdir(dir));
+      if (!entries || entries.length > 0) break;
+      await fs.rmdir(dir);
+    }
+  }
+}
+
+/** The store of one project and its private index files. */
+class OperationContext {
+  readonly sharedIndex: string;
+
+  constructor(
+    readonly gitDir: string,
+    readonly directory: string,
+  ) {
+    this.sharedIndex = path.join(gitDir, "index");
+  }
+
+  call(indexFile?: string, input?: string) {
+    return { gitDir: this.gitDir, workTree: this.directory, ...(indexFile ? { indexFile } : {}), ...(input !== undefined ? { input } : {}) };
+  }
+
+  /** A copy of the shared index (an empty index when there is none yet) for one operation. */
+  async privateIndex(): Promise<string> {
+    const file = path.join(this.gitDir, `index.parley-${process.pid}-${randomBytes(6).toString("hex")}`);
+    try {
+      await fs.copyFile(this.sharedIndex, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    return file;
+  }
+}
+
+/** The result, or undefined when the path does not exist (any other failure is thrown). */
+async function ifExists<T>(operation: Promise<T>): Promise<T | undefined> {
+  try {
+    return await operation;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/** The deepest existing ancestor's real path, with the rest appended. */
+async function realExisting(target: string): Promise<string> {
+  try {
+    return await fs.realpath(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+    const parent = path.dirname(target);
+    if (parent === target) throw error;
+    return path.join(await realExisting(parent), path.basename(target));
+  }
+}
+
+function safeName(id: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new GitError(`not a project id: ${id}`, null);
+  return id;
+}
+
+function parseNumstat(output: Buffer): FileChange[] {
+  // -z --numstat: "<added>\t<deleted>\t<path>\0" per file ("-" for binary files).
+  const changes: FileChange[] = [];
+  for (const entry of nulList(output)) {
+    const match = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(entry);
+    if (!match) continue;
+    const [, added = "-", deleted = "-", file = ""] = match;
+    changes.push({ file, additions: added === "-" ? 0 : Number(added), deletions: deleted === "-" ? 0 : Number(deleted) });
+  }
+  return changes.sort((a, b) => a.file.localeCompare(b.file));
+}
