@@ -56,6 +56,9 @@ export default defineConfig({
       PARLEY_SIGNUP: "open",
       // Tests sign up and in faster than the production rate limit allows (3 per 10 s).
       PARLEY_AUTH_RATE_LIMIT: "false",
+      // Two attempts per model step: a retried failure still shows (e2e/chat.spec.ts), and a
+      // reply that keeps failing ends in seconds instead of minutes (e2e/revert.spec.ts).
+      PARLEY_RETRY_MAX_ATTEMPTS: "2",
       PORT: String(PORT),
     },
   },

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
 import { CompactionRow } from "./compaction-row";
 import { MessageView } from "./message-view";
+import { type RevertPoint, shownMessages } from "./revert";
 import { type ChatRow, chatRows, estimateRowSize } from "./rows";
 import type { LiveSession } from "./use-live-session";
 
@@ -25,13 +26,13 @@ const END_THRESHOLD = 80;
  * "Jump to latest". Older pages are fetched as the top comes near, and the message in
  * view keeps its place when they are prepended.
  */
-export function MessageList({ live }: { live: LiveSession }) {
+export function MessageList({ live, revert }: { live: LiveSession; revert?: RevertPoint | undefined }) {
   const { snapshot } = live;
   if (!snapshot.loaded) {
     if (snapshot.error) return <LoadError error={snapshot.error} onRetry={live.retry} />;
     return <Loading label="Loading messages…" />;
   }
-  return <LoadedList live={live} />;
+  return <LoadedList live={live} revert={revert} />;
 }
 
 function LoadError({ error, onRetry }: { error: string; onRetry: () => void }) {
@@ -45,9 +46,15 @@ function LoadError({ error, onRetry }: { error: string; onRetry: () => void }) {
   );
 }
 
-function LoadedList({ live }: { live: LiveSession }) {
+function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint | undefined }) {
   const { snapshot, loadOlder } = live;
-  const rows = useMemo(() => chatRows(snapshot.messages), [snapshot.messages]);
+  // Messages a revert hides are not shown (they stay stored until the next prompt).
+  const revertMessage = revert?.messageId;
+  const revertPart = revert?.partId;
+  const rows = useMemo(
+    () => chatRows(shownMessages(snapshot.messages, revertMessage ? { messageId: revertMessage, partId: revertPart } : undefined).messages),
+    [snapshot.messages, revertMessage, revertPart],
+  );
   const compacting = live.info?.time.compacting !== undefined;
   const listRef = useRef<HTMLDivElement>(null);
   const [margin, setMargin] = useState(0);

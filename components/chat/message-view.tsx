@@ -1,10 +1,13 @@
-import { memo } from "react";
+import { memo, useState } from "react";
 import { PartView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
+import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
+import { messageMarkdown } from "./revert";
+import { TurnDiff } from "./turn-diff";
 import { QueuedBadge } from "./queued";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
@@ -34,17 +37,25 @@ const MemoPart = memo(function MemoPart({ part }: { part: Part }) {
   return <PartView part={part} />;
 });
 
-function Parts({ parts }: { parts: Part[] }) {
+function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
-      {parts.map((part) => (
-        <MemoPart key={part.id} part={part} />
-      ))}
+      {parts.map((part) =>
+        reply ? (
+          <div key={part.id} className="group/part">
+            <MemoPart part={part} />
+            <PartRevertButton info={reply} part={part} />
+          </div>
+        ) : (
+          <MemoPart key={part.id} part={part} />
+        ),
+      )}
     </div>
   );
 }
 
 function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) {
+  const [editing, setEditing] = useState(false);
   // A compaction request is a marker in the conversation, not something the user wrote.
   if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
     return (
@@ -64,8 +75,16 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
           <QueuedBadge messageId={info.id} />
         </header>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
-          {parts.length ? <Parts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
+          {editing ? (
+            <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />
+          ) : parts.length ? (
+            <Parts parts={parts} />
+          ) : (
+            <p className="text-sm text-zinc-400 italic">Empty message</p>
+          )}
         </div>
+        {editing ? null : <UserMessageActions info={info} parts={parts} onEdit={() => setEditing(true)} />}
+        <TurnDiff info={info} />
       </div>
     </article>
   );
@@ -101,9 +120,10 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
           </span>
         </header>
         <div className="space-y-3">
-          {parts.length ? <Parts parts={parts} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
+          {parts.length ? <Parts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
           {info.error ? <MessageErrorNotice error={info.error} /> : null}
         </div>
+        <AssistantMessageActions info={info} parts={parts} />
       </div>
     </article>
   );

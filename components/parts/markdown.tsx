@@ -1,6 +1,7 @@
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { CodeBlock } from "./code-block";
 import "./code-highlight.css";
 
 /**
@@ -57,11 +58,7 @@ const COMPONENTS: Components = {
   code: ({ children, className }) => (
     <code className={`rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] text-zinc-800 ${className ?? ""}`}>{children}</code>
   ),
-  pre: ({ children }) => (
-    <pre className="my-3 overflow-x-auto rounded-lg bg-zinc-900 p-3.5 text-[13px] leading-relaxed text-zinc-100 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-inherit">
-      {children}
-    </pre>
-  ),
+  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
   table: ({ children }) => (
     <div className="my-3 overflow-x-auto rounded-lg ring-1 ring-zinc-200">
       <table className="w-full border-collapse text-left text-sm">{children}</table>

@@ -2,11 +2,15 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { Composer } from "@/components/chat/composer";
 import { MessageList } from "@/components/chat/message-list";
 import { QueuedMessages } from "@/components/chat/queued";
-import { SessionStatusBadge, useSessionStatus } from "@/components/chat/session-status";
+import { ChatActionsContext } from "@/components/chat/message-actions";
+import { RevertBanner } from "@/components/chat/revert-banner";
+import { shownMessages } from "@/components/chat/revert";
+import { SessionStatusBadge, isRunning, useSessionStatus } from "@/components/chat/session-status";
+import { DiffSourceContext } from "@/components/chat/turn-diff";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
@@ -34,6 +38,13 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   // The loaded messages, oldest first.
   const messages = live.snapshot.messages;
 
+  const info = live.info ?? session.data;
+  const shown = useMemo(() => shownMessages(messages, info?.revert), [messages, info?.revert]);
+  const lastAssistantId = shown.messages.findLast((m) => m.info.role === "assistant")?.info.id;
+  const busy = isRunning(status);
+  const actions = useMemo(() => ({ sessionId, busy, lastAssistantId }), [sessionId, busy, lastAssistantId]);
+  const diffSource = useMemo(() => ({ kind: "member" as const, sessionId }), [sessionId]);
+
   if (live.deleted) {
     return (
       <Gone title="This session was deleted">
@@ -52,14 +63,20 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <ErrorNotice title="Could not load the session">{errorMessage(session.error)}</ErrorNotice>
     );
   }
+  if (!info) return <Loading label="Loading session…" />;
   return (
     <div className="space-y-8">
-      <title>{`${(live.info ?? session.data).title} · Parley`}</title>
-      <SessionHeader session={live.info ?? session.data} status={status} messages={messages} />
+      <title>{`${info.title} · Parley`}</title>
+      <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
       <QueuedMessages messages={messages} status={status}>
-        <MessageList live={live} />
+        <DiffSourceContext value={diffSource}>
+          <ChatActionsContext value={actions}>
+            <MessageList live={live} revert={info.revert} />
+          </ChatActionsContext>
+        </DiffSourceContext>
       </QueuedMessages>
+      <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
       <PermissionPrompt sessionId={sessionId} />
       <Composer session={session.data} status={status} messages={messages} />
     </div>

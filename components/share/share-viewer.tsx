@@ -3,6 +3,8 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { MessageView } from "@/components/chat/message-view";
+import { shownMessages } from "@/components/chat/revert";
+import { DiffSourceContext } from "@/components/chat/turn-diff";
 import type { Status } from "@/components/chat/types";
 import { SessionHrefProvider } from "@/components/parts/session-link";
 import { Badge } from "@/components/ui/badge";
@@ -43,8 +45,12 @@ export function ShareViewer({ initial }: { initial: SharePage }) {
   }
 
   const { snapshot, session } = live;
+  // Messages a revert hides are not shown here either (they go with the session's next prompt).
+  const shown = shownMessages(snapshot.messages, session.revert);
+  const diffSource = { kind: "viewer" as const, shareId, sessionId: session.id === rootId ? undefined : session.id };
   return (
     <SessionHrefProvider value={href}>
+      <DiffSourceContext value={diffSource}>
       <div className="space-y-8" data-testid="share-view" data-session-id={session.id}>
         <ShareHeader session={session} root={initial.root} status={snapshot.status} connected={live.connected} href={href} />
         {live.children.length > 0 ? (
@@ -83,13 +89,19 @@ export function ShareViewer({ initial }: { initial: SharePage }) {
               </Button>
             </div>
           ) : null}
-          {snapshot.messages.length === 0 ? (
+          {shown.messages.length === 0 ? (
             <EmptyState title="No messages yet">This session has no conversation yet.</EmptyState>
           ) : (
-            snapshot.messages.map((message) => <MessageView key={message.info.id} message={message} />)
+            shown.messages.map((message) => <MessageView key={message.info.id} message={message} />)
           )}
+          {shown.hidden > 0 ? (
+            <p data-testid="share-reverted" className="text-center text-xs text-zinc-500">
+              {shown.hidden} later {shown.hidden === 1 ? "message was" : "messages were"} reverted by the session&apos;s owner.
+            </p>
+          ) : null}
         </div>
       </div>
+      </DiffSourceContext>
     </SessionHrefProvider>
   );
 }

@@ -85,7 +85,7 @@ const LINE_STYLE: Record<DiffLine["kind"], string> = {
 };
 
 /** A unified diff (server/tool/diff.ts) with added, removed and hunk lines colored. */
-function UnifiedDiff({ diff }: { diff: string }) {
+export function UnifiedDiff({ diff }: { diff: string }) {
   return (
     <pre className="max-h-96 overflow-auto rounded-lg bg-white py-1 font-mono text-[12.5px] leading-relaxed ring-1 ring-zinc-200 ring-inset">
       {diff.split("\n").map((line, i) => {
