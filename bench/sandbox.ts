@@ -31,6 +31,7 @@ import type { Todo } from "../server/session/events";
 import { GREP_LIMIT, grep } from "../server/tool/grep";
 import type { ToolContext, ToolResult } from "../server/tool/tool";
 import { seededRandom } from "../lib/random";
+import { type Stats, ms, stats, timed, verdict } from "./figures";
 
 const WARMUP = 20;
 const TARGET_ADDED_P95_MS = 50;
@@ -54,30 +55,6 @@ function arg(name: string, fallback: number): number {
   return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 const RUNS = arg("runs", 200);
-
-// ---------------------------------------------------------------------------------------
-// Figures
-
-interface Stats {
-  median: number;
-  p95: number;
-  max: number;
-}
-
-function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-  return { median: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? Number.NaN };
-}
-
-const ms = (value: number, width = 8) => value.toFixed(2).padStart(width);
-const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-
-async function timed(work: () => Promise<void>): Promise<number> {
-  const t0 = performance.now();
-  await work();
-  return performance.now() - t0;
-}
 
 // ---------------------------------------------------------------------------------------
 // 1. Added time of the sandbox

@@ -61,6 +61,8 @@ export class Snapshots {
   readonly maxFileBytes: number;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly ready = new Set<string>();
+  /** Per store, the shared index this process last wrote (by inode, size and mtime) and its tree. */
+  private readonly trees = new Map<string, { index: string; tree: string }>();
 
   constructor(options: SnapshotOptions) {
     this.root = options.root;
@@ -176,30 +178,50 @@ export class Snapshots {
     this.ready.add(ctx.gitDir);
   }
 
+  /**
+   * The tree of the project now. When the shared index is the one this process last wrote
+   * and git lists no change against it, that index's tree is the answer (one git call);
+   * otherwise the changes go into a private copy of the index, which becomes the shared
+   * one once its tree is written.
+   */
   private async trackNow(git: Git, ctx: OperationContext): Promise<string> {
+    const shared = await indexKey(ctx.sharedIndex);
+    const known = this.trees.get(ctx.gitDir);
+    let changes: Changes | undefined;
+    if (shared !== undefined && known?.index === shared) {
+      changes = await this.changes(git, ctx, ctx.sharedIndex);
+      if (changes.add.length === 0 && changes.drop.length === 0) return known.tree;
+    }
     const index = await ctx.privateIndex();
     try {
-      const listed = nulList(
-        await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)),
-      );
-      const add: string[] = [];
-      const drop: string[] = [];
-      for (const file of new Set(listed)) {
-        // A directory entry is a nested repository: left out.
-        if (file.endsWith("/")) continue;
-        const stat = await ifExists(fs.lstat(path.join(ctx.directory, file)));
-        if (stat?.isFile() && stat.size > this.maxFileBytes) drop.push(file);
-        else add.push(file);
-      }
-      if (add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, add.join("\0")));
-      if (drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, drop.join("\0")));
+      // Listed against the shared index only if the copy is of that same index.
+      if (changes === undefined || (await indexKey(ctx.sharedIndex)) !== shared) changes = await this.changes(git, ctx, index);
+      if (changes.add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")));
+      if (changes.drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")));
       const tree = (await runGit(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
       await fs.rename(index, ctx.sharedIndex);
+      const written = await indexKey(ctx.sharedIndex);
+      if (written !== undefined) this.trees.set(ctx.gitDir, { index: written, tree });
       return tree;
     } catch (error) {
       await fs.rm(index, { force: true });
       throw error;
     }
+  }
+
+  /** What differs between the project and an index: files to store, and files too large to keep. */
+  private async changes(git: Git, ctx: OperationContext, index: string): Promise<Changes> {
+    const listed = nulList(await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)));
+    const add: string[] = [];
+    const drop: string[] = [];
+    for (const file of new Set(listed)) {
+      // A directory entry is a nested repository: left out.
+      if (file.endsWith("/")) continue;
+      const stat = await ifExists(fs.lstat(path.join(ctx.directory, file)));
+      if (stat?.isFile() && stat.size > this.maxFileBytes) drop.push(file);
+      else add.push(file);
+    }
+    return { add, drop };
   }
 
   private async assertInside(directory: string, file: string): Promise<void> {
@@ -252,6 +274,17 @@ class OperationContext {
     }
     return file;
   }
+}
+
+interface Changes {
+  add: string[];
+  drop: string[];
+}
+
+/** Which file an index is: it is only ever replaced by a rename, so inode, size and mtime tell. */
+async function indexKey(file: string): Promise<string | undefined> {
+  const stat = await ifExists(fs.stat(file));
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
 }
 
 /** The result, or undefined when the path does not exist (any other failure is thrown). */

@@ -1,0 +1,23 @@
+/** Figures the benchmarks print: median, p95 and max of timed samples, and PASS/FAIL. */
+
+export interface Stats {
+  median: number;
+  p95: number;
+  max: number;
+}
+
+export function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+  return { median: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? Number.NaN };
+}
+
+export const ms = (value: number, width = 8) => value.toFixed(2).padStart(width);
+export const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+
+/** How long `work` took, in ms. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await work();
+  return performance.now() - t0;
+}
