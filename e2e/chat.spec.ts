@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { Session } from "../server/session";
 import { expect, test } from "./fixtures";
-import { Chat } from "./pages/chat";
+import { openChat } from "./pages/chat";
 import { SessionPage } from "./pages/session-page";
 import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
 
@@ -18,14 +18,7 @@ import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
 const OFFLINE_LABEL = "Offline model (built in, no network)";
 const FORWARD = ["pending", "running", "completed"];
 
-async function open(page: Page, seed: Seeder, title: string) {
-  const session = await seed.session({ title: `${title} ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  await view.goto(session.id);
-  const chat = new Chat(page);
-  await expect(chat.status).toHaveAttribute("data-status", "idle");
-  return { session, chat };
-}
+const open = openChat;
 
 /** Every part on the page: id, type, tool status, and the text of text parts. */
 function partsOnPage(page: Page) {

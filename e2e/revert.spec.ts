@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { Session } from "../server/session";
 import { expect, test } from "./fixtures";
-import { Chat } from "./pages/chat";
+import { Chat, openChat } from "./pages/chat";
 import { SessionPage } from "./pages/session-page";
 import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
 
@@ -14,11 +14,7 @@ import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
  */
 
 async function open(page: Page, seed: Seeder, title: string) {
-  const session = await seed.session({ title: `${title} ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  await view.goto(session.id);
-  const chat = new Chat(page);
-  await expect(chat.status).toHaveAttribute("data-status", "idle");
+  const { session, chat } = await openChat(page, seed, title);
   const folder = `revert-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   return { session, chat, folder, file: (name: string) => path.join(E2E_PROJECT_DIR, folder, name) };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { filesOfDiff, messageMarkdown, shownMessages } from "./revert";
+import { assistantMessage, userMessage } from "../../test/fixtures";
 import type { Part, WithParts } from "./types";
 
 const text = (messageId: string, id: string, value: string, extra: Partial<Extract<Part, { type: "text" }>> = {}): Part => ({
@@ -12,23 +13,7 @@ const text = (messageId: string, id: string, value: string, extra: Partial<Extra
 });
 
 function message(id: string, role: "user" | "assistant", parts: Part[]): WithParts {
-  const info =
-    role === "user"
-      ? { id, sessionId: "ses_1", role, time: { created: 1 }, agent: "build", model: { providerId: "p", modelId: "m" } }
-      : {
-          id,
-          sessionId: "ses_1",
-          role,
-          parentId: "msg_1",
-          providerId: "p",
-          modelId: "m",
-          agent: "build",
-          path: { cwd: "", root: "" },
-          cost: 0,
-          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-          time: { created: 1 },
-        };
-  return { info, parts } as WithParts;
+  return { info: role === "user" ? userMessage("ses_1", { id }) : assistantMessage("ses_1", "msg_1", { id }), parts };
 }
 
 const conversation = [

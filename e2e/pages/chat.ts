@@ -1,4 +1,6 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import type { Seeder } from "../support/seed";
+import { SessionPage } from "./session-page";
 
 /** What the page recorder saw: every DOM state React committed, not just what polling caught. */
 export interface Recording {
@@ -116,4 +118,13 @@ export class Chat {
     if (!recording) throw new Error("record() was not called on this page");
     return recording;
   }
+}
+
+/** A new session of the seeded team, opened in the page with its chat idle. */
+export async function openChat(page: Page, seed: Seeder, title: string) {
+  const session = await seed.session({ title: `${title} ${Date.now().toString(36)}` });
+  await new SessionPage(page).goto(session.id);
+  const chat = new Chat(page);
+  await expect(chat.status).toHaveAttribute("data-status", "idle");
+  return { session, chat };
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
+import { directoryDigest as digest, fileTree as tree } from "../../test/files";
 import { parleyError, record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
@@ -37,35 +37,6 @@ function services(bus: Bus): Services {
   });
 }
 
-/** Every file below a directory (a .git folder aside) with its content. */
-function tree(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      if (entry.name === ".git") continue;
-      if (entry.isDirectory()) walk(full);
-      else out[path.relative(root, full)] = readFileSync(full, "utf8");
-    }
-  };
-  walk(root);
-  return out;
-}
-
-function digest(root: string): string {
-  const hash = createHash("sha256");
-  const walk = (at: string) => {
-    for (const name of readdirSync(at).sort()) {
-      const full = path.join(at, name);
-      const stat = statSync(full);
-      hash.update(`${path.relative(root, full)}:${stat.mode}:${stat.mtimeMs}\n`);
-      if (stat.isDirectory()) walk(full);
-      else hash.update(readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest("hex");
-}
 
 describe.each(["a plain folder", "a git repository"])("revert in %s (integration, real git and tools)", (kind) => {
   let dir: string;

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { directoryDigest as digest, fileTree } from "../../test/files";
 import { SnapshotUnavailableError, Snapshots } from "./snapshot";
 
 /** The real system git on real directories: a plain folder and a git repository. */
@@ -17,38 +17,8 @@ async function write(file: string, content: string) {
   await fs.writeFile(path.join(project.directory, file), content);
 }
 
-/** Every file below the project (its own .git aside) with its content, symlinks as "-> target". */
-function tree(root = project.directory): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      const rel = path.relative(root, full);
-      if (rel === ".git") continue;
-      if (entry.isSymbolicLink()) out[rel] = `-> ${execFileSync("readlink", [full], { encoding: "utf8" }).trim()}`;
-      else if (entry.isDirectory()) walk(full);
-      else out[rel] = readFileSync(full, "utf8");
-    }
-  };
-  walk(root);
-  return out;
-}
+const tree = (root = project.directory) => fileTree(root);
 
-/** A digest of every file below a directory (names, modes and contents). */
-function digest(root: string): string {
-  const hash = createHash("sha256");
-  const walk = (at: string) => {
-    for (const name of readdirSync(at).sort()) {
-      const full = path.join(at, name);
-      const stat = statSync(full);
-      hash.update(`${path.relative(root, full)}:${stat.mode}\n`);
-      if (stat.isDirectory()) walk(full);
-      else hash.update(readFileSync(full));
-    }
-  };
-  walk(root);
-  return hash.digest("hex");
-}
 
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-snapshot-"));

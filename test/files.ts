@@ -1,0 +1,35 @@
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import path from "node:path";
+
+/** Every file below a directory (a `.git` folder aside) with its content; a symlink as "-> target". */
+export function fileTree(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.name === ".git") continue;
+      if (entry.isSymbolicLink()) out[path.relative(root, full)] = `-> ${readlinkSync(full)}`;
+      else if (entry.isDirectory()) walk(full);
+      else out[path.relative(root, full)] = readFileSync(full, "utf8");
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** A digest of everything below a directory: names, modes, modification times and contents. */
+export function directoryDigest(root: string): string {
+  const hash = createHash("sha256");
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const full = path.join(at, name);
+      const stat = statSync(full);
+      hash.update(`${path.relative(root, full)}:${stat.mode}:${stat.mtimeMs}\n`);
+      if (stat.isDirectory()) walk(full);
+      else hash.update(readFileSync(full));
+    }
+  };
+  walk(root);
+  return hash.digest("hex");
+}
