@@ -26,8 +26,8 @@ export function useTeamEvents(): void {
     onEvent: (event) => {
       if (event.name.startsWith("session.") && event.name !== "session.diff") refresh();
     },
-    onOpen: (reconnect) => {
-      if (reconnect) refresh();
-    },
+    // The list may have been read before the stream was subscribed (or while it was away):
+    // a session created in between has no event here, so read it again on every open.
+    onOpen: () => refresh(),
   });
 }

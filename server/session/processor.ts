@@ -2,7 +2,7 @@ import type { TextStreamPart, ToolSet } from "ai";
 import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
 import type { Services } from "../services";
-import type { Project } from "../snapshot/snapshot";
+import { type Project, ProjectMissingError } from "../snapshot/snapshot";
 import { classify } from "./classify";
 import * as Event from "./events";
 import type { StreamHandle } from "./llm";
@@ -396,7 +396,8 @@ export class Processor {
     try {
       return await this.services.snapshots.track(project);
     } catch (error) {
-      console.error(`[session] snapshot of project ${project.id} failed: ${errorText(error)}`);
+      // A project whose directory is gone has nothing to snapshot (its tools say so themselves).
+      if (!(error instanceof ProjectMissingError)) console.error(`[session] snapshot of project ${project.id} failed: ${errorText(error)}`);
       return undefined;
     }
   }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { directoryDigest as digest, fileTree } from "../../test/files";
-import { SnapshotUnavailableError, Snapshots } from "./snapshot";
+import { ProjectMissingError, SnapshotUnavailableError, Snapshots } from "./snapshot";
 
 /** The real system git on real directories: a plain folder and a git repository. */
 
@@ -126,6 +126,10 @@ describe("Snapshots (real git)", () => {
     await write("huge.bin", "y".repeat(4096));
     await snapshots.restore(project, hash, ["huge.bin"]);
     expect(statSync(path.join(project.directory, "huge.bin")).size).toBe(4096);
+  });
+
+  it("says when the project directory does not exist", async () => {
+    await expect(snapshots.track({ id: "prj_gone", directory: path.join(dir, "gone") })).rejects.toBeInstanceOf(ProjectMissingError);
   });
 
   it("says clearly when git is missing, and refuses to work", async () => {

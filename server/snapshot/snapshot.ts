@@ -55,6 +55,14 @@ export class SnapshotUnavailableError extends Error {
   }
 }
 
+/** The project's directory does not exist (any more): there is nothing to snapshot. */
+export class ProjectMissingError extends Error {
+  constructor(directory: string) {
+    super(`the project directory ${directory} does not exist`);
+    this.name = "ProjectMissingError";
+  }
+}
+
 export class Snapshots {
   readonly state: SnapshotState;
   readonly root: string;
@@ -147,6 +155,7 @@ export class Snapshots {
     const git = this.state.git;
     const before = this.queues.get(project.id) ?? Promise.resolve();
     const run = before.then(async () => {
+      if (!(await ifExists(fs.stat(project.directory)))?.isDirectory()) throw new ProjectMissingError(project.directory);
       const ctx = new OperationContext(path.join(this.root, safeName(project.id)), project.directory);
       await this.prepare(git, ctx);
       return work(git, ctx);
