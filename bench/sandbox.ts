@@ -183,6 +183,9 @@ function toolContext(sandbox: Sandbox, directory: string, outputDir: string): To
     check: () => "allow",
     update: () => {},
     canUse: () => false,
+    task: async () => {
+      throw new Error("no subagents in this benchmark");
+    },
     todos: {
       read: async () => stored,
       write: async (todos) => {

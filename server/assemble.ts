@@ -12,6 +12,7 @@ import { Snapshots } from "./snapshot/snapshot";
 import { type Clock, type ExecuteTool, type Models, type Services, type Settings, systemClock } from "./services";
 import { RunLock } from "./session/lock";
 import { Runners } from "./session/runner";
+import { runSubagent } from "./session/subagent";
 import { builtinTools, executeTool } from "./tool/registry";
 import type { Tool } from "./tool/tool";
 
@@ -40,7 +41,7 @@ export interface Parts {
 }
 
 export function assemble(parts: Parts): Services {
-  return {
+  const services: Services = {
     db: parts.db,
     bus: parts.bus,
     clock: parts.clock ?? systemClock,
@@ -52,8 +53,10 @@ export function assemble(parts: Parts): Services {
     models: parts.models,
     tools: parts.tools ?? builtinTools(),
     executeTool: parts.executeTool ?? executeTool,
+    subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     settings: parts.settings,
   };
+  return services;
 }
 
 /** The models of a configuration: OpenAI, an OpenAI-compatible server, the offline model. */

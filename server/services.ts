@@ -9,7 +9,7 @@ import type { Snapshots } from "./snapshot/snapshot";
 import type { RunLock } from "./session/lock";
 import type { Runners } from "./session/runner";
 import type { Prices } from "./session/usage";
-import type { Tool, ToolContext, ToolResult } from "./tool/tool";
+import type { ChildCall, SubagentRequest, SubagentResult, Tool, ToolContext, ToolResult } from "./tool/tool";
 
 /**
  * The server's services — built once at start (server/runtime.ts; tests build their own,
@@ -76,6 +76,15 @@ export interface Settings {
   publicUrl?: string | undefined;
 }
 
+/** Runs subagents in child sessions (server/session/subagent.ts), for the task tool. */
+export interface Subagents {
+  run(
+    caller: { teamId: string; sessionId: string },
+    request: SubagentRequest,
+    io: { signal: AbortSignal; progress(metadata: { sessionId: string; summary: ChildCall[] }): void },
+  ): Promise<SubagentResult>;
+}
+
 export interface Services {
   db: Db;
   bus: Bus;
@@ -92,6 +101,7 @@ export interface Services {
   models: Models;
   tools: Tool[];
   executeTool: ExecuteTool;
+  subagents: Subagents;
   settings: Settings;
 }
 

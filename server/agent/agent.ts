@@ -45,6 +45,15 @@ export const AGENTS: Record<string, Agent> = {
     steps: 30,
     permission: [],
   },
+  explore: {
+    name: "explore",
+    description: "A read-only subagent that searches and reads the project to answer a question (no edits, no commands).",
+    mode: "subagent",
+    disabledTools: [...READ_ONLY_DISABLED, "task", "todowrite", "todoread"],
+    steps: 30,
+    prompt: "You explore the project to answer a question: search and read, then report what you found, with file paths. Do not modify anything.",
+    permission: [],
+  },
   compaction: {
     name: "compaction",
     description: "Writes the summary that replaces old history.",
@@ -59,6 +68,11 @@ export const DEFAULT_AGENT = "build";
 
 export function get(name: string | undefined): Agent {
   return AGENTS[name ?? DEFAULT_AGENT] ?? (AGENTS[DEFAULT_AGENT] as Agent);
+}
+
+/** The agents the task tool can run. */
+export function subagents(): Agent[] {
+  return Object.values(AGENTS).filter((agent) => agent.mode === "subagent");
 }
 
 export function allows(agent: Agent, tool: string): boolean {

@@ -122,15 +122,20 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
     abort: signal,
     ask,
     check: (permission, pattern) => verdictOf({ permission, patterns: [pattern] }, scope.layers).action,
-    update: (patch) => {
-      void scope.processor.updateTool(callId, patch).catch((error: unknown) => {
-        console.error("[session] could not update a running tool", error);
-      });
-    },
+    update: (patch) => update(scope, callId, patch),
     canUse: (name) => Agent.allows(scope.agent, name) && s.tools.some((x) => x.id === name),
     todos: {
       read: () => Todo.read(s.db, scope.sessionId),
       write: (todos) => Todo.write(s, scope.teamId, scope.sessionId, todos),
     },
+    task: (request) =>
+      s.subagents.run({ teamId: scope.teamId, sessionId: scope.sessionId }, request, { signal, progress: (metadata) => update(scope, callId, { metadata }) }),
   };
+}
+
+/** Update a running tool's title and metadata live (a failure is logged: the tool goes on). */
+function update(scope: ToolScope, callId: string, patch: { title?: string; metadata?: Record<string, unknown> }): void {
+  void scope.processor.updateTool(callId, patch).catch((error: unknown) => {
+    console.error("[session] could not update a running tool", error);
+  });
 }

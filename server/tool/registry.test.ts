@@ -17,7 +17,7 @@ const byId = (id: string) => {
 describe("builtinTools", () => {
   it("lists every built-in tool once, each with a description and a JSON-schema-convertible input", () => {
     const tools = builtinTools();
-    expect(tools.map((x) => x.id)).toEqual(["read", "list", "glob", "grep", "write", "edit", "bash", "todowrite", "todoread"]);
+    expect(tools.map((x) => x.id)).toEqual(["read", "list", "glob", "grep", "write", "edit", "bash", "todowrite", "todoread", "task"]);
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(20);
       expect(z.toJSONSchema(tool.parameters, { io: "input" })).toMatchObject({ type: "object" });

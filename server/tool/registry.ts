@@ -9,10 +9,11 @@ import { todoread, todowrite } from "./todo";
 import { ToolError, type Tool, type ToolContext, type ToolResult } from "./tool";
 import { truncateOutput } from "./truncate";
 import { write } from "./write";
+import { task } from "./task";
 
 /** The built-in tools, in the order the model sees them. (`task` runs subagents.) */
 export function builtinTools(): Tool[] {
-  return [read, list, glob, grep, write, edit, bash, todowrite, todoread];
+  return [read, list, glob, grep, write, edit, bash, todowrite, todoread, task];
 }
 
 /**

@@ -100,6 +100,9 @@ export function fakeContext(options: FakeOptions): FakeContext {
         ctx.stored = todos;
       },
     },
+    task: async () => {
+      throw new Error("no subagents in this test");
+    },
   };
   return ctx;
 }

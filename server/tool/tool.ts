@@ -56,6 +56,31 @@ export interface ToolContext {
     read(): Promise<Todo[]>;
     write(todos: Todo[]): Promise<void>;
   };
+  /** Run a subagent in a child session of this one (the task tool); rejects when it fails. */
+  task(request: SubagentRequest): Promise<SubagentResult>;
+}
+
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  /** The subagent's name. */
+  agent: string;
+  /** An earlier child session of this session to continue in. */
+  taskId?: string;
+}
+
+/** One tool call of a child session, as the parent's task card shows it. */
+export interface ChildCall {
+  id: string;
+  tool: string;
+  state: { status: string; title?: string };
+}
+
+export interface SubagentResult {
+  sessionId: string;
+  /** The child's final answer. */
+  text: string;
+  summary: ChildCall[];
 }
 
 export interface Attachment {

@@ -99,6 +99,16 @@ describe("offline model: reading the user's message", () => {
     expect(parseMessage("fill the context and list files")).toMatchObject({ fillContext: true, steps: [[{ kind: "list" }]] });
   });
 
+  it("hands jobs to several subagents in one step", () => {
+    const two = [
+      { kind: "task", description: "list files", prompt: "list files" },
+      { kind: "task", description: "read README.md", prompt: "read README.md" },
+    ];
+    expect(parseMessage("in parallel, ask two subagents to list files and read README.md").steps).toEqual([two]);
+    expect(parseMessage("use a subagent to list files, use a subagent to read README.md").steps).toEqual([two]);
+    expect(parseMessage("use a subagent to list files then use a subagent to read README.md").steps).toEqual([[two[0]], [two[1]]]);
+  });
+
   it("finds nothing in small talk", () => {
     expect(parseMessage("hello there, how are you?").steps).toEqual([]);
     expect(parseMessage("").steps).toEqual([]);

@@ -296,7 +296,28 @@ function isGreedy(clause: string): boolean {
   if (/^(?:run|bash|execute|exec)\b/i.test(c)) return true;
   if (/^(?:write|create|save)\s+\S+?\s*(?::|\s+with\b|\s+containing\b|\s+saying\b)\s*(?!\x02\d+\x02\s*$)\S/i.test(c)) return true;
   if (/^(?:todos?|to-do|plan|(?:make|create|write)\s+a\s+(?:todo|plan))\b[\s:,-]*\S/i.test(c)) return true;
-  return /^(?:task|delegate|use\s+(?:a\s+)?(?:sub-?agent|general\s+agent)|ask\s+a\s+sub-?agent|have\s+a\s+sub-?agent)\b/i.test(c);
+  return isTask(c);
+}
+
+const TASK_START = /^(?:task|delegate|use\s+(?:a\s+)?(?:sub-?agent|general\s+agent)|ask\s+a\s+sub-?agent|have\s+a\s+sub-?agent)\b/i;
+
+/** A clause handing a job to a subagent. */
+function isTask(clause: string): boolean {
+  return TASK_START.test(clause.trim().replace(POLITE, ""));
+}
+
+/** "in parallel, ask two subagents to A and B": one job per subagent, all in one step. */
+const PARALLEL = /^(?:in\s+parallel[,:]?\s+)?(?:ask|have|use|start)\s+(?:two|three|four|five|several|\d+)\s+sub-?agents\s+(?:in\s+parallel\s+)?(?:to\s+)?([\s\S]+)$/i;
+
+function parallelTasks(text: string): Request[] | undefined {
+  const m = PARALLEL.exec(text.trim().replace(/[\s.!?]+$/, ""));
+  if (!m?.[1]) return undefined;
+  const jobs = m[1]
+    .split(/\s*,\s*(?:and\s+)?|\s+and\s+/i)
+    .map((job) => job.trim())
+    .filter(Boolean);
+  if (jobs.length < 2) return undefined;
+  return jobs.map((prompt) => ({ kind: "task", description: shortDescription(prompt), prompt }));
 }
 
 interface Segment {
@@ -325,7 +346,10 @@ function segments(hidden: string): Array<{ text: string; sequential: boolean }> 
   const merged: Segment[] = [];
   for (const segment of raw) {
     const previous = merged[merged.length - 1];
-    if (previous && !segment.sequential && isGreedy(hidden.slice(previous.start, previous.end))) {
+    const text = hidden.slice(previous?.start ?? 0, previous?.end ?? 0);
+    // A subagent's prompt runs to the next "then", or to the next clause handing a job to another subagent.
+    const anotherTask = isTask(text) && isTask(hidden.slice(segment.start, segment.end));
+    if (previous && !segment.sequential && isGreedy(text) && !anotherTask) {
       previous.end = segment.end;
       continue;
     }
@@ -346,6 +370,11 @@ export function parseMessage(text: string): Plan {
     rest = `${rest.slice(0, m.index)} ${rest.slice(m.index + m[0].length)}`;
   }
   rest = rest.trim();
+  const parallel = parallelTasks(restore(rest, spans));
+  if (parallel) {
+    plan.steps.push(parallel);
+    return plan;
+  }
   for (const segment of segments(rest)) {
     const request = parseClause(restore(segment.text, spans));
     if (!request) continue;

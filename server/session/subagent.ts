@@ -1,0 +1,104 @@
+import * as Agent from "../agent/agent";
+import { isParleyError } from "../errors";
+import { type Services, withActor } from "../services";
+import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
+import { ToolError } from "../tool/tool";
+import * as Event from "./events";
+import type { Info } from "./info";
+import * as Prompt from "./prompt";
+import { sessionFromRow } from "./rows";
+import * as SessionOps from "./session";
+import * as Store from "./store";
+
+/**
+ * Subagents (the task tool): a child session of the calling session — `parentId` the
+ * caller, title "<description> (@<agent> subagent)", the parent's session rules, the
+ * subagent as its agent — in which the subagent's loop answers the prompt like any
+ * session's (one runner per session, the same run lock). The child sees only its own
+ * messages. While it runs, the parent's task call reports the child's tool calls; when
+ * it ends, its last reply's text is the result, and a failed or stopped child is an error
+ * of the call (the parent goes on). Aborting the call aborts the child, wherever it runs.
+ */
+
+export interface Caller {
+  teamId: string;
+  sessionId: string;
+}
+
+export interface SubagentIo {
+  signal: AbortSignal;
+  /** The call's live metadata: the child and its tool calls so far. */
+  progress(metadata: { sessionId: string; summary: ChildCall[] }): void;
+}
+
+export async function runSubagent(s: Services, caller: Caller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
+  const agent = Agent.AGENTS[request.agent];
+  if (!agent || agent.mode !== "subagent") {
+    const known = Agent.subagents().map((a) => a.name).join(", ");
+    throw new ToolError(`There is no subagent "${request.agent}". Use one of: ${known}.`);
+  }
+  const parent = await s.db.session.findUniqueOrThrow({ where: { id: caller.sessionId }, include: { share: true } });
+  // The child acts for the parent session's author, inside the parent's team.
+  const ctx = withActor(s, { userId: parent.authorId, teamId: parent.teamId });
+  const child = await childSession(ctx, sessionFromRow(parent, s.settings.publicUrl), request, agent);
+
+  const calls = new Map<string, ChildCall>();
+  const report = () => io.progress({ sessionId: child.id, summary: [...calls.values()] });
+  report();
+  const stop = s.bus.subscribe({ teamId: child.teamId, sessionId: child.id }, (event) => {
+    if (event.name !== Event.PartUpdated.name) return;
+    const { part } = Event.PartUpdated.schema.parse(event.payload);
+    if (part.type !== "tool") return;
+    const title = part.state.status === "running" || part.state.status === "completed" ? part.state.title : undefined;
+    const before = calls.get(part.id);
+    if (before?.state.status === part.state.status && before.state.title === title) return;
+    calls.set(part.id, { id: part.id, tool: part.tool, state: { status: part.state.status, ...(title ? { title } : {}) } });
+    report();
+  });
+  const onAbort = () => {
+    Prompt.abort(ctx, child.id).catch((error: unknown) => console.error(`[session] could not abort subagent session ${child.id}`, error));
+  };
+  try {
+    io.signal.throwIfAborted();
+    io.signal.addEventListener("abort", onAbort, { once: true });
+    await Prompt.prompt(ctx, { sessionId: child.id, parts: [{ type: "text", text: request.prompt }], agent: agent.name, ...(child.model ? { model: child.model } : {}) });
+    await s.runners.idle(child.id);
+  } finally {
+    io.signal.removeEventListener("abort", onAbort);
+    stop();
+  }
+  if (io.signal.aborted) throw new ToolError("The subagent was stopped.");
+  return { sessionId: child.id, text: await finalText(s, child.id), summary: [...calls.values()] };
+}
+
+/** A new child session, or with `taskId` the earlier child to continue in. */
+async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, request: SubagentRequest, agent: Agent.Agent): Promise<Info> {
+  if (request.taskId) {
+    let found: Info;
+    try {
+      found = await SessionOps.get(ctx, request.taskId);
+    } catch (error) {
+      if (isParleyError(error) && (error.code === "NOT_FOUND" || error.code === "INVALID")) throw new ToolError(`There is no task ${request.taskId}.`);
+      throw error;
+    }
+    if (found.parentId !== parent.id) throw new ToolError(`Task ${request.taskId} is not a subagent session of this session.`);
+    return found;
+  }
+  return SessionOps.create(ctx, {
+    projectId: parent.projectId,
+    parentId: parent.id,
+    title: `${request.description} (@${agent.name} subagent)`.slice(0, 200),
+    agent: agent.name,
+    ...(parent.model ? { model: parent.model } : {}),
+    ...(parent.permission ? { permission: parent.permission } : {}),
+  });
+}
+
+/** The child's answer: the text of its last reply; a failed or stopped reply is an error of the call. */
+async function finalText(s: Services, childId: string): Promise<string> {
+  const last = (await Store.history(s.db, childId)).findLast((m) => m.info.role === "assistant");
+  if (!last || last.info.role !== "assistant") throw new ToolError("The subagent did not answer.");
+  if (last.info.error) throw new ToolError(`The subagent failed: ${last.info.error.message ?? last.info.error.name}`);
+  const text = last.parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
+  return text || "(The subagent finished without a final message.)";
+}
