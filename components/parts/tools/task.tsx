@@ -43,7 +43,7 @@ export function TaskToolBody({ part, state, input, title }: ToolBodyProps) {
         {agent ? <Badge tone="violet">@{agent}</Badge> : null}
         {description && description !== title ? <span className="text-zinc-700">{description}</span> : null}
         {childId ? (
-          <Link href={sessionHref(childId)} className="ml-auto text-xs font-medium text-indigo-600 hover:text-indigo-800">
+          <Link href={sessionHref(childId)} data-testid="open-child" className="ml-auto text-xs font-medium text-indigo-600 hover:text-indigo-800">
             Open child session →
           </Link>
         ) : null}
@@ -58,7 +58,7 @@ export function TaskToolBody({ part, state, input, title }: ToolBodyProps) {
         <ToolSection label="Progress">
           <ul className="space-y-1 text-sm">
             {calls.map((call, i) => (
-              <li key={i} className="flex items-center gap-2">
+              <li key={i} className="flex items-center gap-2" data-testid="task-progress-item" data-status={call.status}>
                 <Badge tone={TONE[call.status] ?? "neutral"}>{call.status}</Badge>
                 <span className="font-mono text-[13px] text-zinc-700">{call.tool}</span>
                 {call.title ? <span className="truncate text-zinc-500">{call.title}</span> : null}

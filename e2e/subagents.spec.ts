@@ -1,0 +1,52 @@
+import { Session } from "../server/session";
+import { expect, test } from "./fixtures";
+import { openChat } from "./pages/chat";
+import { SharePage } from "./pages/share-page";
+
+/**
+ * Subagents with the offline model: the parent's task card follows the child live, opens
+ * it, and the child's breadcrumb leads back; the dashboard shows the child under its
+ * parent; the parent's share link shows the child's content.
+ */
+
+test("a subagent's progress shows live on the task card, which opens the child; the dashboard and the share page show it", async ({ page, seed, browser }) => {
+  test.setTimeout(120_000);
+  const { session, chat } = await openChat(page, seed, "Subagent");
+  // The child streams slowly (the switch is inside the quotes: the child's, not the parent's).
+  await chat.ask("use a subagent to `stream slowly and list files`");
+  const card = page.locator('[data-part-type="tool"]').filter({ has: page.getByTestId("tool-name").getByText("task", { exact: true }) });
+  await expect(card).toHaveAttribute("data-tool-status", "running", { timeout: 30_000 });
+  // Live: the child's list call appears on the card while the task still runs.
+  await expect(card.getByTestId("task-progress-item").filter({ hasText: "list" })).toBeVisible({ timeout: 30_000 });
+  await expect(card).toHaveAttribute("data-tool-status", "running");
+  await expect(card).toHaveAttribute("data-tool-status", "completed", { timeout: 60_000 });
+  await expect(card.getByTestId("task-progress-item").filter({ hasText: "list" })).toHaveAttribute("data-status", "completed");
+  await chat.waitIdle();
+
+  const [child] = await Session.children(seed.ctx, session.id);
+  if (!child) throw new Error("no child session");
+  expect(child.title).toBe("stream slowly and list files (@general subagent)");
+
+  await card.getByTestId("open-child").click();
+  await page.waitForURL(`**/sessions/${child.id}`);
+  await expect(page.getByTestId("session-title")).toHaveText(child.title);
+  await expect(page.locator('[data-part-type="tool"][data-tool-status="completed"]').filter({ hasText: "README.md" })).toHaveCount(1);
+  await page.getByTestId("breadcrumb-parent").click();
+  await page.waitForURL(`**/sessions/${session.id}`);
+
+  await page.goto("/dashboard");
+  const childRow = page.getByTestId("dashboard-row").filter({ hasText: child.title });
+  await expect(childRow).toHaveAttribute("data-depth", "1");
+
+  const shared = await Session.share(seed.ctx, session.id);
+  const viewer = await browser.newContext();
+  try {
+    const share = new SharePage(await viewer.newPage());
+    await share.goto(shared.share?.url ?? "");
+    await expect(share.children.getByRole("link", { name: child.title })).toBeVisible();
+    await share.children.getByRole("link", { name: child.title }).click();
+    await expect(share.tool("completed").filter({ hasText: "README.md" })).toHaveCount(1);
+  } finally {
+    await viewer.close();
+  }
+});
