@@ -9,9 +9,10 @@
  *     .env" — streamed text, then a bash call that runs (it prints a line, shown live, and
  *     writes its process group id to bash.pid in the project directory, so the test can
  *     end it) and a read of .env waiting for an answer;
- *   - <streamSession>: "write a long answer and stream slowly" — text still streaming.
+ *   - <streamSession>: "write a long answer and stream slowly" — text still streaming;
+ *   - <taskSession>: a task call whose subagent, in a child session, is still streaming.
  *
- *   node --import tsx test/crash-server.ts <teamId> <userId> <toolSession> <streamSession>
+ *   node --import tsx test/crash-server.ts <teamId> <userId> <toolSession> <streamSession> <taskSession>
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -28,10 +29,13 @@ import { partFromRow } from "../server/session/rows";
 
 const TOOL_PROMPT = "Run `echo started && echo $$ > bash.pid && exec sleep 30` and read .env";
 const STREAM_PROMPT = "write a long answer and stream slowly";
+const TASK_PROMPT = "use a subagent to `write a long answer and stream slowly`";
 
 async function main(): Promise<void> {
-  const [teamId, userId, toolSession, streamSession] = process.argv.slice(2);
-  if (!teamId || !userId || !toolSession || !streamSession) throw new Error("usage: crash-server.ts <teamId> <userId> <toolSession> <streamSession>");
+  const [teamId, userId, toolSession, streamSession, taskSession] = process.argv.slice(2);
+  if (!teamId || !userId || !toolSession || !streamSession || !taskSession) {
+    throw new Error("usage: crash-server.ts <teamId> <userId> <toolSession> <streamSession> <taskSession>");
+  }
   const cfg = loadConfig(process.env);
   if (!cfg.databaseUrl) throw new Error("DATABASE_URL is not set");
   const db = createDb(cfg.databaseUrl, { max: 4 });
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
   const model = { providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID };
   await prompt(ctx, { sessionId: toolSession, parts: [{ type: "text", text: TOOL_PROMPT }], model });
   await prompt(ctx, { sessionId: streamSession, parts: [{ type: "text", text: STREAM_PROMPT }], model });
+  await prompt(ctx, { sessionId: taskSession, parts: [{ type: "text", text: TASK_PROMPT }], model });
 
   const { directory } = await db.session.findUniqueOrThrow({ where: { id: toolSession }, select: { directory: true } });
   const ready = async (): Promise<boolean> => {
@@ -59,8 +64,10 @@ async function main(): Promise<void> {
     const asking = await db.permissionRequest.count({ where: { sessionId: toolSession, status: "pending" } });
     const texts = (await db.part.findMany({ where: { sessionId: { in: [toolSession, streamSession] }, type: "text" } })).map(partFromRow);
     const written = (id: string) => texts.some((p) => p.sessionId === id && p.type === "text" && p.text.trim() !== "");
-    const streaming = texts.some((p) => p.sessionId === streamSession && p.type === "text" && p.time?.end === undefined && p.text.length > 40);
-    return bashRunning && asking > 0 && written(toolSession) && streaming && existsSync(path.join(directory, "bash.pid"));
+    const streamingIn = (sessionId: string) => texts.some((p) => p.sessionId === sessionId && p.type === "text" && p.time?.end === undefined && p.text.length > 40);
+    const child = await db.session.findFirst({ where: { parentId: taskSession }, select: { id: true } });
+    const childStreaming = child !== null && (await db.part.findMany({ where: { sessionId: child.id, type: "text" } })).map(partFromRow).some((p) => p.type === "text" && p.time?.end === undefined && p.text.length > 40);
+    return bashRunning && asking > 0 && written(toolSession) && streamingIn(streamSession) && childStreaming && existsSync(path.join(directory, "bash.pid"));
   };
   while (!(await ready())) await new Promise((resolve) => setTimeout(resolve, 25));
   process.stdout.write("READY\n");

@@ -87,8 +87,8 @@ afterAll(async () => {
 });
 
 /** Spawn the server process; resolves once it printed READY. */
-function startServer(team: TeamFixture, toolSession: string, streamSession: string): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "test/crash-server.ts", team.teamId, team.userId, toolSession, streamSession], {
+function startServer(team: TeamFixture, toolSession: string, streamSession: string, taskSession: string): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "test/crash-server.ts", team.teamId, team.userId, toolSession, streamSession, taskSession], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, PARLEY_DATA_DIR: path.join(dir, "data"), PARLEY_OFFLINE_TPS: "200" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -141,14 +141,17 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
     // Named sessions: no background title generation runs beside the loop.
     const toolSession = (await Session.create(team.ctx, { projectId: team.projectId, title: "crash: tools" })).id;
     const streamSession = (await Session.create(team.ctx, { projectId: team.projectId, title: "crash: streaming" })).id;
+    const taskSession = (await Session.create(team.ctx, { projectId: team.projectId, title: "crash: subagent" })).id;
 
-    const proc = await startServer(team, toolSession, streamSession);
+    const proc = await startServer(team, toolSession, streamSession, taskSession);
     await sigkill(proc);
 
     // What the dead server left in the database.
     const before = { tool: await Session.allMessages(team.ctx, toolSession), stream: await Session.allMessages(team.ctx, streamSession) };
-    const rows = await db.session.findMany({ where: { id: { in: [toolSession, streamSession] } }, select: { status: true } });
-    expect(rows.map((r) => r.status)).toEqual(["busy", "busy"]);
+    const [childSession] = await Session.children(team.ctx, taskSession);
+    if (!childSession) throw new Error("the subagent's child session was not created");
+    const rows = await db.session.findMany({ where: { id: { in: [toolSession, streamSession, taskSession, childSession.id] } }, select: { status: true } });
+    expect(rows.map((r) => r.status)).toEqual(["busy", "busy", "busy", "busy"]);
     const textsBefore = [...assistantTexts(before.tool), ...assistantTexts(before.stream)];
     expect(textsBefore).toHaveLength(2);
     for (const p of textsBefore) expect(p.type === "text" && p.text.trim()).not.toBe("");
@@ -192,7 +195,7 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
     const recovered = new Set<string>();
     // PostgreSQL frees the dead server's advisory locks once it notices the closed connection.
     const deadline = Date.now() + 10_000;
-    while (!(recovered.has(toolSession) && recovered.has(streamSession))) {
+    while (![toolSession, streamSession, taskSession, childSession.id].every((id) => recovered.has(id))) {
       if (Date.now() > deadline) throw new Error(`not recovered: ${[...recovered].join(", ")}`);
       for (const id of await recover(services)) recovered.add(id);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -249,6 +252,12 @@ describe("crash recovery after a real SIGKILL (integration)", () => {
     expect(answered.map((r) => r.status)).toEqual(["reject"]);
     expect(await permissions.pending(ctx.actor, toolSession)).toEqual([]);
     expect(events.some((e) => e.name === "permission.replied")).toBe(true);
+    // A subagent killed mid-turn: its child session is closed like any other, and the parent's task call was aborted.
+    for (const id of [taskSession, childSession.id]) expect((await Session.get(ctx, id)).status).toEqual({ type: "idle" });
+    const childReply = (await Session.allMessages(ctx, childSession.id)).find((m) => m.info.role === "assistant")?.info;
+    expect(childReply?.role === "assistant" && childReply.error).toEqual({ name: "AbortedError", message: INTERRUPTED_MESSAGE });
+    const taskCall = partsOf(await Session.allMessages(ctx, taskSession), "tool")[0];
+    expect(taskCall?.type === "tool" && [taskCall.tool, taskCall.state.status, taskCall.state.status === "error" && taskCall.state.error]).toEqual(["task", "error", ABORTED_TOOL]);
     // Nothing is recovered twice.
     expect(await recover(services)).toEqual([]);
 
