@@ -9,6 +9,7 @@ import * as Prompt from "./prompt";
 import * as Status from "./status";
 import { Session } from ".";
 import { withActor } from "../services";
+import { builtinTools } from "../tool/registry";
 
 /**
  * The loop driving the real `@ai-sdk/openai` Chat Completions provider against a local
@@ -320,5 +321,36 @@ describe("openai chat provider through the loop", () => {
     expect(statuses[0]).toBe("busy");
     expect(statuses.at(-1)).toBe("idle");
     expect(statuses.filter((st) => st === "idle")).toHaveLength(1);
+  });
+});
+
+describe("a subagent through the openai chat provider", () => {
+  it("runs the task in a child whose request holds only its prompt and its agent's tools; the parent reads the child's answer", async () => {
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus });
+    const deps = scriptedServices(bus, model(), { tools: builtinTools() });
+    const parent = await Session.create(ctx, { projectId, title: "delegating" });
+    fake.reset();
+    const first = fake.requests.length;
+    const args = JSON.stringify({ description: "find greet", prompt: "Find where greet is defined.", subagent_type: "explore" });
+    fake.enqueue(
+      reply.toolCall({ id: "call_task", name: "task", pieces: [args.slice(0, 20), args.slice(20)] }),
+      reply.text("greet is defined in src/greet.ts"),
+      reply.text("The subagent found it: src/greet.ts"),
+    );
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: parent.id, parts: [{ type: "text", text: "where is greet defined?" }] });
+    await deps.runners.idle(parent.id);
+
+    const [childRequest, parentAgain] = fake.requests.slice(first + 1);
+    const userContents = (childRequest?.body.messages ?? []).filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    expect(userContents).toEqual([JSON.stringify("Find where greet is defined.")]);
+    const childTools = (childRequest?.body.tools ?? []).map((t) => t.function.name).sort();
+    expect(childTools).toEqual(["glob", "grep", "list", "read"]);
+    const toolResult = parentAgain?.body.messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(toolResult?.content)).toContain("greet is defined in src/greet.ts");
+
+    const [child] = await Session.children(ctx, parent.id);
+    expect(child).toMatchObject({ parentId: parent.id, title: "find greet (@explore subagent)", agent: "explore" });
+    expect(texts(await Session.allMessages(ctx, parent.id)).at(-1)).toBe("The subagent found it: src/greet.ts");
   });
 });

@@ -85,6 +85,17 @@ describe("subagents (integration, offline model)", () => {
     return parent;
   }
 
+  /** The parent's child session, once its runner runs. */
+  async function runningChild(parentId: string): Promise<Info> {
+    const end = Date.now() + 10_000;
+    for (;;) {
+      const [child] = await Session.children(ctx, parentId);
+      if (child && ctx.runners.get(child.id)) return child;
+      if (Date.now() > end) throw new Error("the child never ran");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   const taskParts = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"tool"> => p.type === "tool" && p.tool === "task"));
 
   it("runs the job in a child session that sees only its prompt and its own tools, reporting its tool calls live", async () => {
@@ -170,13 +181,7 @@ describe("subagents (integration, offline model)", () => {
 
   it("aborting the parent stops its running child: both end idle, the child with an abort error", async () => {
     const parent = await ask("use a subagent to `hang`");
-    const end = Date.now() + 10_000;
-    let child: Info | undefined;
-    while (!child || !ctx.runners.get(child.id)) {
-      if (Date.now() > end) throw new Error("the child never ran");
-      [child] = await Session.children(ctx, parent.id);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const child = await runningChild(parent.id);
     await Session.abort(ctx, parent.id);
     await idle(parent.id);
     await idle(child.id);
@@ -185,6 +190,18 @@ describe("subagents (integration, offline model)", () => {
     expect(childLast?.role === "assistant" && childLast.error?.name).toBe("AbortedError");
     const [task] = taskParts(await Session.allMessages(ctx, parent.id));
     expect(task?.state.status).toBe("error");
+  });
+
+  it("a child stopped on its own is an error result of the task, and the parent goes on", async () => {
+    const parent = await ask("use a subagent to `hang`");
+    const child = await runningChild(parent.id);
+    await Session.abort(ctx, child.id);
+    await idle(parent.id);
+    const messages = await Session.allMessages(ctx, parent.id);
+    const [task] = taskParts(messages);
+    expect(task?.state.status === "error" && task.state.error).toMatch(/^The subagent failed: Aborted/);
+    const last = messages.findLast((m) => m.info.role === "assistant")?.info;
+    expect(last?.role === "assistant" && last.error).toBeFalsy();
   });
 
   it("task_id continues in the same child session", async () => {
