@@ -83,7 +83,7 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}
           rows={2}
-          placeholder={running ? "The agent is working — a message sent now is queued and answered next" : "Ask the agent… (Enter to send, Shift+Enter for a new line)"}
+          placeholder={running ? "The agent is working — a message sent now is queued and answered next" : "Ask the agent… (Enter to send, Shift+Enter for a new line; start with @explore or @general to hand a job to a subagent)"}
           className="block max-h-72 min-h-16 w-full resize-none rounded-t-2xl border-0 bg-transparent px-4 pt-3 pb-1 text-[15px] text-zinc-900 [field-sizing:content] placeholder:text-zinc-400 focus:ring-0 focus:outline-none"
         />
         <div className="flex items-center gap-2 px-3 pb-2.5">

@@ -16,6 +16,7 @@ import { prune } from "./prune";
 import * as Status from "./status";
 import * as Store from "./store";
 import * as Summary from "./summary";
+import { pendingSubtask, runSubtask } from "./subtask";
 import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 
@@ -138,6 +139,12 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   if (request) {
     const result = await Compaction.process(s, { teamId: p.teamId, sessionId: p.sessionId, history: messages, request, directory: row.directory, signal: p.signal });
     return result === "stop" ? "stop" : "continue";
+  }
+  // A subtask the user started runs before the model answers.
+  const subtask = pendingSubtask(messages, user);
+  if (subtask) {
+    await runSubtask(s, { teamId: p.teamId, sessionId: p.sessionId, user, subtask, directory: row.directory, signal: p.signal });
+    return "continue";
   }
   const assistant = assistantFor(s, p.sessionId, user, row.directory);
   let model: ResolvedModel;

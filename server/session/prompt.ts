@@ -63,11 +63,13 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     agent: Agent.get(data.agent ?? session.agent).name,
     model: data.model ?? session.model ?? ctx.models.default(),
   };
-  const parts: Part[] = data.parts.map((p) =>
-    p.type === "text"
-      ? { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: p.text, time: { start: time, end: time } }
-      : { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) },
-  );
+  const parts: Part[] = data.parts.map((p) => {
+    const base = { id: Id.ascending("part"), sessionId: session.id, messageId: user.id };
+    if (p.type === "file") return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) };
+    const mention = subtaskOf(p.text);
+    if (mention) return { ...base, type: "subtask", ...mention };
+    return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
+  });
   await Store.createUserMessage(ctx, session.teamId, user, parts);
   const touched = await Store.updateSession(ctx, session.id, { timeUpdated: new Date(time) });
   if (!session.parentId && isDefaultTitle(touched.title)) {
@@ -76,6 +78,15 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   if (!data.noReply) await start(ctx, session.teamId, session.id);
   return user;
 });
+
+/** "@explore find where greet is defined": a job for a subagent, run before the model answers (server/session/subtask.ts). */
+function subtaskOf(text: string): { agent: string; prompt: string; description: string } | undefined {
+  const m = /^\s*@([A-Za-z][\w-]*)\s+([\s\S]*\S)\s*$/.exec(text);
+  const agent = m?.[1] ? Agent.AGENTS[m[1]] : undefined;
+  if (!m?.[2] || agent?.mode !== "subagent") return undefined;
+  const words = m[2].split(/\s+/).slice(0, 6).join(" ");
+  return { agent: agent.name, prompt: m[2], description: words.length > 60 ? `${words.slice(0, 59)}…` : words };
+}
 
 export const CompactInput = z.object({ sessionId: Id.schema("session") });
 export type CompactInput = z.input<typeof CompactInput>;

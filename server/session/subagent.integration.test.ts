@@ -204,6 +204,25 @@ describe("subagents (integration, offline model)", () => {
     expect(last?.role === "assistant" && last.error).toBeFalsy();
   });
 
+  it("'@explore …' from the user runs that subagent first, then the model answers with its result", async () => {
+    const parent = await ask("@explore list files");
+    await idle(parent.id);
+    const [child] = await Session.children(ctx, parent.id);
+    expect(child).toMatchObject({ title: "list files (@explore subagent)", agent: "explore" });
+    const messages = await Session.allMessages(ctx, parent.id);
+    expect(messages[0]?.parts.map((p) => p.type)).toEqual(["subtask"]);
+    const [task] = taskParts(messages);
+    expect(task?.state.status).toBe("completed");
+    expect(task?.state.status === "completed" && task.state.metadata).toMatchObject({ sessionId: child?.id, summary: [{ tool: "list", state: { status: "completed" } }] });
+    const replies = messages.filter((m) => m.info.role === "assistant");
+    expect(replies.length).toBeGreaterThanOrEqual(2);
+    const last = replies.at(-1)?.info;
+    expect(last?.role === "assistant" && [last.finish, last.error]).toEqual(["stop", undefined]);
+    // The model's request after the subtask holds the task call and its result.
+    const after = calls.findLast((call) => JSON.stringify(call.prompt).includes("<task_result>"));
+    expect(after).toBeDefined();
+  });
+
   it("task_id continues in the same child session", async () => {
     const parent = await ask("use a subagent to list files");
     await idle(parent.id);

@@ -67,4 +67,11 @@ describe("title request", () => {
     const u = h.user([text("real"), text("synthetic", { synthetic: true }), text("ignored", { ignored: true }), text("  "), text("more")]);
     expect(userText(u.parts)).toBe("real\n\nmore");
   });
+
+  it("names a session that starts with a subtask by the subtask's prompt", () => {
+    const h = historyBuilder();
+    const u = h.user([]);
+    const subtask = { id: "prt_s", sessionId: u.info.sessionId, messageId: u.info.id, type: "subtask" as const, prompt: "find where greet is defined", description: "find greet", agent: "explore" };
+    expect(userText([subtask])).toBe("find where greet is defined");
+  });
 });

@@ -67,10 +67,13 @@ export function fallbackTitle(text: string): string {
   return `${cut(line, FALLBACK_LENGTH - 1)}…`;
 }
 
-/** The text of a user message the model is asked to name (real text only). */
+/** The text of a user message the model is asked to name (real text only, and the prompt of a subtask the user started). */
 export function userText(parts: Part[]): string {
   return parts
-    .flatMap((p) => (p.type === "text" && !p.synthetic && !p.ignored && p.text.trim() !== "" ? [p.text] : []))
+    .flatMap((p) => {
+      if (p.type === "subtask") return [p.prompt];
+      return p.type === "text" && !p.synthetic && !p.ignored && p.text.trim() !== "" ? [p.text] : [];
+    })
     .join("\n\n");
 }
 

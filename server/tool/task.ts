@@ -1,6 +1,6 @@
 import { z } from "zod";
 import * as Agent from "../agent/agent";
-import { define } from "./tool";
+import { type SubagentResult, define } from "./tool";
 
 /**
  * The task tool: hands a job to a subagent, which works in a child session of this one
@@ -12,6 +12,11 @@ function subagentList(): string {
   return Agent.subagents()
     .map((agent) => `- ${agent.name}: ${agent.description}`)
     .join("\n");
+}
+
+/** What the model reads of a finished task: how to continue it, and the subagent's answer. */
+export function taskOutput(result: SubagentResult): string {
+  return [`task_id: ${result.sessionId} (to continue this subagent's work, call task again with this task_id)`, "", "<task_result>", result.text, "</task_result>"].join("\n");
 }
 
 export const task = define({
@@ -37,16 +42,6 @@ export const task = define({
       agent: input.subagent_type,
       ...(input.task_id ? { taskId: input.task_id } : {}),
     });
-    return {
-      title: input.description,
-      output: [
-        `task_id: ${result.sessionId} (to continue this subagent's work, call task again with this task_id)`,
-        "",
-        "<task_result>",
-        result.text,
-        "</task_result>",
-      ].join("\n"),
-      metadata: { sessionId: result.sessionId, summary: result.summary },
-    };
+    return { title: input.description, output: taskOutput(result), metadata: { sessionId: result.sessionId, summary: result.summary } };
   },
 });

@@ -1,0 +1,102 @@
+import * as Id from "../id";
+import type { Services } from "../services";
+import { taskOutput } from "../tool/task";
+import { type AssistantMessage, type PartOf, type UserMessage, type WithParts, emptyTokens } from "./message";
+import * as Store from "./store";
+
+/**
+ * A subtask the user started (`@explore find …` in the composer): the user message holds a
+ * `subtask` part, and before the model answers that message the loop runs it as a task
+ * call of its own — an assistant message with a `task` tool part, driven exactly like the
+ * tool (server/session/subagent.ts) — whose result the model then reads.
+ */
+
+/** The subtask of the message being answered, unless a reply to that message already ran it. */
+export function pendingSubtask(messages: WithParts[], user: UserMessage): PartOf<"subtask"> | undefined {
+  const message = messages.find((m) => m.info.id === user.id);
+  const subtask = message?.parts.find((p): p is PartOf<"subtask"> => p.type === "subtask");
+  if (!subtask) return undefined;
+  const answered = messages.some((m) => m.info.role === "assistant" && m.info.parentId === user.id);
+  return answered ? undefined : subtask;
+}
+
+export interface SubtaskRun {
+  teamId: string;
+  sessionId: string;
+  user: UserMessage;
+  subtask: PartOf<"subtask">;
+  directory: string;
+  signal: AbortSignal;
+}
+
+export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
+  const { teamId, sessionId, user, subtask } = run;
+  const started = s.clock.now();
+  const assistant: AssistantMessage = {
+    id: Id.ascending("message"),
+    sessionId,
+    role: "assistant",
+    parentId: user.id,
+    providerId: user.model.providerId,
+    modelId: user.model.modelId,
+    agent: user.agent,
+    path: { cwd: run.directory, root: run.directory },
+    cost: 0,
+    tokens: emptyTokens(),
+    time: { created: started },
+  };
+  await Store.writeMessage(s, teamId, assistant);
+  const input = { description: subtask.description, prompt: subtask.prompt, subagent_type: subtask.agent };
+  let part: PartOf<"tool"> = {
+    id: Id.ascending("part"),
+    sessionId,
+    messageId: assistant.id,
+    type: "tool",
+    callId: `subtask_${subtask.id}`,
+    tool: "task",
+    state: { status: "running", input, title: subtask.description, time: { start: started } },
+  };
+  // Writes take turns, so a late progress report never lands after the result.
+  let writes = Store.writePart(s, teamId, part);
+  const save = (next: PartOf<"tool">) => {
+    part = next;
+    writes = writes.then(() => Store.writePart(s, teamId, next));
+    return writes;
+  };
+  try {
+    const result = await s.subagents.run({ teamId, sessionId }, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent }, {
+      signal: run.signal,
+      progress: (metadata) => {
+        if (part.state.status !== "running") return;
+        save({ ...part, state: { ...part.state, metadata: { ...part.state.metadata, ...metadata } } }).catch((error: unknown) =>
+          console.error(`[session] could not report the progress of subtask ${subtask.id}`, error),
+        );
+      },
+    });
+    const running = part.state.status === "running" ? part.state : undefined;
+    await save({
+      ...part,
+      state: {
+        status: "completed",
+        input,
+        output: taskOutput(result),
+        title: subtask.description,
+        metadata: { ...running?.metadata, sessionId: result.sessionId, summary: result.summary },
+        time: { start: started, end: s.clock.now() },
+      },
+    });
+  } catch (error) {
+    const running = part.state.status === "running" ? part.state : undefined;
+    await save({
+      ...part,
+      state: {
+        status: "error",
+        input,
+        error: error instanceof Error ? error.message : String(error),
+        ...(running?.metadata ? { metadata: running.metadata } : {}),
+        time: { start: started, end: s.clock.now() },
+      },
+    });
+  }
+  await Store.writeMessage(s, teamId, { ...assistant, finish: "tool-calls", time: { created: started, completed: s.clock.now() } });
+}
