@@ -1,4 +1,5 @@
 import { mkdirSync, realpathSync } from "node:fs";
+import { Agents } from "./agent/agent";
 import type { Bus } from "./bus/bus";
 import type { Config } from "./config";
 import { clusterDirectory } from "./db/cluster";
@@ -33,6 +34,8 @@ export interface Parts {
   snapshots?: Snapshots;
   models: Models;
   settings: Settings;
+  /** The agents (built-in ones only when not given). */
+  agents?: Agents;
   /** Server config permission rules (after the built-in defaults). */
   configRules?: Ruleset;
   clock?: Clock;
@@ -41,16 +44,18 @@ export interface Parts {
 }
 
 export function assemble(parts: Parts): Services {
+  const agents = parts.agents ?? new Agents();
   const services: Services = {
     db: parts.db,
     bus: parts.bus,
     clock: parts.clock ?? systemClock,
     lock: parts.lock ?? new RunLock(parts.databaseUrl),
     runners: new Runners(parts.bus),
-    permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [] }),
+    permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [], agents }),
     sandbox: parts.sandbox,
     snapshots: parts.snapshots ?? new Snapshots({ root: path.join(parts.settings.dataDir, "snapshot") }),
     models: parts.models,
+    agents,
     tools: parts.tools ?? builtinTools(),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
@@ -106,6 +111,7 @@ export async function configServices(cfg: Config, db: Db, bus: Bus, overrides: P
     models: configModels(cfg),
     settings: configSettings(cfg),
     configRules: cfg.permission,
+    agents: new Agents(cfg.agents),
     ...overrides,
   });
 }

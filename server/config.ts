@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { AgentsConfig } from "./agent/agent";
 import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
@@ -34,6 +35,8 @@ export const ConfigFileSchema = z
     publicUrl: z.url().optional(),
     /** How tool processes are confined: {"mode": "auto"|"off", "network": "none"|"allow", "limits": {...}}. */
     sandbox: SandboxFile.optional(),
+    /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
+    agents: AgentsConfig.optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -90,6 +93,8 @@ export interface Config {
   offline: { tokensPerSecond?: number };
   /** How tool processes are confined. */
   sandbox: SandboxSettings;
+  /** Agents the configuration adds. */
+  agents: AgentsConfig;
 }
 
 export class ConfigError extends Error {
@@ -148,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
     offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
     sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
+    agents: fromFile.agents ?? {},
   };
 }
 

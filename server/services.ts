@@ -1,5 +1,6 @@
 import type { LanguageModel } from "ai";
 import { z } from "zod";
+import type { Agents } from "./agent/agent";
 import type { Bus } from "./bus/bus";
 import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
@@ -99,6 +100,8 @@ export interface Services {
   /** Snapshots of project files (git trees), for patches and revert. */
   snapshots: Snapshots;
   models: Models;
+  /** The built-in agents and those of the configuration. */
+  agents: Agents;
   tools: Tool[];
   executeTool: ExecuteTool;
   subagents: Subagents;

@@ -1,4 +1,5 @@
 import { afterAll } from "vitest";
+import type { Agents } from "../server/agent/agent";
 import { assemble } from "../server/assemble";
 import { Bus } from "../server/bus/bus";
 import { loadConfig } from "../server/config";
@@ -31,6 +32,8 @@ export interface TestServicesOptions {
   tools?: Tool[];
   executeTool?: ExecuteTool;
   clock?: Clock;
+  /** Agents besides the built-in ones (as the configuration's). */
+  agents?: Agents;
   /** A run lock of the test's; it is then the test's to close. */
   lock?: RunLock;
 }
@@ -68,6 +71,7 @@ export function testServices(bus: Bus = new Bus(), options: TestServicesOptions 
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.executeTool ? { executeTool: options.executeTool } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.agents ? { agents: options.agents } : {}),
   });
   if (!options.lock) locks.push(services.lock);
   return services;

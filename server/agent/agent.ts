@@ -1,26 +1,35 @@
+import { z } from "zod";
+import { ConfigRules, fromConfig } from "../permission/evaluate";
 import type { Ruleset } from "../permission/schema";
 
 /**
  * Agents: who answers a turn, with which tools and limits. Primary agents chat with the
- * user; subagents run in child sessions via the task tool; hidden ones do internal work.
+ * user; subagents run in child sessions via the task tool (or `@name` in a message);
+ * hidden ones do internal work. The built-in ones are below; the server's configuration
+ * may add its own (`agents` in parley.config.json), available to every team.
  */
 export interface Agent {
   name: string;
   description: string;
   mode: "primary" | "subagent" | "hidden";
-  /** Tools switched off for this agent (all others are available). */
+  /** Tools switched off for this agent. */
   disabledTools: string[];
+  /** When set, the only tools this agent has (before `disabledTools`). */
+  enabledTools?: string[];
   /** Maximum model steps per turn. */
   steps: number;
   /** Extra system instructions. */
   prompt?: string;
+  /** The model this agent answers with (a subagent's child session uses it); the session's when unset. */
+  model?: { providerId: string; modelId: string };
   permission: Ruleset;
 }
 
 const READ_ONLY_DISABLED = ["write", "edit", "bash"];
+const SUBAGENT_DISABLED = ["task", "todowrite", "todoread"];
 
-export const AGENTS: Record<string, Agent> = {
-  build: {
+const BUILT_IN: Agent[] = [
+  {
     name: "build",
     description: "The default agent: reads and edits the project's files and runs commands.",
     mode: "primary",
@@ -28,7 +37,7 @@ export const AGENTS: Record<string, Agent> = {
     steps: 50,
     permission: [],
   },
-  plan: {
+  {
     name: "plan",
     description: "Plans without changing anything: read-only tools.",
     mode: "primary",
@@ -37,24 +46,24 @@ export const AGENTS: Record<string, Agent> = {
     prompt: "You are in plan mode: investigate and propose a plan; do not modify files.",
     permission: [],
   },
-  general: {
+  {
     name: "general",
     description: "A general-purpose subagent for searches and multi-step tasks.",
     mode: "subagent",
-    disabledTools: ["task", "todowrite", "todoread"],
+    disabledTools: SUBAGENT_DISABLED,
     steps: 30,
     permission: [],
   },
-  explore: {
+  {
     name: "explore",
     description: "A read-only subagent that searches and reads the project to answer a question (no edits, no commands).",
     mode: "subagent",
-    disabledTools: [...READ_ONLY_DISABLED, "task", "todowrite", "todoread"],
+    disabledTools: [...READ_ONLY_DISABLED, ...SUBAGENT_DISABLED],
     steps: 30,
     prompt: "You explore the project to answer a question: search and read, then report what you found, with file paths. Do not modify anything.",
     permission: [],
   },
-  compaction: {
+  {
     name: "compaction",
     description: "Writes the summary that replaces old history.",
     mode: "hidden",
@@ -62,19 +71,78 @@ export const AGENTS: Record<string, Agent> = {
     steps: 1,
     permission: [],
   },
-};
+];
 
 export const DEFAULT_AGENT = "build";
 
-export function get(name: string | undefined): Agent {
-  return AGENTS[name ?? DEFAULT_AGENT] ?? (AGENTS[DEFAULT_AGENT] as Agent);
+const Name = z.string().regex(/^[A-Za-z][\w-]{0,39}$/, "an agent name is a letter, then letters, digits, - or _ (at most 40)");
+
+/** An agent in parley.config.json: `"agents": {"reviewer": {"description": "…", "tools": ["read", "grep"]}}`. */
+export const AgentConfig = z
+  .object({
+    description: z.string().min(1).max(500),
+    /** "subagent" (the default: run by the task tool or `@name`) or "primary" (chosen for a session). */
+    mode: z.enum(["primary", "subagent"]).optional(),
+    prompt: z.string().max(20_000).optional(),
+    /** "provider/model". */
+    model: z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"').optional(),
+    /** The only tools it has; all when omitted (a subagent never gets task or the todo tools). */
+    tools: z.array(z.string().min(1)).optional(),
+    /** Its rules, like the config's `permission`: they can only make it stricter than the policy. */
+    permission: ConfigRules.optional(),
+    steps: z.number().int().min(1).max(200).optional(),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof AgentConfig>;
+export const AgentsConfig = z.record(Name, AgentConfig);
+export type AgentsConfig = z.infer<typeof AgentsConfig>;
+
+function fromAgentConfig(name: string, config: AgentConfig): Agent {
+  const mode = config.mode ?? "subagent";
+  const [providerId, ...rest] = config.model?.split("/") ?? [];
+  return {
+    name,
+    description: config.description,
+    mode,
+    disabledTools: mode === "subagent" ? SUBAGENT_DISABLED : [],
+    ...(config.tools ? { enabledTools: config.tools } : {}),
+    steps: config.steps ?? 30,
+    ...(config.prompt ? { prompt: config.prompt } : {}),
+    ...(providerId && rest.length ? { model: { providerId, modelId: rest.join("/") } } : {}),
+    permission: fromConfig(config.permission),
+  };
 }
 
-/** The agents the task tool can run. */
-export function subagents(): Agent[] {
-  return Object.values(AGENTS).filter((agent) => agent.mode === "subagent");
+/** The agents of this server: the built-in ones and those of its configuration. */
+export class Agents {
+  private readonly byName = new Map<string, Agent>();
+
+  constructor(config: AgentsConfig = {}) {
+    for (const agent of BUILT_IN) this.byName.set(agent.name, agent);
+    for (const [name, agent] of Object.entries(config)) {
+      if (this.byName.has(name)) throw new Error(`the configured agent "${name}" has the name of a built-in agent`);
+      this.byName.set(name, fromAgentConfig(name, agent));
+    }
+  }
+
+  /** An agent by name, or undefined. */
+  find(name: string): Agent | undefined {
+    return this.byName.get(name);
+  }
+
+  /** An agent by name; the default agent for an unknown or missing name. */
+  get(name: string | undefined): Agent {
+    return this.byName.get(name ?? DEFAULT_AGENT) ?? (this.byName.get(DEFAULT_AGENT) as Agent);
+  }
+
+  /** The agents the task tool can run. */
+  subagents(): Agent[] {
+    return [...this.byName.values()].filter((agent) => agent.mode === "subagent");
+  }
 }
 
+/** Whether an agent has a tool. */
 export function allows(agent: Agent, tool: string): boolean {
+  if (agent.enabledTools && !agent.enabledTools.includes(tool)) return false;
   return !agent.disabledTools.includes("*") && !agent.disabledTools.includes(tool);
 }

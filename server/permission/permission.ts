@@ -1,4 +1,4 @@
-import * as Agent from "../agent/agent";
+import { Agents } from "../agent/agent";
 import type { Bus, Envelope } from "../bus/bus";
 import type { Db } from "../db/client";
 import { ParleyError } from "../errors";
@@ -68,20 +68,22 @@ function strings(value: unknown): string[] {
 export class Permissions {
   private readonly waiters = new Map<string, Waiter>();
   private readonly configRules: Ruleset;
+  private readonly agents: Agents;
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
-    options: { configRules?: Ruleset } = {},
+    options: { configRules?: Ruleset; agents?: Agents } = {},
   ) {
     this.configRules = options.configRules ?? [];
+    this.agents = options.agents ?? new Agents();
     bus.subscribeAll((event) => this.onEvent(event));
   }
 
   /** The rules of a session of a project, as its tools are checked: defaults, config, policy, agent, session. */
   async stack(teamId: string, projectId: string, agent: string, session: Ruleset | undefined): Promise<RuleStack> {
     const policy = await Policy.read(this.db, teamId, projectId);
-    return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: Agent.get(agent).permission, session };
+    return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: this.agents.get(agent).permission, session };
   }
 
   /** Every layer, stored approvals included, for decisions made without asking (tool visibility, `ctx.check`). */

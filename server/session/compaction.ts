@@ -1,4 +1,3 @@
-import * as Agent from "../agent/agent";
 import * as Id from "../id";
 import type { ResolvedModel, Services } from "../services";
 import * as Event from "./events";
@@ -128,7 +127,7 @@ function summaryMessage(s: Services, input: ProcessInput, user: UserMessage): As
     parentId: user.id,
     providerId: user.model.providerId,
     modelId: user.model.modelId,
-    agent: Agent.get("compaction").name,
+    agent: s.agents.get("compaction").name,
     path: { cwd: input.directory, root: input.directory },
     summary: true,
     cost: 0,

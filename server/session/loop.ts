@@ -1,4 +1,3 @@
-import * as Agent from "../agent/agent";
 import * as Id from "../id";
 import { isRejection } from "../permission/permission";
 import { Ruleset } from "../permission/schema";
@@ -176,7 +175,7 @@ function assistantFor(s: Services, sessionId: string, user: UserMessage, directo
     parentId: user.id,
     providerId: user.model.providerId,
     modelId: user.model.modelId,
-    agent: Agent.get(user.agent).name,
+    agent: s.agents.get(user.agent).name,
     path: { cwd: directory, root: directory },
     cost: 0,
     tokens: emptyTokens(),
@@ -215,7 +214,7 @@ interface StepInput {
 async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "continue"> {
   const { state, signal } = p;
   const { messages, user, assistant, model } = input;
-  const agent = Agent.get(user.agent);
+  const agent = s.agents.get(user.agent);
   state.step++;
   const lastStep = state.step >= agent.steps;
   const processor = new Processor(s, {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import * as Agent from "../agent/agent";
+import type { Agents } from "../agent/agent";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -60,13 +60,13 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     sessionId: session.id,
     role: "user",
     time: { created: time },
-    agent: Agent.get(data.agent ?? session.agent).name,
+    agent: ctx.agents.get(data.agent ?? session.agent).name,
     model: data.model ?? session.model ?? ctx.models.default(),
   };
   const parts: Part[] = data.parts.map((p) => {
     const base = { id: Id.ascending("part"), sessionId: session.id, messageId: user.id };
     if (p.type === "file") return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) };
-    const mention = subtaskOf(p.text);
+    const mention = subtaskOf(ctx.agents, p.text);
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
@@ -80,9 +80,9 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
 });
 
 /** "@explore find where greet is defined": a job for a subagent, run before the model answers (server/session/subtask.ts). */
-function subtaskOf(text: string): { agent: string; prompt: string; description: string } | undefined {
+function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {
   const m = /^\s*@([A-Za-z][\w-]*)\s+([\s\S]*\S)\s*$/.exec(text);
-  const agent = m?.[1] ? Agent.AGENTS[m[1]] : undefined;
+  const agent = m?.[1] ? agents.find(m[1]) : undefined;
   if (!m?.[2] || agent?.mode !== "subagent") return undefined;
   const words = m[2].split(/\s+/).slice(0, 6).join(" ");
   return { agent: agent.name, prompt: m[2], description: words.length > 60 ? `${words.slice(0, 59)}…` : words };

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
+import { Agents } from "../agent/agent";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
 import type { Context } from "../services";
@@ -57,6 +58,9 @@ describe("subagents (integration, offline model)", () => {
     bus = new Bus();
     const language = recording(calls);
     const services = testServices(bus, {
+      agents: new Agents({
+        reviewer: { description: "Reviews code and says what to fix.", prompt: "You review code: list what to fix, most important first.", tools: ["read", "grep", "list"], permission: { grep: "deny" } },
+      }),
       models: {
         resolve: (ref) => ({ ref, language, limit: { context: 0, output: 0 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
         default: () => ({ providerId: "offline", modelId: "parley-offline" }),
@@ -221,6 +225,21 @@ describe("subagents (integration, offline model)", () => {
     // The model's request after the subtask holds the task call and its result.
     const after = calls.findLast((call) => JSON.stringify(call.prompt).includes("<task_result>"));
     expect(after).toBeDefined();
+  });
+
+  it("runs an agent of the configuration with its prompt, its tools and its rules; the task tool offers it", async () => {
+    const parent = await ask("@reviewer read README.md");
+    await idle(parent.id);
+    const [child] = await Session.children(ctx, parent.id);
+    expect(child).toMatchObject({ title: "read README.md (@reviewer subagent)", agent: "reviewer" });
+    const first = calls.find((call) => userTexts(call).join() === "read README.md");
+    if (!first) throw new Error("the reviewer made no model request");
+    // Its tools are its list, less what its rules deny (grep).
+    expect(toolNames(first)).toEqual(["list", "read"]);
+    expect(JSON.stringify(first.prompt[0])).toContain("You review code: list what to fix");
+    const parentRequest = calls.find((call) => toolNames(call).includes("task"));
+    const taskTool = parentRequest?.tools?.find((t) => t.name === "task");
+    expect(taskTool?.type === "function" && taskTool.description).toContain("- reviewer: Reviews code and says what to fix.");
   });
 
   it("task_id continues in the same child session", async () => {

@@ -1,4 +1,4 @@
-import * as Agent from "../agent/agent";
+import type { Agent } from "../agent/agent";
 import { isParleyError } from "../errors";
 import { type Services, withActor } from "../services";
 import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
@@ -32,9 +32,9 @@ export interface SubagentIo {
 }
 
 export async function runSubagent(s: Services, caller: Caller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
-  const agent = Agent.AGENTS[request.agent];
+  const agent = s.agents.find(request.agent);
   if (!agent || agent.mode !== "subagent") {
-    const known = Agent.subagents().map((a) => a.name).join(", ");
+    const known = s.agents.subagents().map((a) => a.name).join(", ");
     throw new ToolError(`There is no subagent "${request.agent}". Use one of: ${known}.`);
   }
   const parent = await s.db.session.findUniqueOrThrow({ where: { id: caller.sessionId }, include: { share: true } });
@@ -72,7 +72,7 @@ export async function runSubagent(s: Services, caller: Caller, request: Subagent
 }
 
 /** A new child session, or with `taskId` the earlier child to continue in. */
-async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, request: SubagentRequest, agent: Agent.Agent): Promise<Info> {
+async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, request: SubagentRequest, agent: Agent): Promise<Info> {
   if (request.taskId) {
     let found: Info;
     try {
@@ -89,7 +89,7 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, req
     parentId: parent.id,
     title: `${request.description} (@${agent.name} subagent)`.slice(0, 200),
     agent: agent.name,
-    ...(parent.model ? { model: parent.model } : {}),
+    ...(agent.model ? { model: agent.model } : parent.model ? { model: parent.model } : {}),
     ...(parent.permission ? { permission: parent.permission } : {}),
   });
 }

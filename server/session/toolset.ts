@@ -79,7 +79,7 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
     if (!Agent.allows(scope.agent, t.id)) continue;
     if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
-      description: t.description,
+      description: t.describe?.({ subagents: s.agents.subagents() }) ?? t.description,
       inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         const signal = options.abortSignal ?? scope.signal;

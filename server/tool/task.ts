@@ -1,5 +1,4 @@
 import { z } from "zod";
-import * as Agent from "../agent/agent";
 import { type SubagentResult, define } from "./tool";
 
 /**
@@ -8,11 +7,12 @@ import { type SubagentResult, define } from "./tool";
  * of the call shows the child's tool calls live (metadata `{sessionId, summary}`).
  */
 
-function subagentList(): string {
-  return Agent.subagents()
-    .map((agent) => `- ${agent.name}: ${agent.description}`)
-    .join("\n");
-}
+const DESCRIPTION = [
+  "Hand a self-contained job to a subagent. It works in a child session with its own context (it does not see this conversation) and answers with its final message, which only you read.",
+  "- Give it a complete prompt: what to do, where to look, and what to report back.",
+  "- Several task calls in one step run in parallel.",
+  "- To continue a subagent's work, call task again with the task_id its earlier answer gave.",
+].join("\n");
 
 /** What the model reads of a finished task: how to continue it, and the subagent's answer. */
 export function taskOutput(result: SubagentResult): string {
@@ -21,14 +21,8 @@ export function taskOutput(result: SubagentResult): string {
 
 export const task = define({
   id: "task",
-  description: [
-    "Hand a self-contained job to a subagent. It works in a child session with its own context (it does not see this conversation) and answers with its final message, which only you read.",
-    "- Give it a complete prompt: what to do, where to look, and what to report back.",
-    "- Several task calls in one step run in parallel.",
-    "- To continue a subagent's work, call task again with the task_id its earlier answer gave.",
-    "Subagents:",
-    subagentList(),
-  ].join("\n"),
+  description: DESCRIPTION,
+  describe: ({ subagents }) => [DESCRIPTION, "Subagents:", ...subagents.map((agent) => `- ${agent.name}: ${agent.description}`)].join("\n"),
   parameters: z.object({
     description: z.string().min(1).max(100).describe("A short (3-5 words) description of the job."),
     prompt: z.string().min(1).max(100_000).describe("The job, in full: the subagent sees nothing else."),

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Agent } from "../agent/agent";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { Todo } from "../services";
 import type { Boundary } from "./paths";
@@ -99,6 +100,8 @@ export interface ToolResult {
 export interface Tool<S extends z.ZodType = z.ZodType> {
   id: string;
   description: string;
+  /** The description as the model sees it on this server, when it depends on the server (the task tool lists its subagents). */
+  describe?(env: { subagents: Agent[] }): string;
   parameters: S;
   execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
