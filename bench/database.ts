@@ -8,6 +8,8 @@ import type { Db } from "../server/db/client";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import type { Services } from "../server/services";
 import { applyMigrations } from "../server/db/migrate";
+import * as Id from "../server/id";
+import { ensureSampleProject } from "../server/project/sample";
 
 /** The database a benchmark runs on: DATABASE_URL, or an embedded PostgreSQL in a temporary directory. */
 export interface BenchDatabase {
@@ -52,4 +54,17 @@ export async function benchDatabase(name: string, log: (message: string) => void
  */
 export async function benchServices(db: Db, url = process.env.DATABASE_URL ?? "postgresql://unused/unused", overrides: Partial<Parts> = {}): Promise<Services> {
   return configServices(loadConfig({ ...process.env, DATABASE_URL: url }), db, overrides.bus ?? new Bus(), overrides);
+}
+
+/** A team with one member and a sample project, for the benchmark's sessions. */
+export async function benchWorkspace(db: Db, directory: string) {
+  ensureSampleProject(directory);
+  const teamId = Id.ascending("team");
+  const userId = Id.ascending("user");
+  const projectId = Id.ascending("project");
+  await db.team.create({ data: { id: teamId, name: "Benchmark", slug: teamId } });
+  await db.user.create({ data: { id: userId, email: `${userId}@bench.local`, name: "Bench" } });
+  await db.membership.create({ data: { teamId, userId, role: "owner" } });
+  await db.project.create({ data: { id: projectId, teamId, name: "project", directory } });
+  return { actor: { userId, teamId }, projectId };
 }

@@ -15,16 +15,14 @@ import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { Bus } from "../server/bus/bus";
 import { bridge } from "../server/bus/postgres";
-import { type Db, createDb } from "../server/db/client";
-import * as Id from "../server/id";
+import { createDb } from "../server/db/client";
 import { sseResponse } from "../server/http";
-import { ensureSampleProject } from "../server/project/sample";
 import { createOfflineModel } from "../server/provider/offline";
 import { withActor } from "../server/services";
 import { Session } from "../server/session";
 import * as Prompt from "../server/session/prompt";
 import { wire } from "../server/session/wire";
-import { benchDatabase, benchServices } from "./database";
+import { benchDatabase, benchServices, benchWorkspace } from "./database";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -188,16 +186,3 @@ void main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
-
-/** A team with one member and a sample project, for the benchmark's sessions. */
-async function benchWorkspace(db: Db, directory: string) {
-  ensureSampleProject(directory);
-  const teamId = Id.ascending("team");
-  const userId = Id.ascending("user");
-  const projectId = Id.ascending("project");
-  await db.team.create({ data: { id: teamId, name: "Benchmark", slug: teamId } });
-  await db.user.create({ data: { id: userId, email: `${userId}@bench.local`, name: "Bench" } });
-  await db.membership.create({ data: { teamId, userId, role: "owner" } });
-  await db.project.create({ data: { id: projectId, teamId, name: "project", directory } });
-  return { actor: { userId, teamId }, projectId };
-}

@@ -47,6 +47,12 @@ function excerpt(text: string, max: number): string {
 }
 
 /** One line (plus a short excerpt) about a finished tool call. */
+/** The first line of a subagent's answer (the task tool wraps it in <task_result>). */
+function subagentAnswer(output: string): string {
+  const answer = /<task_result>\s*([\s\S]*?)\s*<\/task_result>/.exec(output)?.[1] ?? output;
+  return (answer.split("\n").find((line) => line.trim() !== "") ?? "").trim();
+}
+
 export function summarize(call: CompletedCall): string {
   const target =
     field(call.input, ["filePath", "path", "file", "pattern", "command", "description"]) ?? call.toolName;
@@ -66,7 +72,7 @@ export function summarize(call: CompletedCall): string {
     case "bash":
       return `${head} printed${all.length ? excerpt(result.text, 6) : " nothing."}`;
     case "task":
-      return `${head}: the subagent answered: ${truncate(result.text.replace(/\s+/g, " ").trim(), 300)}`;
+      return `${head}: the subagent answered: ${truncate(subagentAnswer(result.text), 100)}`;
     default:
       return `${head}: ${truncate(lines(result.text, 1)[0] ?? "done", 200)}`;
   }
