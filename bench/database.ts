@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import type { LanguageModel } from "ai";
 import os from "node:os";
 import path from "node:path";
 import { type Parts, configServices } from "../server/assemble";
@@ -67,4 +68,18 @@ export async function benchWorkspace(db: Db, directory: string) {
   await db.membership.create({ data: { teamId, userId, role: "owner" } });
   await db.project.create({ data: { id: projectId, teamId, name: "project", directory } });
   return { actor: { userId, teamId }, projectId };
+}
+
+/** Services settings of a benchmark: its folder for data and projects, no compaction, manual sharing. */
+export function benchSettings(dir: string): Parts["settings"] {
+  return { dataDir: dir, projectsRoot: dir, forbidden: [dir], maxAttempts: 3, compaction: { auto: false, prune: false }, share: "manual" };
+}
+
+/** Models of a benchmark: every reference answered by `language`, free and with a huge context. */
+export function benchModels(language: LanguageModel): Parts["models"] {
+  return {
+    resolve: (ref) => ({ ref, language, limit: { context: 1_000_000, output: 100_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
+    default: () => ({ providerId: "offline", modelId: "parley-offline" }),
+    available: () => [],
+  };
 }

@@ -22,7 +22,7 @@ import { withActor } from "../server/services";
 import { Session } from "../server/session";
 import * as Prompt from "../server/session/prompt";
 import { wire } from "../server/session/wire";
-import { benchDatabase, benchServices, benchWorkspace } from "./database";
+import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -78,12 +78,8 @@ async function main() {
   const model = timed(createOfflineModel({ tokensPerSecond: RATE }), emitted);
   const services = await benchServices(db, url, {
     bus,
-    models: {
-      resolve: (ref) => ({ ref, language: model, limit: { context: 1_000_000, output: 100_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
-      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
-      available: () => [],
-    },
-    settings: { dataDir: dir, projectsRoot: dir, forbidden: [dir], maxAttempts: 3, compaction: { auto: false, prune: false }, share: "manual" },
+    models: benchModels(model),
+    settings: benchSettings(dir),
   });
   const { runners, lock } = services;
   const workspace = await benchWorkspace(db, path.join(dir, "project"));

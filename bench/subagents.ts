@@ -26,7 +26,7 @@ import { type Context, withActor } from "../server/services";
 import { Session } from "../server/session";
 import { Runners } from "../server/session/runner";
 import { wire } from "../server/session/wire";
-import { benchDatabase, benchServices, benchWorkspace } from "./database";
+import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
 import { ms, stats, verdict } from "./figures";
 
 function arg(name: string, fallback: number): number {
@@ -64,12 +64,8 @@ async function main(): Promise<number> {
   const model = createOfflineModel({});
   const services = await benchServices(db, database.url, {
     bus,
-    models: {
-      resolve: (ref) => ({ ref, language: model, limit: { context: 1_000_000, output: 100_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
-      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
-      available: () => [],
-    },
-    settings: { dataDir: dir, projectsRoot: dir, forbidden: [dir], maxAttempts: 3, compaction: { auto: false, prune: false }, share: "manual" },
+    models: benchModels(model),
+    settings: benchSettings(dir),
   });
   const workspace = await benchWorkspace(db, path.join(dir, "project"));
   const ctx = withActor(services, workspace.actor);

@@ -7,7 +7,7 @@ import * as Compaction from "./compaction";
 import * as Event from "./events";
 import { filterCompacted, pendingCompaction } from "./filter";
 import * as LLM from "./llm";
-import { type AssistantMessage, type UserMessage, type WithParts, emptyTokens } from "./message";
+import { type AssistantMessage, type UserMessage, type WithParts, newAssistant } from "./message";
 import { toModelMessages } from "./model-messages";
 import { isOverflow } from "./overflow";
 import { Processor } from "./processor";
@@ -145,7 +145,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await runSubtask(s, { teamId: p.teamId, sessionId: p.sessionId, user, subtask, directory: row.directory, signal: p.signal });
     return "continue";
   }
-  const assistant = assistantFor(s, p.sessionId, user, row.directory);
+  const assistant = assistantFor(s, user, row.directory);
   let model: ResolvedModel;
   try {
     model = s.models.resolve(user.model);
@@ -167,20 +167,8 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   return step(s, p, { messages, user, assistant, model, projectId: row.projectId, directory: row.directory, sessionRules: Ruleset.safeParse(row.permission).data });
 }
 
-function assistantFor(s: Services, sessionId: string, user: UserMessage, directory: string): AssistantMessage {
-  return {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "assistant",
-    parentId: user.id,
-    providerId: user.model.providerId,
-    modelId: user.model.modelId,
-    agent: s.agents.get(user.agent).name,
-    path: { cwd: directory, root: directory },
-    cost: 0,
-    tokens: emptyTokens(),
-    time: { created: s.clock.now() },
-  };
+function assistantFor(s: Services, user: UserMessage, directory: string): AssistantMessage {
+  return newAssistant(user, { agent: s.agents.get(user.agent).name, directory, now: s.clock.now() });
 }
 
 function compactionFor(p: Pass, user: UserMessage): Compaction.CreateInput {

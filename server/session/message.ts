@@ -269,3 +269,20 @@ export type Message = z.infer<typeof Message>;
 
 export const WithParts = z.object({ info: Message, parts: z.array(Part) });
 export type WithParts = z.infer<typeof WithParts>;
+
+/** A new, empty reply to a user message, started at `now`, by `agent`, working in `directory`. */
+export function newAssistant(user: UserMessage, input: { agent: string; directory: string; now: number }): AssistantMessage {
+  return {
+    id: Id.ascending("message"),
+    sessionId: user.sessionId,
+    role: "assistant",
+    parentId: user.id,
+    providerId: user.model.providerId,
+    modelId: user.model.modelId,
+    agent: input.agent,
+    path: { cwd: input.directory, root: input.directory },
+    cost: 0,
+    tokens: emptyTokens(),
+    time: { created: input.now },
+  };
+}

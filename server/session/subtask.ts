@@ -1,7 +1,7 @@
 import * as Id from "../id";
 import type { Services } from "../services";
 import { taskOutput } from "../tool/task";
-import { type AssistantMessage, type PartOf, type UserMessage, type WithParts, emptyTokens } from "./message";
+import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
 import * as Store from "./store";
 
 /**
@@ -32,19 +32,7 @@ export interface SubtaskRun {
 export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
   const { teamId, sessionId, user, subtask } = run;
   const started = s.clock.now();
-  const assistant: AssistantMessage = {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "assistant",
-    parentId: user.id,
-    providerId: user.model.providerId,
-    modelId: user.model.modelId,
-    agent: user.agent,
-    path: { cwd: run.directory, root: run.directory },
-    cost: 0,
-    tokens: emptyTokens(),
-    time: { created: started },
-  };
+  const assistant = newAssistant(user, { agent: user.agent, directory: run.directory, now: started });
   await Store.writeMessage(s, teamId, assistant);
   const input = { description: subtask.description, prompt: subtask.prompt, subagent_type: subtask.agent };
   let part: PartOf<"tool"> = {
