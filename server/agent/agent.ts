@@ -88,7 +88,7 @@ export const AgentConfig = z
     model: z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"').optional(),
     /** The only tools it has; all when omitted (a subagent never gets task or the todo tools). */
     tools: z.array(z.string().min(1)).optional(),
-    /** Its rules, like the config's `permission`: they can only make it stricter than the policy. */
+    /** Its rules, like the config's `permission`: read after the team and project policy, whose denies stay final. */
     permission: ConfigRules.optional(),
     steps: z.number().int().min(1).max(200).optional(),
   })
