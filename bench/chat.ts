@@ -28,14 +28,10 @@ import { Session } from "../server/session";
 import { type Context, withActor } from "../server/services";
 import { benchServices } from "./database";
 import { toModelMessages } from "../server/session/model-messages";
+import { numberArg } from "./figures";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-const MESSAGES = arg("messages", 5_000);
-const BROWSER_RUNS = arg("runs", 7);
+const MESSAGES = numberArg("messages", 5_000);
+const BROWSER_RUNS = numberArg("runs", 7);
 const SERVER_RUNS = 50;
 const WARMUP = 5;
 const ROOT = path.resolve(import.meta.dirname, "..");

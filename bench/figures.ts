@@ -21,3 +21,11 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   await work();
   return performance.now() - t0;
 }
+
+/** A positive number given as `--name N` on the command line (whole numbers only with `integer`), else `fallback`. */
+export function numberArg(name: string, fallback: number, options: { integer?: boolean } = {}): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
+  const valid = options.integer ? Number.isInteger(value) : Number.isFinite(value);
+  return valid && value > 0 ? value : fallback;
+}

@@ -31,7 +31,7 @@ import type { Todo } from "../server/session/events";
 import { GREP_LIMIT, grep } from "../server/tool/grep";
 import type { ToolContext, ToolResult } from "../server/tool/tool";
 import { seededRandom } from "../lib/random";
-import { type Stats, ms, stats, timed, verdict } from "./figures";
+import { ms, numberArg, stats, type Stats, timed, verdict } from "./figures";
 
 const WARMUP = 20;
 const TARGET_ADDED_P95_MS = 50;
@@ -49,12 +49,7 @@ const TARGET_GREP_P95_MS = 2_000;
 
 const log = (line = "") => process.stdout.write(`${line}\n`);
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-const RUNS = arg("runs", 200);
+const RUNS = numberArg("runs", 200, { integer: true });
 
 // ---------------------------------------------------------------------------------------
 // 1. Added time of the sandbox

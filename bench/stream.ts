@@ -23,14 +23,10 @@ import { Session } from "../server/session";
 import * as Prompt from "../server/session/prompt";
 import { wire } from "../server/session/wire";
 import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
+import { numberArg } from "./figures";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-const SESSIONS = arg("sessions", 50);
-const RATE = arg("rate", 20); // tokens per second per session
+const SESSIONS = numberArg("sessions", 50);
+const RATE = numberArg("rate", 20); // tokens per second per session
 
 const now = () => performance.timeOrigin + performance.now();
 const percentile = (values: number[], p: number) => {

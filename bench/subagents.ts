@@ -27,15 +27,10 @@ import { Session } from "../server/session";
 import { Runners } from "../server/session/runner";
 import { wire } from "../server/session/wire";
 import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
-import { ms, stats, verdict } from "./figures";
+import { ms, numberArg, stats, verdict } from "./figures";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-const CHILDREN = arg("children", 10);
-const RUNS = arg("runs", 5);
+const CHILDREN = numberArg("children", 10, { integer: true });
+const RUNS = numberArg("runs", 5, { integer: true });
 /** Job i: the same work each time, worded apart (identical calls in a row would be asked about as a doom loop). */
 const job = (i: number) => `read README.md (job ${i + 1})`;
 const TARGET_EXTRA = 0.1;
