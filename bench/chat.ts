@@ -13,9 +13,7 @@
  *   row rendered), and how many message rows the page holds then.
  * Figures only; nothing is asserted.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -29,13 +27,12 @@ import { type Context, withActor } from "../server/services";
 import { benchServices } from "./database";
 import { toModelMessages } from "../server/session/model-messages";
 import { numberArg } from "./figures";
+import { freePort, startApp, stopApp, waitForServer } from "./app";
 
 const MESSAGES = numberArg("messages", 5_000);
 const BROWSER_RUNS = numberArg("runs", 7);
 const SERVER_RUNS = 50;
 const WARMUP = 5;
-const ROOT = path.resolve(import.meta.dirname, "..");
-const DIST_DIR = process.env.PARLEY_DIST_DIR ?? ".next-bench";
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 const log = (line = "") => process.stdout.write(`${line}\n`);
@@ -62,73 +59,6 @@ async function measure(runs: number, work: () => unknown): Promise<Stats> {
     times.push(performance.now() - t0);
   }
   return stats(times);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForServer(url: string, app: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (app.exitCode !== null) throw new Error(`the app exited with code ${app.exitCode} before it was ready`);
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the app did not answer at ${url} within ${timeoutMs / 1000} s`);
-}
-
-/** Apps this process is stopping: their exit code is expected. */
-const stopping = new WeakSet<ChildProcess>();
-
-function startApp(dataDir: string, port: number): ChildProcess {
-  const build = process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID"));
-  log(build ? `Building the app into ${DIST_DIR} and starting it on port ${port} …` : `Starting the app (${DIST_DIR}) on port ${port} …`);
-  const app = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/parley.ts", "start", ...(build ? ["--build"] : [])], {
-    cwd: ROOT,
-    env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PROJECT_DIR: path.join(dataDir, "project"), PARLEY_DIST_DIR: DIST_DIR, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 200) output.shift();
-  };
-  app.stdout?.on("data", keep);
-  app.stderr?.on("data", keep);
-  app.on("exit", (code) => {
-    if (code && !stopping.has(app)) process.stderr.write(`[bench] the app exited with code ${code}; its last output:\n${output.join("")}\n`);
-  });
-  return app;
-}
-
-function stopApp(app: ChildProcess): Promise<void> {
-  if (app.exitCode !== null) return Promise.resolve();
-  stopping.add(app);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      app.kill("SIGKILL");
-      resolve();
-    }, 20_000);
-    app.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    app.kill("SIGTERM");
-  });
 }
 
 /** The signed-up user's team and a project in it (the app's own project directory). */

@@ -1,180 +1,222 @@
 /**
- * npm run bench:stream [-- --sessions 50 --rate 20]
+ * npm run bench:stream [-- --seconds 10 --rate 50 --loads 50,200 --runs 5 --build]
  *
- * N sessions stream at once from the built-in offline model at a fixed token rate,
- * through the real prompt loop, processor, batched writer, bus + PostgreSQL bridge and
- * SSE encoding, to SSE clients in a separate process. Prints the latency added between
- * the model emitting a text delta and a client receiving it (p50, p99), database writes
- * per streamed second, and this server process's CPU time per 1,000 streamed tokens.
+ * The streaming hot path as users pay for it, in three processes besides this one:
+ * - the app: the production build (`npm start`'s launcher, Next.js, the embedded
+ *   PostgreSQL), its model being `compatible/bench` at OPENAI_BASE_URL;
+ * - the provider (bench/provider.ts): an OpenAI-compatible server over HTTP that answers
+ *   with text deltas at a fixed rate per stream, each stamped with the moment it was sent;
+ * - the clients (bench/stream-client.ts): one SSE connection per session, as browsers.
+ * This process signs up through the app, creates sessions and prompts them through tRPC
+ * over HTTP, and reads the app's CPU and memory from /proc.
+ *
+ * Figures, per load:
+ * - added latency: provider writes a delta → a client reads it (p50, p99, max), which
+ *   covers the provider's HTTP stream, the AI SDK, Parley's processor, bus and SSE, and
+ *   both loopback hops; deltas lost or received twice;
+ * - server CPU: the app's whole process tree (launcher, Next.js, PostgreSQL and its
+ *   backends, git for snapshots), per streamed delta;
+ * - memory: the Next.js server's peak RSS and the tree's peak PSS.
+ * First, the fixed CPU of one prompt (one session, 10 deltas, title request included:
+ * the session's first prompt), median of --runs after a warm-up.
  */
-import { fork } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { Bus } from "../server/bus/bus";
-import { bridge } from "../server/bus/postgres";
-import { createDb } from "../server/db/client";
-import { sseResponse } from "../server/http";
-import { createOfflineModel } from "../server/provider/offline";
-import { withActor } from "../server/services";
-import { Session } from "../server/session";
-import * as Prompt from "../server/session/prompt";
-import { wire } from "../server/session/wire";
-import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
-import { numberArg } from "./figures";
+import { freePort, signUp, startApp, stopApp, waitForServer } from "./app";
+import { numberArg, stats, verdict } from "./figures";
+import { cpuByName, cpuMs, memoryPeak } from "./process-tree";
+import type { ClientResult } from "./stream-client";
 
-const SESSIONS = numberArg("sessions", 50);
-const RATE = numberArg("rate", 20); // tokens per second per session
+const SECONDS = numberArg("seconds", 10);
+const RATE = numberArg("rate", 50);
+const RUNS = numberArg("runs", 5, { integer: true });
+const LOADS = (process.argv.includes("--loads") ? (process.argv[process.argv.indexOf("--loads") + 1] ?? "") : "50,200")
+  .split(",")
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
+/** Prompts of a load start spread over this long, as users' prompts would be, not in one instant. */
+const RAMP_MS = 1_000;
 
-const now = () => performance.timeOrigin + performance.now();
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const TARGETS = {
+  fixedCpuMs: 50,
+  cpuPerDeltaMs: 0.25,
+  rssMb: 400,
+  latency: new Map([
+    [50, { p50: 10, p99: 50 }],
+    [200, { p99: 200 }],
+  ]),
 };
 
-/** Records when the model emits each text delta, per session marker. */
-function timed(model: LanguageModelV4, emitted: Map<string, number[]>): LanguageModelV4 {
-  return {
-    ...model,
-    specificationVersion: "v4",
-    provider: model.provider,
-    modelId: model.modelId,
-    supportedUrls: model.supportedUrls,
-    doGenerate: (options) => model.doGenerate(options),
-    async doStream(options: LanguageModelV4CallOptions) {
-      const result = await model.doStream(options);
-      const text = JSON.stringify(options.prompt.filter((m) => m.role === "user").at(-1) ?? "");
-      const marker = /\[bench (ses_\w+)\]/.exec(text)?.[1] ?? "unknown";
-      const times = emitted.get(marker) ?? [];
-      emitted.set(marker, times);
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-          transform(chunk, controller) {
-            if (chunk.type === "text-delta") times.push(now());
-            controller.enqueue(chunk);
-          },
-        }),
-      );
-      return { ...result, stream };
-    },
-  };
+const log = (line = "") => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function main() {
-  const database = await benchDatabase("stream");
-  const url = database.url;
-  // The project directory and tool output of the run.
-  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-stream-data-"));
-  const db = createDb(url, { max: 20 });
-  const bus = new Bus();
-  const link = await bridge(bus, url, { encode: wire });
-  const emitted = new Map<string, number[]>();
-  const model = timed(createOfflineModel({ tokensPerSecond: RATE }), emitted);
-  const services = await benchServices(db, url, {
-    bus,
-    models: benchModels(model),
-    settings: benchSettings(dir),
+/** A child process's next IPC message that has `key`. */
+function next<T>(child: ChildProcess, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: Record<string, unknown>) => {
+      if ("error" in message) reject(new Error(String(message.error)));
+      else if (key in message) resolve(message as T);
+      else return;
+      child.off("message", onMessage);
+    };
+    child.on("message", onMessage);
   });
-  const { runners, lock } = services;
-  const workspace = await benchWorkspace(db, path.join(dir, "project"));
-  const ctx = withActor(services, workspace.actor);
+}
 
-  // The SSE endpoint: the same stream code as the Route Handler, on a plain HTTP server.
-  const server = http.createServer((req, res) => {
-    const sessionId = req.url?.split("/").at(-1) ?? "";
-    const controller = new AbortController();
-    req.on("close", () => controller.abort());
-    const response = sseResponse(controller.signal, {
-      subscribe: (send) => bus.subscribe({ teamId: workspace.actor.teamId, sessionId }, send),
+class Api {
+  constructor(
+    private readonly base: string,
+    private readonly cookie: string,
+  ) {}
+
+  private async call<T>(procedure: string, input: unknown, method: "GET" | "POST"): Promise<T> {
+    const url = `${this.base}/api/trpc/${procedure}${method === "GET" ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ""}`;
+    const res = await fetch(url, {
+      method,
+      headers: { cookie: this.cookie, "content-type": "application/json", origin: this.base },
+      ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
     });
-    res.writeHead(200, Object.fromEntries(response.headers));
-    void (async () => {
-      const reader = response.body?.getReader();
-      if (!reader) return;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-      res.end();
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const body = (await res.json()) as { result?: { data: T }; error?: unknown };
+    if (!res.ok || !body.result) throw new Error(`${procedure}: HTTP ${res.status} ${JSON.stringify(body.error)}`);
+    return body.result.data;
+  }
 
-  const sessions = [];
-  // Named sessions: a default title would start a background title request to the same
-  // (timed) model, whose deltas are never streamed to clients and would skew the pairing.
-  for (let i = 0; i < SESSIONS; i++) sessions.push(await Session.create(ctx, { projectId: workspace.projectId, title: `bench stream ${i + 1}` }));
-  const client = fork(path.join(import.meta.dirname, "stream-client.ts"), [base, ...sessions.map((s) => s.id)], {
-    execArgv: ["--import", "tsx"],
-  });
-  await new Promise<void>((resolve) => client.once("message", () => resolve()));
-  client.send({ go: true });
-  await new Promise((resolve) => setTimeout(resolve, 300)); // let every client connect
+  projectId = async () => {
+    const projects = await this.call<{ id: string }[]>("project.list", null, "GET");
+    const id = projects[0]?.id;
+    if (!id) throw new Error("the bench user's team has no project");
+    return id;
+  };
 
-  const stats = async () =>
-    (
-      await db.$queryRawUnsafe<{ writes: bigint; commits: bigint }[]>(
-        "SELECT (tup_inserted + tup_updated + tup_deleted)::bigint AS writes, xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()",
-      )
-    )[0];
-  const before = await stats();
-  const cpu = process.cpuUsage();
-  const started = now();
-  // The offline model's long answer: about 1,100 tokens in some 380 deltas.
-  const prompt = "write a long answer";
-  const arrivalsPromise = new Promise<Record<string, number[]>>((resolve) =>
-    client.on("message", (message: { arrivals?: Record<string, number[]> }) => {
-      if (message.arrivals) resolve(message.arrivals);
+  createSession = async (projectId: string) => (await this.call<{ id: string }>("session.create", { projectId }, "POST")).id;
+
+  prompt = (sessionId: string) => this.call("session.prompt", { sessionId, parts: [{ type: "text", text: "stream [bench]" }] }, "POST");
+}
+
+interface Run {
+  cpu: number;
+  /** CPU ms by process name (node, postgres, git…). */
+  split: Map<string, number>;
+  result: ClientResult;
+  elapsed: number;
+  memory: { serverRss: number; treePss: number };
+}
+
+/** N new sessions, followed by the clients, prompted (spread over `ramp` ms); CPU of the app tree until every run is idle and 500 ms more. */
+async function run(api: Api, projectId: string, clients: ChildProcess, provider: ChildProcess, appPid: number, n: number, deltas: number, ramp: number): Promise<Run> {
+  provider.send({ deltas, rate: RATE });
+  await next(provider, "ok");
+  const sessions: string[] = [];
+  for (let i = 0; i < n; i++) sessions.push(await api.createSession(projectId));
+  const ready = next(clients, "ready");
+  const done = next<{ result: ClientResult }>(clients, "result");
+  clients.send({ follow: sessions, deltas });
+  await ready;
+  await sleep(300);
+  const memory = memoryPeak(appPid);
+  const split0 = cpuByName(appPid);
+  const cpu0 = cpuMs(appPid);
+  const t0 = performance.now();
+  await Promise.all(
+    sessions.map(async (id, i) => {
+      await sleep((i * ramp) / n);
+      await api.prompt(id);
     }),
   );
-  await Promise.all(sessions.map((s) => Prompt.prompt(ctx, { sessionId: s.id, parts: [{ type: "text", text: `${prompt} [bench ${s.id}]` }] })));
-  await Promise.all(sessions.map((s) => runners.idle(s.id)));
-  const elapsed = (now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  await new Promise((resolve) => setTimeout(resolve, 200)); // pg_stat is updated asynchronously
-  const after = await stats();
-  const arrivals = await arrivalsPromise;
-
-  const latencies: number[] = [];
-  let deltas = 0;
-  let lost = 0;
-  for (const s of sessions) {
-    const sent = emitted.get(s.id) ?? [];
-    const got = arrivals[s.id] ?? [];
-    deltas += sent.length;
-    lost += Math.max(0, sent.length - got.length);
-    for (let i = 0; i < Math.min(sent.length, got.length); i++) latencies.push((got[i] ?? 0) - (sent[i] ?? 0));
-  }
-  const texts = await db.part.findMany({ where: { sessionId: { in: sessions.map((s) => s.id) }, type: "text" }, select: { data: true } });
-  const chars = texts.reduce((n, row) => n + String((row.data as { text?: unknown }).text ?? "").length, 0);
-  const tokens = chars / 4;
-  const writes = Number((after?.writes ?? 0n) - (before?.writes ?? 0n));
-  const commits = Number((after?.commits ?? 0n) - (before?.commits ?? 0n));
-  const cpuMs = (used.user + used.system) / 1000;
-
-  const p99 = percentile(latencies, 99);
-  console.log(`bench:stream — ${SESSIONS} sessions × one long answer at ${RATE} tokens/s each, on ${os.cpus().length} cores`);
-  console.log(`  streamed: ${deltas} text deltas, ${Math.round(tokens)} tokens in ${elapsed.toFixed(1)} s (${lost} deltas not received)`);
-  console.log(`  added latency, model emit → SSE client: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target p99 < 20 ms: ${p99 < 20 ? "PASS" : "FAIL"})`);
-  console.log(`  database: ${(writes / elapsed).toFixed(0)} row writes/s, ${(commits / elapsed).toFixed(0)} commits/s while streaming`);
-  console.log(`  server CPU: ${cpuMs.toFixed(0)} ms total, ${((cpuMs / tokens) * 1000).toFixed(1)} ms per 1,000 tokens`);
-
-  client.kill();
-  server.close();
-  await link.close();
-  await lock.close();
-  await db.$disconnect();
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(lost > 0 ? 1 : 0);
+  const { result } = await done;
+  const elapsed = performance.now() - t0;
+  // Work that follows the run (the title written, the last flush) belongs to it.
+  await sleep(500);
+  const split = new Map([...cpuByName(appPid)].map(([name, ms]) => [name, ms - (split0.get(name) ?? 0)]));
+  return { cpu: cpuMs(appPid) - cpu0, split, result, elapsed, memory: memory.stop() };
 }
 
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+async function main(): Promise<number> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-stream-"));
+  const provider = fork(path.join(import.meta.dirname, "provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  let app: ChildProcess | undefined;
+  let clients: ChildProcess | undefined;
+  try {
+    const { port: providerPort } = await next<{ port: number }>(provider, "port");
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    app = startApp(dataDir, port, {
+      OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`,
+      OPENAI_API_KEY: "bench",
+      PARLEY_MODEL: "compatible/bench",
+      PARLEY_SMALL_MODEL: "compatible/bench",
+    });
+    await waitForServer(base, app, 900_000);
+    const appPid = app.pid ?? 0;
+    const { cookie } = await signUp(base);
+    const api = new Api(base, cookie);
+    const projectId = await api.projectId();
+    clients = fork(path.join(import.meta.dirname, "stream-client.ts"), [base, cookie], { execArgv: ["--import", "tsx"] });
+    await next(clients, "started");
+
+    log(`\nbench:stream — Node ${process.version}, ${os.cpus().length} cores; the app's production build (${appPid}) with its embedded PostgreSQL,`);
+    log("a provider over HTTP and the SSE clients each in their own process. Latency: provider writes a delta → a client reads it.");
+    log("Server CPU: the app's process tree (launcher, Next.js, PostgreSQL, git), from /proc.\n");
+
+    let ok = true;
+    const line = (text: string, pass?: boolean) => {
+      if (pass !== undefined) ok &&= pass;
+      log(`  ${text}${pass === undefined ? "" : `: ${verdict(pass)}`}`);
+    };
+
+    // The fixed cost of a prompt: a new session's first prompt (title request included), 10 deltas.
+    for (let i = 0; i < 2; i++) await run(api, projectId, clients, provider, appPid, 1, 10, 0);
+    const fixed: number[] = [];
+    for (let i = 0; i < RUNS; i++) fixed.push((await run(api, projectId, clients, provider, appPid, 1, 10, 0)).cpu);
+    const fixedMs = stats(fixed).median;
+    log(`1 session, 10 deltas (a new session's first prompt, with its title request), ${RUNS} runs after 2 warm-ups:`);
+    line(`fixed server CPU per prompt: median ${fixedMs.toFixed(1)} ms (runs: ${fixed.map((c) => c.toFixed(0)).join(", ")} ms; target ≤ ${TARGETS.fixedCpuMs})`, fixedMs <= TARGETS.fixedCpuMs);
+
+    for (const n of LOADS) {
+      const deltas = Math.round(RATE * SECONDS);
+      const r = await run(api, projectId, clients, provider, appPid, n, deltas, RAMP_MS);
+      const sorted = [...r.result.latencies].sort((a, b) => a - b);
+      const p50 = percentile(sorted, 50);
+      const p99 = percentile(sorted, 99);
+      const max = sorted.at(-1) ?? Number.NaN;
+      const received = sorted.length;
+      const perDelta = (r.cpu - n * fixedMs) / Math.max(1, received);
+      const target = TARGETS.latency.get(n);
+      log(`\n${n} sessions × ${RATE} deltas/s for ${SECONDS} s (${(n * deltas).toLocaleString("en")} deltas; prompts spread over ${RAMP_MS / 1000} s), ${(r.elapsed / 1000).toFixed(1)} s:`);
+      const latency = `added latency p50 ${p50.toFixed(1)} / p99 ${p99.toFixed(1)} / max ${max.toFixed(1)} ms`;
+      if (target) {
+        const pass = (target.p50 === undefined || p50 <= target.p50) && p99 <= target.p99;
+        line(`${latency} (target${target.p50 === undefined ? "" : ` p50 ≤ ${target.p50}`} p99 ≤ ${target.p99})`, pass);
+      } else line(latency);
+      line(`deltas lost ${r.result.lost}, received twice ${r.result.duplicates}; ${r.result.events.toLocaleString("en")} SSE text events carried them`, r.result.lost === 0 && r.result.duplicates === 0);
+      const cpuLine = `server CPU ${(r.cpu / 1000).toFixed(1)} s = ${n} × ${fixedMs.toFixed(1)} ms fixed + ${perDelta.toFixed(3)} ms per delta (target ≤ ${TARGETS.cpuPerDeltaMs})`;
+      if (n === 50) line(cpuLine, perDelta <= TARGETS.cpuPerDeltaMs);
+      else line(cpuLine);
+      line(`  by process: ${[...r.split].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)} s`).join(", ")}`);
+      const mem = `memory peak: Next.js server RSS ${r.memory.serverRss.toFixed(0)} MB, whole tree PSS ${r.memory.treePss.toFixed(0)} MB`;
+      if (n === 50) line(`${mem} (target RSS ≤ ${TARGETS.rssMb})`, r.memory.serverRss <= TARGETS.rssMb);
+      else line(mem);
+    }
+    log(`\n${ok ? "PASS" : "FAIL"}`);
+    return ok ? 0 : 1;
+  } finally {
+    clients?.kill();
+    provider.kill();
+    if (app) await stopApp(app);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(2);
+  },
+);
