@@ -14,6 +14,7 @@ import { type Clock, type ExecuteTool, type Models, type Services, type Settings
 import { RunLock } from "./session/lock";
 import { Runners } from "./session/runner";
 import { runSubagent } from "./session/subagent";
+import { FLUSH_MS, StreamedWrites } from "./session/writer";
 import { builtinTools, executeTool } from "./tool/registry";
 import type { Tool } from "./tool/tool";
 
@@ -59,6 +60,7 @@ export function assemble(parts: Parts): Services {
     tools: parts.tools ?? builtinTools(),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
+    streamedWrites: new StreamedWrites(parts.db, parts.settings.flushMs ?? FLUSH_MS),
     settings: parts.settings,
   };
   return services;
@@ -93,6 +95,7 @@ export function configSettings(cfg: Config): Settings {
     compaction: cfg.compaction,
     share: cfg.share,
     publicUrl: cfg.publicUrl,
+    ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }
 

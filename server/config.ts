@@ -37,6 +37,8 @@ export const ConfigFileSchema = z
     sandbox: SandboxFile.optional(),
     /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
     agents: AgentsConfig.optional(),
+    /** Streaming: a part's changes that come less than `windowMs` after its last update are sent together (0: each at once). */
+    stream: z.object({ windowMs: z.number().int().min(0).max(1000).optional() }).strict().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -62,6 +64,7 @@ const EnvSchema = z.object({
   PARLEY_OFFLINE_TPS: z.coerce.number().min(0).max(100_000).optional(),
   PARLEY_SANDBOX: z.enum(["auto", "off"]).optional(),
   PARLEY_SANDBOX_NETWORK: z.enum(["none", "allow"]).optional(),
+  PARLEY_STREAM_WINDOW_MS: z.coerce.number().int().min(0).max(1000).optional(),
 });
 
 export interface Config {
@@ -95,6 +98,8 @@ export interface Config {
   sandbox: SandboxSettings;
   /** Agents the configuration adds. */
   agents: AgentsConfig;
+  /** Coalescing window of a part's streamed changes (ms); undefined: the default (16). */
+  stream: { windowMs: number | undefined };
 }
 
 export class ConfigError extends Error {
@@ -154,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
     sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
     agents: fromFile.agents ?? {},
+    stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
   };
 }
 

@@ -52,6 +52,20 @@ describe("sseResponse", () => {
   define("test.n", z.object({ n: z.number() }), { audience: ["member"] });
   const event = (n: number): Envelope => ({ id: `e${n}`, name: "test.n", payload: { n }, scope: { teamId: "t" }, time: n });
 
+  it("writes the events published in one synchronous run as one chunk", async () => {
+    const bus = new Bus();
+    const res = sseResponse(new AbortController().signal, { subscribe: (send) => bus.subscribe({ teamId: "t" }, send) });
+    const reader = res.body?.getReader();
+    if (!reader) throw new Error("no body");
+    await readUntil(reader, ": connected");
+    for (let n = 1; n <= 3; n++) bus.publish({ name: "test.n", schema: z.object({ n: z.number() }), audience: new Set(["member" as const]) }, { n }, { teamId: "t" });
+    const chunk = await reader.read();
+    const text = new TextDecoder().decode(chunk.value);
+    expect(text.match(/^data: /gm)).toHaveLength(3);
+    expect(text.indexOf('"n":1')).toBeLessThan(text.indexOf('"n":3'));
+    await reader.cancel();
+  });
+
   it("sends the initial events, then live ones and heartbeats; cancel unsubscribes", async () => {
     const bus = new Bus();
     const res = sseResponse(new AbortController().signal, {

@@ -84,6 +84,8 @@ type CloseReason = "cancel" | "abort" | "end" | "failed";
 class SseStream {
   private readonly encoder = new TextEncoder();
   private open = true;
+  /** Text queued for the next write. */
+  private pending = "";
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private unsubscribe = () => {};
   /** Live events that arrived while the initial events were read: sent right after them. */
@@ -145,6 +147,8 @@ class SseStream {
 
   close(reason: CloseReason, error?: unknown): void {
     if (!this.open) return;
+    // What was queued goes out before a close from this side.
+    if (reason === "end") this.flush();
     this.open = false;
     openStreams.delete(this.end);
     clearInterval(this.heartbeat);
@@ -159,15 +163,27 @@ class SseStream {
     this.write(frame(event));
   }
 
+  /**
+   * Queue text for the client. What is written within one synchronous run (an event
+   * and the ones published right after it) goes out as one chunk — one socket write.
+   */
   private write(text: string): void {
     if (!this.open) return;
+    if (this.pending === "") queueMicrotask(this.flush);
+    this.pending += text;
+  }
+
+  private readonly flush = (): void => {
+    const text = this.pending;
+    this.pending = "";
+    if (!this.open || text === "") return;
     try {
       this.controller.enqueue(this.encoder.encode(text));
     } catch (error) {
       console.error("[http] SSE write failed, closing the stream", error);
       this.close("failed", error);
     }
-  }
+  };
 }
 
 export function notFound(what: string, id: string): ParleyError {

@@ -7,7 +7,7 @@ import { restartStreams } from "./http";
 import { Sandbox } from "./sandbox/sandbox";
 import type { Services } from "./services";
 import { Session } from "./session";
-import { wire } from "./session/wire";
+import { isStreamed, wire } from "./session/wire";
 import { sweepToolOutput } from "./tool/truncate";
 
 /**
@@ -40,7 +40,7 @@ async function boot(): Promise<Runtime> {
   const bus = new Bus();
   // After a reconnection, browsers streaming from this instance may have missed events of
   // the others: end their streams so they reconnect and read the stored state again.
-  const link = await bridge(bus, cfg.databaseUrl, { encode: wire, onReconnect: () => restartStreams() });
+  const link = await bridge(bus, cfg.databaseUrl, { encode: wire, optional: isStreamed, onReconnect: () => restartStreams() });
   const sandbox = await Sandbox.create(cfg.sandbox);
   const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
   log(`[runtime] ${sandbox.describe()}`);

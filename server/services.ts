@@ -9,6 +9,7 @@ import type { Sandbox } from "./sandbox/sandbox";
 import type { Snapshots } from "./snapshot/snapshot";
 import type { RunLock } from "./session/lock";
 import type { Runners } from "./session/runner";
+import type { StreamedWrites } from "./session/writer";
 import type { Prices } from "./session/usage";
 import type { ChildCall, SubagentRequest, SubagentResult, Tool, ToolContext, ToolResult } from "./tool/tool";
 
@@ -72,6 +73,8 @@ export interface Settings {
   compaction: { auto: boolean; prune: boolean };
   /** How often streamed text is persisted (ms); default 250. */
   flushMs?: number;
+  /** Streamed changes of a part published less than this long (ms) after its last are sent together at its end; default 16, 0 = each at once. */
+  streamWindowMs?: number;
   share: "auto" | "manual" | "disabled";
   /** Base of share URLs, e.g. "https://parley.example.com"; relative URLs when unset. */
   publicUrl?: string | undefined;
@@ -105,6 +108,8 @@ export interface Services {
   tools: Tool[];
   executeTool: ExecuteTool;
   subagents: Subagents;
+  /** Streamed part changes of every running turn, persisted together (session/writer.ts). */
+  streamedWrites: StreamedWrites;
   settings: Settings;
 }
 

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { databaseUrl, testDb } from "../../test/db";
@@ -192,5 +193,40 @@ describe("PostgreSQL bus bridge (integration)", () => {
     expect(reported.filter((line) => line.startsWith("[bus] dropped an event from another instance"))).toHaveLength(2);
     expect(reported.filter((line) => line.includes("test.bridge.unknown"))).toHaveLength(2);
     expect(reported.some((line) => line.includes("test.bridge.elsewhere"))).toBe(false);
+  });
+  it("sends optional events (streamed deltas) only while another instance listens; a new instance's hello starts them", async () => {
+    const name = `parley-bus-optional-${Id.ascending("team")}`;
+    const optional = (e: Envelope) => (e.payload as { delta?: unknown }).delta !== undefined;
+    // What reaches PostgreSQL, seen by a plain listener (not a bridge: not another instance).
+    const watcher = new pg.Client({ connectionString: databaseUrl() });
+    await watcher.connect();
+    const notified: string[] = [];
+    watcher.on("notification", (message) => notified.push(message.payload ?? ""));
+    await watcher.query(`LISTEN ${CHANNEL}`);
+    const x = new Bus();
+    const y = new Bus();
+    const lx = await bridge(x, databaseUrl(), { log, name, optional });
+    let ly: Bridge | undefined;
+    try {
+      const s = scope();
+      x.publish(PartUpdated, { part: s.part("alone"), delta: "alone" }, s.where);
+      x.publish(PartUpdated, { part: s.part("full part") }, s.where);
+      await lx.flush();
+      await until(() => notified.some((n) => n.includes("full part")), "the full part in PostgreSQL");
+      expect(notified.some((n) => n.includes("alone"))).toBe(false);
+
+      const onY: Envelope[] = [];
+      y.subscribe({ teamId: s.teamId }, (e) => onY.push(e));
+      ly = await bridge(y, databaseUrl(), { log, name, optional });
+      // Once X has heard Y's hello, X's deltas reach Y.
+      for (let i = 0; !onY.some((e) => optional(e)); i++) {
+        if (i > 200) throw new Error("no delta reached the second instance");
+        x.publish(PartUpdated, { part: s.part(`together ${i}`), delta: `${i}` }, s.where);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await Promise.all([lx.close(), ly?.close(), watcher.end()]);
+    }
   });
 });

@@ -17,10 +17,14 @@ const SWEEP_EVERY = 100;
 /** Events kept for sending while the connection is down; beyond that the oldest go. */
 const MAX_QUEUED = 10_000;
 
-/** One NOTIFY: a batch of events inline, or the id of one parked event. */
+/** How often a bridge with optional events looks for other instances (ms). */
+const PEER_CHECK_MS = 5_000;
+
+/** One NOTIFY: a batch of events inline, the id of one parked event, or a new instance saying hello. */
 const Wire = z.union([
   z.object({ o: z.string(), es: z.array(z.unknown()) }),
   z.object({ o: z.string(), r: z.string() }),
+  z.object({ o: z.string(), h: z.literal(1) }),
 ]);
 
 /**
@@ -53,6 +57,14 @@ export interface BridgeOptions {
   name?: string;
   /** Called after a lost connection is back: events from other instances may have been missed. */
   onReconnect?: () => void;
+  /**
+   * Events other instances can do without because their receivers recover from a gap
+   * (streamed text deltas: a full part follows every gap). They are sent only while
+   * another instance is known to listen — one whose bridge has the same `name` — found by
+   * looking at the database's connections every few seconds and when an instance starts
+   * (it says hello). A lone server so sends none of its streamed deltas through PostgreSQL.
+   */
+  optional?: (event: Envelope) => boolean;
 }
 
 /** Errors that mean the connection itself is gone (not that one query was refused). */
@@ -74,6 +86,8 @@ export function describeDbError(error: unknown): string {
 interface Connection {
   listener: pg.Client;
   sender: pg.Client;
+  /** The backend process ids of both, to tell this bridge's connections from other instances'. */
+  pids: number[];
 }
 
 /**
@@ -105,6 +119,11 @@ export class BusBridge implements Bridge {
   /** What other instances sent, handled one after another in arrival order. */
   private receiving: Promise<void> = Promise.resolve();
   private parkedSinceSweep = 0;
+  /** Whether another instance listens (see BridgeOptions.optional); assumed until known. */
+  private peers = true;
+  private peerCheck: ReturnType<typeof setInterval> | undefined;
+  /** How every NOTIFY of this instance begins: its own come back to it and are skipped unread. */
+  private readonly own: string;
 
   constructor(
     private readonly bus: Bus,
@@ -115,6 +134,7 @@ export class BusBridge implements Bridge {
     this.encode = options.encode ?? ((event) => event);
     this.retry = options.retry ?? { initialMs: 250, maxMs: 5_000 };
     this.waitMs = this.retry.initialMs;
+    this.own = `{"o":${JSON.stringify(bus.instanceId)}`;
     // Events published while the first connection opens wait in the queue.
     this.unhook = bus.onPublish((event) => this.enqueue(event));
   }
@@ -129,7 +149,44 @@ export class BusBridge implements Bridge {
       throw error;
     }
     this.startPump();
+    if (this.options.optional) {
+      await this.hello(this.current);
+      this.peerCheck = setInterval(() => void this.checkPeers(), PEER_CHECK_MS);
+      this.peerCheck.unref?.();
+    }
     return this;
+  }
+
+  /** Say hello to the other instances (they start sending optional events) and look for them. */
+  private async hello(connection: Connection): Promise<void> {
+    try {
+      await connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":1}`]);
+    } catch (error) {
+      this.log("[bus] could not greet the other instances", error);
+    }
+    await this.checkPeers();
+  }
+
+  /** Whether any connection of the database is another instance's bridge (same name, not ours). */
+  private async checkPeers(): Promise<void> {
+    const connection = this.current;
+    if (!connection || this.closed) return;
+    const own = connection.pids;
+    try {
+      const result = await connection.sender.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND NOT (pid = ANY($2::int[]))",
+        [this.name, own],
+      );
+      this.peers = (result.rows[0]?.n ?? 1) > 0;
+    } catch (error) {
+      // Unknown: send everything, as with peers.
+      this.peers = true;
+      if (!isConnectionError(error)) this.log("[bus] could not look for other instances", error);
+    }
+  }
+
+  private get name(): string {
+    return this.options.name ?? "parley-bus";
   }
 
   async flush(): Promise<void> {
@@ -143,6 +200,7 @@ export class BusBridge implements Bridge {
   async close(): Promise<void> {
     this.unhook();
     this.closed = true;
+    clearInterval(this.peerCheck);
     if (this.reconnecting) clearTimeout(this.reconnecting);
     this.reconnecting = undefined;
     await this.pumping;
@@ -154,6 +212,7 @@ export class BusBridge implements Bridge {
 
   private enqueue(event: Envelope): void {
     if (this.closed) return;
+    if (!this.peers && this.options.optional?.(event)) return;
     this.queue.push(event);
     // Only while nothing is being sent: a batch in flight counts on the queue's head.
     if (this.queue.length > MAX_QUEUED && !this.pumping) {
@@ -238,6 +297,9 @@ export class BusBridge implements Bridge {
   private async receive(reader: pg.Client, raw: string): Promise<void> {
     const wire = Wire.parse(JSON.parse(raw));
     if (wire.o === this.bus.instanceId) return;
+    // Another instance listens: it gets optional events from now on.
+    this.peers = true;
+    if ("h" in wire) return;
     const bodies = "es" in wire ? wire.es : [await this.unpark(reader, wire.r)];
     for (const body of bodies) this.deliver(body);
   }
@@ -262,11 +324,13 @@ export class BusBridge implements Bridge {
 
   /** Connect both clients and LISTEN; a failed attempt closes what it opened. */
   private async open(): Promise<Connection> {
-    const settings = { connectionString: this.connectionString, application_name: this.options.name ?? "parley-bus" };
-    const connection: Connection = { listener: new pg.Client(settings), sender: new pg.Client(settings) };
+    const settings = { connectionString: this.connectionString, application_name: this.name };
+    const connection: Connection = { listener: new pg.Client(settings), sender: new pg.Client(settings), pids: [] };
     this.watch(connection);
     try {
       await Promise.all([connection.listener.connect(), connection.sender.connect()]);
+      const pid = (client: pg.Client) => client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid").then((r) => r.rows[0]?.pid ?? 0);
+      connection.pids = await Promise.all([pid(connection.listener), pid(connection.sender)]);
       await connection.listener.query(`LISTEN ${CHANNEL}`);
     } catch (error) {
       await this.end(connection);
@@ -287,6 +351,8 @@ export class BusBridge implements Bridge {
       // After close() began, nothing more is delivered (the sender may already be ending).
       if (this.closed || message.channel !== CHANNEL || message.payload === undefined) return;
       const raw = message.payload;
+      // This instance's own NOTIFY: nothing to read.
+      if (raw.startsWith(this.own)) return;
       this.receiving = this.receiving
         .then(() => this.receive(listener, raw))
         .catch((error: unknown) => this.log("[bus] dropped an event from another instance", error));
@@ -339,6 +405,7 @@ export class BusBridge implements Bridge {
     if (this.dropped) this.log(`[bus] ${this.dropped} event(s) were dropped while disconnected`);
     this.dropped = 0;
     this.startPump();
+    if (this.options.optional) void this.hello(connection);
     this.options.onReconnect?.();
   }
 }

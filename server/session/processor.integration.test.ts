@@ -88,7 +88,7 @@ interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection"
 
 async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Promise<{ result: Result; processor: Processor }> {
   const abort = options.abort ?? new AbortController().signal;
-  const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3 } });
+  const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3, streamWindowMs: 0 } });
   const processor = new Processor(services, {
     teamId: t.teamId,
     assistant: t.assistant,
@@ -590,20 +590,19 @@ describe("processor: abort keeps what a running tool reported", () => {
   });
 });
 
-/** The test database with the `part.upsert` calls for which `fail` answers true rejected. */
+/** The test database whose part writes (Store.persistParts' one statement) are rejected when `fail` answers true. */
 function failingPartWrites(fail: () => boolean): Db {
   const db = testDb();
-  const part = new Proxy(db.part, {
+  return new Proxy(db, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "upsert" || typeof value !== "function") return value;
-      return (args: unknown) => {
+      if (prop !== "$executeRaw" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
         if (fail()) return Promise.reject(new Error("part write failed"));
-        return (value as (a: unknown) => Promise<unknown>).call(target, args);
+        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
       };
     },
   });
-  return new Proxy(db, { get: (target, prop, receiver) => (prop === "part" ? part : Reflect.get(target, prop, receiver)) });
 }
 
 describe("processor: cleanup", () => {

@@ -102,8 +102,12 @@ export class Processor {
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
   private compact = false;
-  /** The snapshot taken when the current step started (kept across retries of the step). */
+  /** The snapshot the step's tools started from (kept across retries of the step). */
   private stepStart: string | undefined;
+  /** The snapshot being taken before the step's first tool, which every tool of the step waits for. */
+  private snapshotting: Promise<void> | undefined;
+  /** The step's step-start part, which gets the snapshot once it is taken. */
+  private stepStartPart: PartOf<"step-start"> | undefined;
   /** This turn's snapshots: at the first step's start and at the last step's end. */
   readonly snapshots: { first?: string; last?: string } = {};
 
@@ -121,10 +125,8 @@ export class Processor {
 
   /** Republish the full state of every part still streaming (no delta), for clients that just connected. */
   resync(): void {
-    for (const part of this.texts.values()) Store.publishPart(this.services, this.turn.teamId, part);
-    for (const part of this.tools.values()) {
-      if (part.state.status === "pending" || part.state.status === "running") Store.publishPart(this.services, this.turn.teamId, part);
-    }
+    const tools = [...this.tools.values()].filter((part) => part.state.status === "pending" || part.state.status === "running");
+    this.writer.resync([...this.texts.values(), ...tools]);
   }
 
   async updateTool(callId: string, patch: ToolPatch): Promise<void> {
@@ -141,6 +143,30 @@ export class Processor {
     }
     if (part.state.status !== "running") return;
     await this.savePart({ ...part, state: patched(part.state, patch) });
+  }
+
+  /**
+   * Called before each tool of the step runs: the first call snapshots the project, the
+   * others wait for it. Only tools change files during a step, so this is the project as
+   * the step found it; a step that runs no tool takes no snapshot at all (it changes
+   * nothing, and a text-only answer costs no git work).
+   */
+  async beforeTool(): Promise<void> {
+    this.snapshotting ??= this.snapshotStepStart();
+    await this.snapshotting;
+  }
+
+  private async snapshotStepStart(): Promise<void> {
+    if (this.stepStart) return;
+    const hash = await this.snapshot();
+    if (!hash) return;
+    this.stepStart = hash;
+    this.snapshots.first ??= hash;
+    const part = this.stepStartPart;
+    if (part && part.snapshot === undefined) {
+      this.stepStartPart = { ...part, snapshot: hash };
+      await this.savePart(this.stepStartPart);
+    }
   }
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
@@ -249,11 +275,12 @@ export class Processor {
   /** One stream event: a part created, extended, moved along or closed; or the error that ends the attempt. */
   private async handle(event: StreamEvent): Promise<unknown> {
     switch (event.type) {
-      case "start-step":
-        this.stepStart ??= await this.snapshot();
-        this.snapshots.first ??= this.stepStart;
-        await this.savePart({ ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) });
+      case "start-step": {
+        const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
+        this.stepStartPart = part;
+        await this.savePart(part);
         return undefined;
+      }
       case "reasoning-start":
       case "text-start":
       case "reasoning-delta":
@@ -406,6 +433,7 @@ export class Processor {
   private async endStep(): Promise<{ hash: string; patch?: PartOf<"patch"> } | undefined> {
     const start = this.stepStart;
     this.stepStart = undefined;
+    this.snapshotting = undefined;
     const { project } = this.turn;
     if (!start || !project) return undefined;
     const hash = await this.snapshot();

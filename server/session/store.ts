@@ -67,15 +67,18 @@ export function publishPart(s: Services, teamId: string, part: Part, delta?: str
   s.bus.publish(Event.PartUpdated, delta === undefined ? { part } : { part, delta }, scope(teamId, part.sessionId), { trusted: delta !== undefined });
 }
 
-/** Store parts (create or replace each); returns how many rows were written. */
+/**
+ * Store parts (create or replace each) in one statement; returns how many rows were
+ * written. The parts must have distinct ids.
+ */
 export async function persistParts(db: Db, parts: Part[]): Promise<number> {
-  for (const part of parts) {
-    await db.part.upsert({
-      where: { id: part.id },
-      create: { id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) },
-      update: { type: part.type, data: partData(part) },
-    });
-  }
+  if (!parts.length) return 0;
+  const rows = JSON.stringify(parts.map((part) => ({ id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) })));
+  await db.$executeRaw`
+    INSERT INTO "Part" (id, "messageId", "sessionId", type, data)
+    SELECT id, "messageId", "sessionId", type, data
+    FROM jsonb_to_recordset(${rows}::jsonb) AS r(id text, "messageId" text, "sessionId" text, type text, data jsonb)
+    ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, data = EXCLUDED.data`;
   return parts.length;
 }
 

@@ -16,9 +16,6 @@ import * as Store from "./store";
  * steps answering it to the latest, kept in that message's `summary.diffs`.
  */
 
-/** How many of a session's first step starts are looked at for its first snapshot. */
-const FIRST_STEPS = 50;
-
 export interface StepChanges {
   teamId: string;
   sessionId: string;
@@ -58,14 +55,13 @@ async function fileDiffs(s: Pick<Services, "snapshots">, project: Project, from:
   return (await s.snapshots.numstat(project, from, to)).map((c) => ({ file: c.file, additions: c.additions, deletions: c.deletions }));
 }
 
-/** The snapshot a session's first step started from, if any step took one. */
+/** The snapshot a session's first step with tools started from, if any step took one. */
 export async function firstSnapshot(s: Services, sessionId: string): Promise<string | undefined> {
-  const rows = await s.db.part.findMany({ where: { sessionId, type: "step-start" }, orderBy: { id: "asc" }, take: FIRST_STEPS, select: { data: true } });
-  for (const row of rows) {
-    const parsed = StepStartPart.pick({ snapshot: true }).safeParse(row.data);
-    if (parsed.success && parsed.data.snapshot) return parsed.data.snapshot;
-  }
-  return undefined;
+  const rows = await s.db.$queryRaw<{ snapshot: string }[]>`
+    SELECT data->>'snapshot' AS snapshot FROM "Part"
+    WHERE "sessionId" = ${sessionId} AND type = 'step-start' AND data ? 'snapshot'
+    ORDER BY id LIMIT 1`;
+  return rows[0]?.snapshot;
 }
 
 /** The first snapshot of the steps answering a user message, in a history. */

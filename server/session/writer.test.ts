@@ -4,29 +4,35 @@ import type { Db } from "../db/client";
 import * as Id from "../id";
 import type { AssistantMessage, Part } from "./message";
 import { emptyTokens } from "./message";
-import { TurnWriter } from "./writer";
+import { StreamedWrites, TurnWriter } from "./writer";
 import type { Services } from "../services";
 
-/** TurnWriter with an in-memory stand-in for the three Prisma calls it makes. */
+/** TurnWriter with an in-memory stand-in for the Prisma calls it makes. */
 
 interface Write {
   op: "part" | "message" | "delete";
   id: string;
   text?: string;
   at: number;
+  /** Which statement wrote it (parts written together share one). */
+  statement?: number;
 }
 
-function fakeDb(options: { failPart?: () => boolean; failMessage?: () => boolean; slowMs?: number } = {}) {
+function fakeDb(options: { failPart?: (id: string) => boolean; failMessage?: () => boolean; slowMs?: number } = {}) {
   const writes: Write[] = [];
+  let statements = 0;
   const pause = () => new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 0));
   const db = {
+    // Store.persistParts: one statement, the rows as JSON.
+    $executeRaw: async (_sql: TemplateStringsArray, rows: string) => {
+      await pause();
+      const parsed = JSON.parse(rows) as { id: string; data: { text?: string } }[];
+      if (parsed.some((row) => options.failPart?.(row.id))) throw new Error("part write failed");
+      const statement = ++statements;
+      for (const row of parsed) writes.push({ op: "part", id: row.id, text: row.data.text, at: Date.now(), statement });
+      return parsed.length;
+    },
     part: {
-      upsert: async (args: { where: { id: string }; create: { data: unknown } }) => {
-        await pause();
-        if (options.failPart?.()) throw new Error("part write failed");
-        const data = args.create.data as { text?: string };
-        writes.push({ op: "part", id: args.where.id, text: data.text, at: Date.now() });
-      },
       deleteMany: async (args: { where: { id: string } }) => {
         writes.push({ op: "delete", id: args.where.id, at: Date.now() });
         return { count: 1 };
@@ -59,14 +65,17 @@ const message: AssistantMessage = {
   time: { created: 1 },
 };
 
-function setup(db: Db, flushMs = 40) {
+function setup(db: Db, flushMs = 40, windowMs = 0) {
   const bus = new Bus();
   const events: Envelope[] = [];
   bus.subscribe({ teamId: "team", sessionId }, (e) => events.push(e));
-  // TurnWriter uses the database, the bus and the flush interval of its services.
-  const services = { db, bus, settings: { flushMs } } as unknown as Services;
-  return { writer: new TurnWriter(services, "team"), events };
+  // TurnWriter uses the database, the bus, the shared streamed writes and the settings of its services.
+  const services = { db, bus, streamedWrites: new StreamedWrites(db, flushMs), settings: { flushMs, streamWindowMs: windowMs } } as unknown as Services;
+  return { services, writer: new TurnWriter(services, "team"), events };
 }
+
+const deltas = (events: Envelope[]) => events.map((e) => (e.payload as { delta?: string }).delta);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("TurnWriter", () => {
   it("publishes every delta at once and persists a burst of deltas once, within flushMs", async () => {
@@ -77,10 +86,10 @@ describe("TurnWriter", () => {
     await writer.part(text(id, "a"), "a");
     await writer.part(text(id, "ab"), "b");
     await writer.part(text(id, "abc"), "c");
-    expect(events.map((e) => (e.payload as { delta?: string }).delta)).toEqual(["a", "b", "c"]);
+    expect(deltas(events)).toEqual(["a", "b", "c"]);
     expect(writes).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(writes).toEqual([{ op: "part", id, text: "abc", at: expect.any(Number) }]);
+    expect(writes).toEqual([{ op: "part", id, text: "abc", at: expect.any(Number), statement: 1 }]);
     expect((writes[0]?.at ?? 0) - started).toBeLessThan(200);
   });
 
@@ -140,5 +149,67 @@ describe("TurnWriter", () => {
     fail = false;
     await expect(writer.flush()).rejects.toThrow("part write failed");
     await expect(writer.flush()).resolves.toBeUndefined();
+  });
+
+  it("holds the deltas of a part that come within its window and sends them as one event at its end", async () => {
+    const { db } = fakeDb();
+    const { writer, events } = setup(db, 10_000, 30);
+    const id = Id.ascending("part");
+    await writer.part(text(id, "a"), "a");
+    await writer.part(text(id, "ab"), "b");
+    await writer.part(text(id, "abc"), "c");
+    // The first went at once; the next two wait for the window.
+    expect(deltas(events)).toEqual(["a"]);
+    await sleep(60);
+    expect(deltas(events)).toEqual(["a", "bc"]);
+    const last = events.at(-1)?.payload as { part: { text: string } };
+    expect(last.part.text).toBe("abc");
+  });
+
+  it("sends deltas further apart than the window at once, and releases held ones before any other change", async () => {
+    const { db } = fakeDb();
+    const { writer, events } = setup(db, 10_000, 20);
+    const a = Id.ascending("part");
+    await writer.part(text(a, "x"), "x");
+    await sleep(30);
+    await writer.part(text(a, "xy"), "y");
+    expect(deltas(events)).toEqual(["x", "y"]);
+    await writer.part(text(a, "xyz"), "z");
+    expect(deltas(events)).toEqual(["x", "y"]);
+    // The part's end (no delta) comes after the held delta, and nothing is sent twice.
+    await writer.part(text(a, "xyz!"));
+    expect(deltas(events)).toEqual(["x", "y", "z", undefined]);
+    await sleep(40);
+    expect(events).toHaveLength(4);
+  });
+
+  it("persists the streamed changes of several turns in one statement", async () => {
+    const { db, writes } = fakeDb();
+    const { services, writer } = setup(db, 20);
+    const other = new TurnWriter(services, "team");
+    const a = Id.ascending("part");
+    const b = Id.ascending("part");
+    await writer.part(text(a, "one"), "one");
+    await other.part(text(b, "two"), "two");
+    await sleep(60);
+    expect(writes.map((w) => [w.id, w.text])).toEqual([
+      [a, "one"],
+      [b, "two"],
+    ]);
+    expect(new Set(writes.map((w) => w.statement)).size).toBe(1);
+  });
+
+  it("when the shared statement fails, each turn's changes are written on their own and only the failing turn reports it", async () => {
+    const bad = Id.ascending("part");
+    const { db, writes } = fakeDb({ failPart: (id) => id === bad });
+    const { services, writer } = setup(db, 20);
+    const other = new TurnWriter(services, "team");
+    const good = Id.ascending("part");
+    await writer.part(text(good, "kept"), "kept");
+    await other.part(text(bad, "refused"), "refused");
+    await sleep(60);
+    expect(writes.map((w) => [w.id, w.text])).toEqual([[good, "kept"]]);
+    await expect(writer.flush()).resolves.toBeUndefined();
+    await expect(other.flush()).rejects.toThrow("part write failed");
   });
 });

@@ -1,48 +1,68 @@
+import type { Db } from "../db/client";
 import type { Services } from "../services";
 import type { Message, Part } from "./message";
 import * as Store from "./store";
 
 /**
- * Writes a running assistant turn through the write path (store.ts). Every change is
- * published at once; text deltas are persisted in batches at most `flushMs` apart (a
- * crash loses at most that much streamed text), every other change is persisted before
- * the call returns. Writes are serialized, so the database always moves forward in
- * publish order.
+ * Writes a running assistant turn through the write path (store.ts).
+ *
+ * Publishing: a change without a delta is published at once. Streamed changes of a part
+ * (text deltas, a tool's input as it streams) are published at once too, unless the
+ * part was published less than `streamWindowMs` ago: then they are held and published
+ * together when the window ends, as one event whose delta is all of theirs — so a fast
+ * provider costs each client one event (and one socket write) per part per window, and
+ * a provider slower than the window adds no delay at all. Anything else the turn
+ * publishes first releases what is held, so clients see the turn's changes in order.
+ *
+ * Persisting: every change but a streamed one is persisted before the call returns.
+ * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
+ * together with those of every other running turn in one statement (a crash loses at most
+ * that much streamed text). Writes of a turn are serialized, so the database always moves
+ * forward in publish order.
  */
 export const FLUSH_MS = 250;
+export const STREAM_WINDOW_MS = 16;
 
 export class TurnWriter {
   private readonly dirty = new Map<string, Part>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
-  private readonly flushMs: number;
+  /** Streamed changes held until their part's window ends: the latest part and the deltas since the last publish. */
+  private readonly held = new Map<string, { part: Part; delta: string }>();
+  /** When each streamed part was last published (performance.now()). */
+  private readonly published = new Map<string, number>();
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly windowMs: number;
   writes = 0;
 
   constructor(
     private readonly services: Services,
     private readonly teamId: string,
   ) {
-    this.flushMs = services.settings.flushMs ?? FLUSH_MS;
+    this.windowMs = services.settings.streamWindowMs ?? STREAM_WINDOW_MS;
   }
 
-  /** Publish a part change; persist it now, or within flushMs when it is a streamed delta. */
+  /** Publish a part change (a streamed one may be held for its window); persist it now, or within flushMs when it is streamed. */
   async part(part: Part, delta?: string): Promise<void> {
-    Store.publishPart(this.services, this.teamId, part, delta);
-    this.dirty.set(part.id, part);
-    if (delta !== undefined) {
-      this.timer ??= setTimeout(() => {
-        this.timer = undefined;
-        void this.flush().catch((error: unknown) => {
-          this.failure ??= error;
-        });
-      }, this.flushMs);
-      return;
+    if (delta === undefined) {
+      this.release();
+      Store.publishPart(this.services, this.teamId, part);
+      this.dirty.set(part.id, part);
+      return this.flush();
     }
-    await this.flush();
+    this.stream(part, delta);
+    this.dirty.set(part.id, part);
+    this.services.streamedWrites.schedule(this);
+  }
+
+  /** Publish the full state of parts still streaming (for clients that just connected), after what is held. */
+  resync(parts: Part[]): void {
+    this.release();
+    for (const part of parts) Store.publishPart(this.services, this.teamId, part);
   }
 
   async message(info: Message): Promise<void> {
+    this.release();
     await this.enqueue(async () => {
       await Store.writeMessage(this.services, this.teamId, info);
       this.writes++;
@@ -50,21 +70,19 @@ export class TurnWriter {
   }
 
   async removePart(part: Part): Promise<void> {
+    this.release();
     this.dirty.delete(part.id);
+    this.published.delete(part.id);
     await this.enqueue(async () => {
       await Store.removePart(this.services, this.teamId, part);
       this.writes++;
     });
   }
 
-  /** Persist every pending part change. Rejects with the first write failure. */
+  /** Publish what is held and persist every pending part change. Rejects with the first write failure. */
   async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    const parts = [...this.dirty.values()];
-    this.dirty.clear();
+    this.release();
+    const parts = this.take();
     if (parts.length) {
       await this.enqueue(async () => {
         this.writes += await Store.persistParts(this.services.db, parts);
@@ -79,6 +97,69 @@ export class TurnWriter {
     }
   }
 
+  /** The pending part changes, handed over to be persisted (by flush or by StreamedWrites). */
+  take(): Part[] {
+    const parts = [...this.dirty.values()];
+    this.dirty.clear();
+    return parts;
+  }
+
+  /** Resolves when the writes queued so far have settled. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  /**
+   * Count in a write made for this turn elsewhere (StreamedWrites' shared statement):
+   * later writes wait for it; its failure is reported by the next flush, once.
+   */
+  after(write: Promise<number>): void {
+    this.chain = this.chain.then(() =>
+      write.then(
+        (count) => {
+          this.writes += count;
+        },
+        (error: unknown) => {
+          this.failure ??= error;
+        },
+      ),
+    );
+  }
+
+  /** Publish a streamed change now, or hold it until its part's window ends. */
+  private stream(part: Part, delta: string): void {
+    const held = this.held.get(part.id);
+    if (held) {
+      held.part = part;
+      held.delta += delta;
+      return;
+    }
+    const now = performance.now();
+    const last = this.published.get(part.id);
+    if (this.windowMs <= 0 || last === undefined || now - last >= this.windowMs) {
+      this.published.set(part.id, now);
+      Store.publishPart(this.services, this.teamId, part, delta);
+      return;
+    }
+    this.held.set(part.id, { part, delta });
+    this.releaseTimer ??= setTimeout(() => this.release(), last + this.windowMs - now);
+  }
+
+  /** Publish every held change. */
+  private release(): void {
+    if (this.releaseTimer) {
+      clearTimeout(this.releaseTimer);
+      this.releaseTimer = undefined;
+    }
+    if (!this.held.size) return;
+    const now = performance.now();
+    for (const [id, { part, delta }] of this.held) {
+      this.published.set(id, now);
+      Store.publishPart(this.services, this.teamId, part, delta);
+    }
+    this.held.clear();
+  }
+
   private enqueue(work: () => Promise<void>): Promise<void> {
     const next = this.chain.then(work);
     // Keep the chain alive after a failure. The failure itself goes to the caller of
@@ -87,5 +168,43 @@ export class TurnWriter {
     // the turn's cleanup.
     this.chain = Promise.allSettled([next]).then(() => undefined);
     return next;
+  }
+}
+
+/**
+ * The streamed part changes of every running turn of this process, persisted together:
+ * every `flushMs`, one multi-row statement for all turns with changes (instead of one per
+ * turn), once each turn's earlier writes are done. When that statement fails (say one
+ * turn's message was deleted meanwhile), each turn's changes are written on their own,
+ * so one turn's failure is only that turn's.
+ */
+export class StreamedWrites {
+  private readonly waiting = new Set<TurnWriter>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    readonly flushMs: number = FLUSH_MS,
+  ) {}
+
+  schedule(writer: TurnWriter): void {
+    this.waiting.add(writer);
+    this.timer ??= setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const batch = [...this.waiting].map((writer) => ({ writer, parts: writer.take() })).filter((b) => b.parts.length);
+    this.waiting.clear();
+    if (!batch.length) return;
+    const together = Promise.all(batch.map((b) => b.writer.settled())).then(() =>
+      Store.persistParts(
+        this.db,
+        batch.flatMap((b) => b.parts),
+      ),
+    );
+    for (const { writer, parts } of batch) {
+      writer.after(together.then(() => parts.length, () => Store.persistParts(this.db, parts)));
+    }
   }
 }
