@@ -2,19 +2,17 @@ import { type NextRequest, NextResponse } from "next/server";
 import { PATH_HEADER, SESSION_COOKIES, access } from "@/server/auth/paths";
 
 /**
- * The first, optimistic check: a request for a members' route without a sign-in cookie
- * goes to the sign-in page (pages) or gets 401 (API). The real checks run where the data
- * is read: every tRPC procedure, every SSE route and the root layout verify the cookie
- * and the team membership on the server.
+ * The first, optimistic check: a request for a members' page without a sign-in cookie
+ * goes to the sign-in page. The real checks run where the data is read: every tRPC
+ * procedure, every SSE route and the root layout verify the cookie and the team
+ * membership on the server. API routes are not matched at all (see `config`): each
+ * answers 401 itself, and the hot paths (prompts, live streams) skip this extra step.
  */
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const needs = access(pathname);
   const hasCookie = SESSION_COOKIES.some((name) => request.cookies.has(name));
   if (needs !== "public" && !hasCookie) {
-    if (pathname.startsWith("/api/")) {
-      return NextResponse.json({ error: { code: "UNAUTHORIZED", message: "Sign in to continue." } }, { status: 401 });
-    }
     const url = new URL("/sign-in", request.url);
     if (pathname !== "/") url.searchParams.set("next", `${pathname}${search}`);
     return NextResponse.redirect(url);
@@ -25,5 +23,6 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|robots.txt).*)"],
+  // Pages only: not the API (which checks for itself), static files or the favicon.
+  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico|robots.txt).*)"],
 };

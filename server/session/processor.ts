@@ -102,12 +102,8 @@ export class Processor {
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
   private compact = false;
-  /** The snapshot the step's tools started from (kept across retries of the step). */
+  /** The snapshot taken when the current step started (kept across retries of the step). */
   private stepStart: string | undefined;
-  /** The snapshot being taken before the step's first tool, which every tool of the step waits for. */
-  private snapshotting: Promise<void> | undefined;
-  /** The step's step-start part, which gets the snapshot once it is taken. */
-  private stepStartPart: PartOf<"step-start"> | undefined;
   /** This turn's snapshots: at the first step's start and at the last step's end. */
   readonly snapshots: { first?: string; last?: string } = {};
 
@@ -143,30 +139,6 @@ export class Processor {
     }
     if (part.state.status !== "running") return;
     await this.savePart({ ...part, state: patched(part.state, patch) });
-  }
-
-  /**
-   * Called before each tool of the step runs: the first call snapshots the project, the
-   * others wait for it. Only tools change files during a step, so this is the project as
-   * the step found it; a step that runs no tool takes no snapshot at all (it changes
-   * nothing, and a text-only answer costs no git work).
-   */
-  async beforeTool(): Promise<void> {
-    this.snapshotting ??= this.snapshotStepStart();
-    await this.snapshotting;
-  }
-
-  private async snapshotStepStart(): Promise<void> {
-    if (this.stepStart) return;
-    const hash = await this.snapshot();
-    if (!hash) return;
-    this.stepStart = hash;
-    this.snapshots.first ??= hash;
-    const part = this.stepStartPart;
-    if (part && part.snapshot === undefined) {
-      this.stepStartPart = { ...part, snapshot: hash };
-      await this.savePart(this.stepStartPart);
-    }
   }
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
@@ -268,6 +240,13 @@ export class Processor {
     await this.writer.part(part, delta);
   }
 
+  /** A part just opened (nothing in it yet): published now, persisted with the turn's next write. */
+  private openPart(part: Part): void {
+    if (part.type === "tool") this.tools.set(part.callId, part);
+    this.track(part);
+    this.writer.open(part);
+  }
+
   private base() {
     return { id: Id.ascending("part"), sessionId: this.message.sessionId, messageId: this.message.id };
   }
@@ -276,9 +255,10 @@ export class Processor {
   private async handle(event: StreamEvent): Promise<unknown> {
     switch (event.type) {
       case "start-step": {
+        this.stepStart ??= await this.snapshot();
+        this.snapshots.first ??= this.stepStart;
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
-        this.stepStartPart = part;
-        await this.savePart(part);
+        this.openPart(part);
         return undefined;
       }
       case "reasoning-start":
@@ -315,7 +295,7 @@ export class Processor {
       const created = { ...this.base(), type, text: "", time: { start: this.now() } } as TextLike;
       const part = withMetadata(created, event.providerMetadata);
       this.texts.set(key, part);
-      return this.savePart(part);
+      return this.openPart(part);
     }
     const part = this.texts.get(key);
     if (!part) return;
@@ -342,7 +322,7 @@ export class Processor {
   private async onTool(event: Extract<StreamEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
     switch (event.type) {
       case "tool-input-start":
-        return this.savePart(this.toolFor(event.id, event.toolName));
+        return this.openPart(this.toolFor(event.id, event.toolName));
       case "tool-input-delta": {
         const part = this.tools.get(event.id);
         if (part?.state.status !== "pending") return;
@@ -433,7 +413,6 @@ export class Processor {
   private async endStep(): Promise<{ hash: string; patch?: PartOf<"patch"> } | undefined> {
     const start = this.stepStart;
     this.stepStart = undefined;
-    this.snapshotting = undefined;
     const { project } = this.turn;
     if (!start || !project) return undefined;
     const hash = await this.snapshot();

@@ -51,9 +51,10 @@ export type PromptInput = z.input<typeof PromptInput>;
  */
 export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMessage> => {
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
-  const session = sessionFromRow(await sessionRow(ctx, data.sessionId));
+  const row = await sessionRow(ctx, data.sessionId);
+  const session = sessionFromRow(row);
   // A pending revert becomes final: the messages it hid are deleted.
-  await Revert.cleanup(ctx, session.teamId, session.id);
+  await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
   const user: UserMessage = {
     id: Id.ascending("message"),

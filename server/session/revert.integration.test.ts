@@ -82,23 +82,6 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
   const patchesOf = (messages: WithParts[], after: string, before?: string) =>
     messages.filter((m) => m.info.id > after && (before === undefined || m.info.id < before)).flatMap((m) => m.parts.filter((p): p is PartOf<"patch"> => p.type === "patch"));
 
-  it("snapshots a step just before its first tool runs, and a text-only turn not at all", async () => {
-    await turn("hello there");
-    const tool = await turn("write 'one' to a.txt");
-    const all = await history();
-    const steps = (m: WithParts) => m.parts.filter((p) => p.type === "step-start" || p.type === "step-finish");
-    const [textOnly, ...rest] = all.filter((m) => m.info.role === "assistant");
-    expect(textOnly && steps(textOnly).length).toBeGreaterThan(0);
-    for (const part of textOnly ? steps(textOnly) : []) expect(part).not.toHaveProperty("snapshot");
-    const toolTurn = rest.filter((m) => m.info.id > tool.id);
-    const start = toolTurn.flatMap((m) => m.parts).find((p): p is PartOf<"step-start"> => p.type === "step-start" && p.snapshot !== undefined);
-    if (!start?.snapshot) throw new Error("the step with a tool took no snapshot");
-    // The project as the step found it: before the write.
-    const files = execFileSync("git", ["--git-dir", path.join(ctx.snapshots.root, projectId), "ls-tree", "-r", "--name-only", start.snapshot], { encoding: "utf8" });
-    expect(files.split("\n")).not.toContain("a.txt");
-    expect(tree(dir)["a.txt"]).toBe("one\n");
-  });
-
   it("restores the files of a turn, brings them back, and the next prompt deletes what it hid", async () => {
     const gitBefore = kind === "a git repository" ? digest(path.join(dir, ".git")) : undefined;
     const beforeTurn: Record<string, string>[] = [];

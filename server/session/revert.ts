@@ -175,8 +175,9 @@ async function resummarize(s: Services, row: SessionRow, current: string): Promi
  * for a part, that part and what follows it in its message — are deleted, each with its
  * `message.removed` / `message.part.removed` event, and the revert is cleared.
  */
-export async function cleanup(s: Services, teamId: string, sessionId: string): Promise<void> {
-  const row = await s.db.session.findUnique({ where: { id: sessionId }, select: { revert: true } });
+export async function cleanup(s: Services, teamId: string, sessionId: string, known?: { revert: unknown }): Promise<void> {
+  // The caller may have just read the session row: its revert state saves a query.
+  const row = known ?? (await s.db.session.findUnique({ where: { id: sessionId }, select: { revert: true } }));
   const state = Info.shape.revert.safeParse(row?.revert).data;
   if (!state) return;
   for (const message of await Store.history(s.db, sessionId)) {

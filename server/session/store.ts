@@ -9,7 +9,8 @@ import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } fr
  * The one write path of session data. Only this module writes message and part rows and
  * the session's totals, and publishes `message.*`, `message.part.*` and
  * `session.updated` — store first, then publish, so a client that re-reads after an
- * event always finds at least what the event said. The prompt loop, the processor (through
+ * event always finds at least what the event said (except for what a running turn
+ * streams, and the parts it just opened, which TurnWriter stores within flushMs: writer.ts). The prompt loop, the processor (through
  * TurnWriter's batching, writer.ts), compaction, recovery, prune, titles, fork and the
  * session's own operations all come through here. It also holds the one loader of a
  * session's whole history.
@@ -50,10 +51,17 @@ export async function writeMessage(s: Services, teamId: string, info: Message): 
 
 /** A new user message with its parts, stored together, then published in order. */
 export async function createUserMessage(s: Services, teamId: string, info: UserMessage, parts: Part[]): Promise<void> {
-  await s.db.$transaction([
-    s.db.message.create({ data: { id: info.id, sessionId: info.sessionId, role: "user", data: messageData(info), timeCreated: new Date(info.time.created) } }),
-    ...parts.map((part) => s.db.part.create({ data: { id: part.id, sessionId: part.sessionId, messageId: part.messageId, type: part.type, data: partData(part) } })),
-  ]);
+  // One statement (atomic on its own): the message, then its parts.
+  const rows = JSON.stringify(parts.map((part) => ({ id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) })));
+  await s.db.$executeRaw`
+    WITH message AS (
+      INSERT INTO "Message" (id, "sessionId", role, data, "timeCreated")
+      VALUES (${info.id}, ${info.sessionId}, 'user', ${JSON.stringify(messageData(info))}::jsonb, ${new Date(info.time.created)})
+      RETURNING id
+    )
+    INSERT INTO "Part" (id, "messageId", "sessionId", type, data)
+    SELECT r.id, message.id, r."sessionId", r.type, r.data
+    FROM message, jsonb_to_recordset(${rows}::jsonb) AS r(id text, "messageId" text, "sessionId" text, type text, data jsonb)`;
   s.bus.publish(Event.MessageUpdated, { info }, scope(teamId, info.sessionId));
   for (const part of parts) s.bus.publish(Event.PartUpdated, { part }, scope(teamId, info.sessionId));
 }

@@ -55,7 +55,7 @@ async function fileDiffs(s: Pick<Services, "snapshots">, project: Project, from:
   return (await s.snapshots.numstat(project, from, to)).map((c) => ({ file: c.file, additions: c.additions, deletions: c.deletions }));
 }
 
-/** The snapshot a session's first step with tools started from, if any step took one. */
+/** The snapshot a session's first step started from, if any step took one. */
 export async function firstSnapshot(s: Services, sessionId: string): Promise<string | undefined> {
   const rows = await s.db.$queryRaw<{ snapshot: string }[]>`
     SELECT data->>'snapshot' AS snapshot FROM "Part"

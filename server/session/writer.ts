@@ -14,7 +14,8 @@ import * as Store from "./store";
  * a provider slower than the window adds no delay at all. Anything else the turn
  * publishes first releases what is held, so clients see the turn's changes in order.
  *
- * Persisting: every change but a streamed one is persisted before the call returns.
+ * Persisting: every change but a streamed one or a part just opened (see `open`) is
+ * persisted before the call returns.
  * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
  * together with those of every other running turn in one statement (a crash loses at most
  * that much streamed text). Writes of a turn are serialized, so the database always moves
@@ -51,6 +52,19 @@ export class TurnWriter {
       return this.flush();
     }
     this.stream(part, delta);
+    this.dirty.set(part.id, part);
+    this.services.streamedWrites.schedule(this);
+  }
+
+  /**
+   * Publish a part just opened — an empty text or reasoning part, a step's start, a tool
+   * whose input is about to stream — and persist it with the turn's next write (at the
+   * latest within flushMs): a part with nothing in it yet is not worth a statement of its
+   * own, and what comes next in it is written anyway.
+   */
+  open(part: Part): void {
+    this.release();
+    Store.publishPart(this.services, this.teamId, part);
     this.dirty.set(part.id, part);
     this.services.streamedWrites.schedule(this);
   }
