@@ -21,6 +21,8 @@ const TOKEN = /(\d+)@(\d+\.\d+) /g;
 export interface ClientResult {
   /** ms from the provider writing a delta to this process reading it, every delta received. */
   latencies: number[];
+  /** When the provider wrote each of those deltas (ms on the shared monotonic clock), in the same order. */
+  emitted: number[];
   /** Deltas expected and not received, received more than once, and SSE events of streamed text received. */
   lost: number;
   duplicates: number;
@@ -32,7 +34,7 @@ interface Frame {
   payload: { delta?: string; part?: { type?: string }; status?: { type?: string } };
 }
 
-function follow(sessionId: string, deltas: number, latencies: number[], onReady: () => void): Promise<{ lost: number; duplicates: number; events: number }> {
+function follow(sessionId: string, deltas: number, latencies: number[], emitted: number[], onReady: () => void): Promise<{ lost: number; duplicates: number; events: number }> {
   return new Promise((resolve, reject) => {
     const seen = new Uint8Array(deltas);
     let duplicates = 0;
@@ -59,7 +61,9 @@ function follow(sessionId: string, deltas: number, latencies: number[], onReady:
               const seq = Number(match[1]);
               if (seen[seq]) duplicates++;
               seen[seq] = 1;
-              latencies.push(at - Number(match[2]));
+              const sent = Number(match[2]);
+              latencies.push(at - sent);
+              emitted.push(sent);
             }
           } else if (frame.name === "session.status") {
             if (frame.payload.status?.type === "busy") busy = true;
@@ -80,14 +84,16 @@ process.on("message", (message: { follow?: string[]; deltas?: number }) => {
   const sessions = message.follow;
   if (!sessions) return;
   const latencies: number[] = [];
+  const emitted: number[] = [];
   let ready = 0;
   const onReady = () => {
     if (++ready === sessions.length) process.send?.({ ready: true });
   };
-  Promise.all(sessions.map((id) => follow(id, message.deltas ?? 0, latencies, onReady))).then(
+  Promise.all(sessions.map((id) => follow(id, message.deltas ?? 0, latencies, emitted, onReady))).then(
     (each) => {
       const result: ClientResult = {
         latencies,
+        emitted,
         lost: each.reduce((n, s) => n + s.lost, 0),
         duplicates: each.reduce((n, s) => n + s.duplicates, 0),
         events: each.reduce((n, s) => n + s.events, 0),

@@ -190,6 +190,9 @@ async function main(): Promise<number> {
       const max = sorted.at(-1) ?? Number.NaN;
       const received = sorted.length;
       const perDelta = (r.cpu - n * fixedMs) / Math.max(1, received);
+      // Steady state: deltas sent once every session had been prompted and had a second to start.
+      const firstEmit = r.result.emitted.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+      const steady = r.result.latencies.filter((_, i) => (r.result.emitted[i] ?? 0) >= firstEmit + RAMP_MS + 1_000).sort((a, b) => a - b);
       const target = TARGETS.latency.get(n);
       log(`\n${n} sessions × ${RATE} deltas/s for ${SECONDS} s (${(n * deltas).toLocaleString("en")} deltas; prompts spread over ${RAMP_MS / 1000} s), ${(r.elapsed / 1000).toFixed(1)} s:`);
       const latency = `added latency p50 ${p50.toFixed(1)} / p99 ${p99.toFixed(1)} / max ${max.toFixed(1)} ms`;
@@ -197,6 +200,7 @@ async function main(): Promise<number> {
         const pass = (target.p50 === undefined || p50 <= target.p50) && p99 <= target.p99;
         line(`${latency} (target${target.p50 === undefined ? "" : ` p50 ≤ ${target.p50}`} p99 ≤ ${target.p99})`, pass);
       } else line(latency);
+      line(`  steady state (deltas sent ${(RAMP_MS + 1_000) / 1000} s after the first, when every prompt has started): p50 ${percentile(steady, 50).toFixed(1)} / p99 ${percentile(steady, 99).toFixed(1)} / max ${(steady.at(-1) ?? Number.NaN).toFixed(1)} ms (${steady.length.toLocaleString("en")} deltas)`);
       line(`deltas lost ${r.result.lost}, received twice ${r.result.duplicates}; ${r.result.events.toLocaleString("en")} SSE text events carried them`, r.result.lost === 0 && r.result.duplicates === 0);
       const cpuLine = `server CPU ${(r.cpu / 1000).toFixed(1)} s = ${n} × ${fixedMs.toFixed(1)} ms fixed + ${perDelta.toFixed(3)} ms per delta (target ≤ ${TARGETS.cpuPerDeltaMs})`;
       if (n === 50) line(cpuLine, perDelta <= TARGETS.cpuPerDeltaMs);

@@ -1,0 +1,31 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { configSettings } from "./assemble";
+import { ConfigError, loadConfig } from "./config";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "parley-config-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("stream window", () => {
+  it("is unset by default, read from the file, and the environment wins; the settings carry it to the writer", () => {
+    expect(loadConfig({}, dir).stream.windowMs).toBeUndefined();
+    expect("streamWindowMs" in configSettings(loadConfig({ PARLEY_DATA_DIR: path.join(dir, "data") }, dir))).toBe(false);
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ stream: { windowMs: 40 } }));
+    expect(loadConfig({}, dir).stream.windowMs).toBe(40);
+    const cfg = loadConfig({ PARLEY_STREAM_WINDOW_MS: "0", PARLEY_DATA_DIR: path.join(dir, "data") }, dir);
+    expect(cfg.stream.windowMs).toBe(0);
+    expect(configSettings(cfg).streamWindowMs).toBe(0);
+  });
+
+  it("refuses a window that is not a whole number of milliseconds up to 1000", () => {
+    expect(() => loadConfig({ PARLEY_STREAM_WINDOW_MS: "-1" }, dir)).toThrow(ConfigError);
+    expect(() => loadConfig({ PARLEY_STREAM_WINDOW_MS: "5000" }, dir)).toThrow(ConfigError);
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ stream: { windowMs: 2.5 } }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+  });
+});
