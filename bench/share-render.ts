@@ -12,13 +12,14 @@
  *   in-process one shows where the time goes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire, register } from "node:module";
-import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Db } from "../server/db/client";
 import { ShareView } from "../server/share";
+import { freePort } from "./app";
+import { cpuMs as treeCpuMs } from "./process-tree";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -55,41 +56,12 @@ export async function inProcessRenderer(db: Db, limit: number): Promise<Renderer
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export interface HttpServer {
   baseUrl: string;
   distDir: string;
   /** CPU time used so far by the server's processes (ms), where /proc tells it; undefined elsewhere. */
   cpuMs(): number | undefined;
   stop(): Promise<void>;
-}
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** utime + stime of a process and all its descendants, from /proc (Linux). */
-function treeCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command (which may hold spaces) start at ") ": state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    let ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-    for (const child of children ? children.split(" ") : []) ms += treeCpuMs(Number(child)) ?? 0;
-    return ms;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `next start` of the existing production build on `databaseUrl`, or undefined (with the reason) when there is no build. */
@@ -117,7 +89,7 @@ export async function startProductionServer(databaseUrl: string, dataDir: string
     if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${output}`);
     try {
       await fetch(`${baseUrl}/share/none`);
-      return { baseUrl, distDir, stop, cpuMs: () => (child.pid === undefined ? undefined : treeCpuMs(child.pid)) };
+      return { baseUrl, distDir, stop, cpuMs: () => (child.pid === undefined || !existsSync("/proc") ? undefined : treeCpuMs(child.pid)) };
     } catch {
       if (Date.now() > deadline) {
         await stop();
