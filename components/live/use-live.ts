@@ -1,11 +1,12 @@
 "use client";
 
 import { useEffect, useState, useSyncExternalStore } from "react";
-import type { SessionSnapshot, SessionStore } from "@/components/chat/store";
+import type { SessionSnapshot } from "@/components/chat/store";
 import { useEventSource } from "@/components/events/use-event-source";
 import type { Status } from "@/server/session/events";
 import type { Info } from "@/server/session/info";
 import { LiveController } from "./controller";
+import { throttledSubscribe } from "./throttle";
 import type { Gone, LiveTransport } from "./transport";
 
 export type { Fetch, Gone, LivePage, LiveTransport } from "./transport";
@@ -29,27 +30,6 @@ export interface LiveView {
 }
 
 /**
- * Subscribe with at most one notification per animation frame: a fast stream of deltas
- * re-renders the view once per frame, not once per token.
- */
-function frameSubscribe(store: SessionStore) {
-  return (notify: () => void) => {
-    let frame = 0;
-    const unsubscribe = store.subscribe(() => {
-      if (frame) return;
-      frame = requestAnimationFrame(() => {
-        frame = 0;
-        notify();
-      });
-    });
-    return () => {
-      if (frame) cancelAnimationFrame(frame);
-      unsubscribe();
-    };
-  };
-}
-
-/**
  * One session kept live over a transport (see LiveController): its stored messages and
  * the events of its SSE stream, merged. The stream closes once the view is gone.
  */
@@ -58,7 +38,8 @@ export function useLive(transport: LiveTransport): LiveView {
   useEffect(() => {
     live.setTransport(transport);
   });
-  const [subscribe] = useState(() => frameSubscribe(live.store));
+  // A fast stream of deltas re-renders the view a few times a second, not once per token (throttle.ts).
+  const [subscribe] = useState(() => throttledSubscribe(live.store.subscribe));
   const snapshot = useSyncExternalStore(subscribe, live.store.getSnapshot, live.store.getSnapshot);
   const state = useSyncExternalStore(live.subscribe, live.getState, live.getState);
   useEffect(() => live.start(), [live]);

@@ -1,7 +1,9 @@
+import { memo, useMemo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "./code-block";
+import { markdownBlocks } from "./markdown-blocks";
 import "./code-highlight.css";
 
 /**
@@ -13,12 +15,19 @@ import "./code-highlight.css";
  * it never parses HTML — and leaves unknown languages plain.
  */
 const REMARK_PLUGINS = [remarkGfm];
-const REHYPE_PLUGINS = [rehypeHighlight];
 /**
- * rehype-highlight registers every language it knows each time a document is processed
- * (~5 ms of CPU), and only highlights fenced code with a language, so it runs only for
- * text with a fence followed by an info string (anywhere: lists and quotes hold fences too).
+ * rehype-highlight registers every language it knows each time it is attached, and
+ * react-markdown attaches its plugins at every render (5–15 ms of CPU per render of a block
+ * with code, each time a streaming code block grows). Attached through this, the languages
+ * are registered once, at the first highlighted block.
  */
+let highlightTree: ReturnType<typeof rehypeHighlight> | undefined;
+function rehypeHighlightOnce(): ReturnType<typeof rehypeHighlight> {
+  highlightTree ??= rehypeHighlight();
+  return highlightTree;
+}
+const REHYPE_PLUGINS = [rehypeHighlightOnce];
+/** rehype-highlight only highlights fenced code with a language: text without one skips it. */
 const FENCE_WITH_LANGUAGE = /(?:`{3,}|~{3,})[ \t]*[^\s`~]/;
 
 const COMPONENTS: Components = {
@@ -77,12 +86,28 @@ const COMPONENTS: Components = {
   ),
 };
 
+/**
+ * Markdown rendered block by block (markdown-blocks.ts): while a message streams, only its
+ * last block changes, so only that one is parsed (and highlighted) again — the blocks
+ * before it keep their rendered form. react-markdown renders no wrapper, so the blocks'
+ * elements are siblings, as they would be rendered whole.
+ */
 export function Markdown({ text, className = "" }: { text: string; className?: string }) {
+  const blocks = useMemo(() => markdownBlocks(text), [text]);
   return (
     <div className={`text-[15px] break-words text-zinc-800 ${className}`}>
-      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={FENCE_WITH_LANGUAGE.test(text) ? REHYPE_PLUGINS : undefined} components={COMPONENTS}>
-        {text}
-      </ReactMarkdown>
+      {blocks.map((block, index) => (
+        // By position: a block's text only grows while it is the last one, then stays.
+        <MarkdownBlock key={index} text={block} />
+      ))}
     </div>
   );
 }
+
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={FENCE_WITH_LANGUAGE.test(text) ? REHYPE_PLUGINS : undefined} components={COMPONENTS}>
+      {text}
+    </ReactMarkdown>
+  );
+});

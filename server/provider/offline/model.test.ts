@@ -5,6 +5,7 @@ import { z } from "zod";
 import { classify } from "../../session/classify";
 import { delay, retryable } from "../../session/retry";
 import { OFFLINE_LABEL, createOfflineModel } from "./model";
+import { VERY_LONG_TOKENS, longText, veryLongText } from "./text";
 
 /** The offline model driven through the real AI SDK `streamText`, as the prompt loop does. */
 
@@ -260,6 +261,26 @@ describe("offline model through streamText", () => {
     expect(usage.outputTokens).toBe(Math.ceil(reasoning.length / 4) + Math.ceil(answer.length / 4));
     expect(usage.inputTokens).toBe(Math.ceil("write a long answer".length / 4));
     expect(usage.inputTokenDetails).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it("streams a very long answer: about 10,000 tokens of markdown, exactly the deterministic text", async () => {
+    const prompt = "write a very long answer";
+    const result = streamText({ model: fast(), prompt, tools: declared, ...silent });
+    const { parts } = await collect(result.fullStream);
+    const answer = text(parts);
+    expect(answer).toBe(veryLongText(prompt));
+    expect(answer).not.toBe(longText(prompt));
+    // Markdown a renderer has to work on: headings, lists, fenced code, quotes, tables.
+    for (const construct of [/^## \d+\. /m, /^### /m, /^- /m, /^1\. /m, /^```ts$/m, /^```bash$/m, /^```json$/m, /^> /m, /^\| --- \|/m]) {
+      expect(answer).toMatch(construct);
+    }
+    expect(answer).toBe(answer.trimEnd());
+    expect(parts.filter((p) => p.type === "text-delta").length).toBeGreaterThan(2_000);
+    const usage = await result.usage;
+    expect(Math.abs((usage.outputTokens ?? 0) - VERY_LONG_TOKENS)).toBeLessThan(100);
+    expect(usage.outputTokenDetails.textTokens).toBe(Math.ceil(answer.length / 4));
+    // The same words every time.
+    expect(veryLongText(prompt)).toBe(answer);
   });
 
   it('reports a nearly full context for "fill the context"', async () => {

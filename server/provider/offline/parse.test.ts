@@ -94,7 +94,9 @@ describe("offline model: reading the user's message", () => {
   });
 
   it("recognises style switches without mistaking them for a write", () => {
-    expect(parseMessage("write a long answer")).toMatchObject({ steps: [], long: true, slow: false });
+    expect(parseMessage("write a long answer")).toMatchObject({ steps: [], long: true, veryLong: false, slow: false });
+    expect(parseMessage("write a very long answer")).toMatchObject({ steps: [], long: false, veryLong: true, slow: false });
+    expect(parseMessage("Give me a very long essay and stream slowly")).toMatchObject({ steps: [], long: false, veryLong: true, slow: true });
     expect(parseMessage("stream slowly")).toMatchObject({ steps: [], long: false, slow: true });
     expect(parseMessage("fill the context and list files")).toMatchObject({ fillContext: true, steps: [[{ kind: "list" }]] });
   });

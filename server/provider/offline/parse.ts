@@ -2,7 +2,7 @@
  * How the offline model reads a user message: plain-English commands ("list files and
  * read README.md", "read a.txt then write b.txt: hi"), failure switches ("fail once with
  * 429", "hang", "drop the connection", "context overflow") and style switches ("write a
- * long answer", "stream slowly"). Pure and deterministic.
+ * long answer", "write a very long answer", "stream slowly"). Pure and deterministic.
  */
 
 export type Request =
@@ -30,6 +30,8 @@ export interface Plan {
   steps: Request[][];
   failure?: Failure;
   long: boolean;
+  /** "write a very long answer": about 10,000 tokens of markdown (text.ts `veryLongText`). */
+  veryLong: boolean;
   slow: boolean;
   /** Report a nearly full context window in the usage (to show compaction). */
   fillContext: boolean;
@@ -87,8 +89,15 @@ const SWITCHES: Switch[] = [
       plan.fillContext = true;
     },
   },
+  // Before "long answer", which would otherwise take the "long answer" of "very long answer".
   {
-    re: /\b(?:write|give|tell)\s+(?:me\s+)?(?:a\s+)?(?:very\s+)?long\s+(?:answer|story|response|reply|text|essay)\b|\blong\s+answer\b/i,
+    re: /\b(?:write|give|tell)\s+(?:me\s+)?(?:a\s+)?very\s+long\s+(?:answer|story|response|reply|text|essay)\b|\bvery\s+long\s+answer\b/i,
+    apply(plan) {
+      plan.veryLong = true;
+    },
+  },
+  {
+    re: /\b(?:write|give|tell)\s+(?:me\s+)?(?:a\s+)?long\s+(?:answer|story|response|reply|text|essay)\b|\blong\s+answer\b/i,
     apply(plan) {
       plan.long = true;
     },
@@ -360,7 +369,7 @@ function segments(hidden: string): Array<{ text: string; sequential: boolean }> 
 
 /** Parse the last user message. */
 export function parseMessage(text: string): Plan {
-  const plan: Plan = { steps: [], long: false, slow: false, fillContext: false };
+  const plan: Plan = { steps: [], long: false, veryLong: false, slow: false, fillContext: false };
   const { text: hidden, spans } = protect(text);
   let rest = hidden;
   for (const sw of SWITCHES) {

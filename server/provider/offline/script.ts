@@ -19,6 +19,7 @@ import {
   summarize,
   titleFor,
   truncate,
+  veryLongText,
 } from "./text";
 
 /**
@@ -40,6 +41,7 @@ export interface Turn {
   /** A simulated failure requested by the user (only on the first step of a turn). */
   failure?: { failure: Failure; reasoning: string; text: string };
   long: boolean;
+  veryLong: boolean;
   slow: boolean;
   fillContext: boolean;
 }
@@ -209,7 +211,7 @@ export function readConversation(prompt: LanguageModelV4Prompt): Conversation {
   };
 }
 
-type Base = Pick<Turn, "long" | "slow" | "fillContext">;
+type Base = Pick<Turn, "long" | "veryLong" | "slow" | "fillContext">;
 type TurnFailure = Turn["failure"];
 
 /** The tool calls of each step of the plan that the tools offered allow, and the tools that are missing. */
@@ -317,6 +319,9 @@ function textTurn(conversation: Conversation, plan: Plan, missingNote: string, b
   const stepIndex = conversation.steps.length;
   const answer = (reasoning: string, text: string): Turn => ({ ...base, reasoning, text, calls: [], finish: "stop", failure });
   if (missingNote) return answer("The tools this request needs are not available, so I'll say which ones I would need.", missingNote);
+  if (plan.veryLong) {
+    return answer("The user wants a very long answer; I'll write about ten thousand tokens of markdown in sections.", veryLongText(conversation.userText));
+  }
   if (plan.long) return answer("The user wants a long answer; I'll write several paragraphs.", longText(conversation.userText));
   if (plan.failure?.times && stepIndex === 0) return answer("A simulated failure was asked for on earlier attempts only; this one answers.", failureNote(plan.failure));
   if (plan.failure || plan.slow || plan.fillContext) {
@@ -336,7 +341,7 @@ export function nextTurn(options: Pick<LanguageModelV4CallOptions, "prompt" | "t
   const plan = parseMessage(conversation.userText);
   // Once compacted, the conversation must not look full again (or compaction would loop).
   const compacted = conversation.userTexts.some((t) => COMPACTION.test(t));
-  const base: Base = { long: plan.long, slow: plan.slow, fillContext: plan.fillContext && !compacted };
+  const base: Base = { long: plan.long, veryLong: plan.veryLong, slow: plan.slow, fillContext: plan.fillContext && !compacted };
   const special = specialTurn(conversation, plan, base, specs.size > 0);
   if (special) return special;
   const stepIndex = conversation.steps.length;
