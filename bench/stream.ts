@@ -1,5 +1,5 @@
 /**
- * npm run bench:stream [-- --seconds 10 --rate 50 --loads 50,200 --runs 5 --build]
+ * npm run bench:stream [-- --seconds 10 --rate 50 --loads 50,200 --ramp 1 --runs 5 --build]
  *
  * The streaming hot path as users pay for it, in three processes besides this one:
  * - the app: the production build (`npm start`'s launcher, Next.js, the embedded
@@ -37,7 +37,7 @@ const LOADS = (process.argv.includes("--loads") ? (process.argv[process.argv.ind
   .map(Number)
   .filter((n) => Number.isInteger(n) && n > 0);
 /** Prompts of a load start spread over this long, as users' prompts would be, not in one instant. */
-const RAMP_MS = 1_000;
+const RAMP_MS = numberArg("ramp", 1, { integer: false }) * 1_000;
 
 const TARGETS = {
   fixedCpuMs: 50,
@@ -101,6 +101,8 @@ class Api {
 
 interface Run {
   cpu: number;
+  /** CPU ms of the provider's and the clients' processes (they share the machine's cores with the app). */
+  others: { provider: number; clients: number };
   /** CPU ms by process name (node, postgres, git…). */
   split: Map<string, number>;
   result: ClientResult;
@@ -122,6 +124,8 @@ async function run(api: Api, projectId: string, clients: ChildProcess, provider:
   const memory = memoryPeak(appPid);
   const split0 = cpuByName(appPid);
   const cpu0 = cpuMs(appPid);
+  const provider0 = cpuMs(provider.pid ?? 0);
+  const clients0 = cpuMs(clients.pid ?? 0);
   const t0 = performance.now();
   await Promise.all(
     sessions.map(async (id, i) => {
@@ -134,7 +138,8 @@ async function run(api: Api, projectId: string, clients: ChildProcess, provider:
   // Work that follows the run (the title written, the last flush) belongs to it.
   await sleep(500);
   const split = new Map([...cpuByName(appPid)].map(([name, ms]) => [name, ms - (split0.get(name) ?? 0)]));
-  return { cpu: cpuMs(appPid) - cpu0, split, result, elapsed, memory: memory.stop() };
+  const others = { provider: cpuMs(provider.pid ?? 0) - provider0, clients: cpuMs(clients.pid ?? 0) - clients0 };
+  return { cpu: cpuMs(appPid) - cpu0, others, split, result, elapsed, memory: memory.stop() };
 }
 
 async function main(): Promise<number> {
@@ -205,6 +210,7 @@ async function main(): Promise<number> {
       const cpuLine = `server CPU ${(r.cpu / 1000).toFixed(1)} s = ${n} × ${fixedMs.toFixed(1)} ms fixed + ${perDelta.toFixed(3)} ms per delta (target ≤ ${TARGETS.cpuPerDeltaMs})`;
       if (n === 50) line(cpuLine, perDelta <= TARGETS.cpuPerDeltaMs);
       else line(cpuLine);
+      line(`  (on the same cores: the provider ${(r.others.provider / 1000).toFixed(2)} s, the clients ${(r.others.clients / 1000).toFixed(2)} s)`);
       line(`  by process: ${[...r.split].filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)} s`).join(", ")}`);
       const mem = `memory peak: Next.js server RSS ${r.memory.serverRss.toFixed(0)} MB, whole tree PSS ${r.memory.treePss.toFixed(0)} MB`;
       if (n === 50) line(`${mem} (target RSS ≤ ${TARGETS.rssMb})`, r.memory.serverRss <= TARGETS.rssMb);

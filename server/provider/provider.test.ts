@@ -11,6 +11,14 @@ import {
   smallModel,
 } from "./provider";
 
+/** Every chunk of a stream, in order. */
+async function drain<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const reader = stream.getReader();
+  const out: T[] = [];
+  for (let next = await reader.read(); !next.done; next = await reader.read()) out.push(next.value);
+  return out;
+}
+
 const none: ProviderConfig = { openai: { apiKey: undefined, baseUrl: undefined } };
 const keyed: ProviderConfig = { openai: { apiKey: "sk-test", baseUrl: undefined } };
 const local: ProviderConfig = { openai: { apiKey: undefined, baseUrl: "http://127.0.0.1:11434/v1" }, model: "compatible/llama3.1" };
@@ -71,6 +79,26 @@ describe("providers", () => {
     expect(seen[0]?.url).toBe("http://127.0.0.1:11434/v1/chat/completions");
     expect(seen[0]?.headers.get("authorization")).toBe("Bearer none");
     expect(seen[0]?.body).toMatchObject({ model: "llama3.1", stream: true });
+  });
+
+  it('"compatible" and "openai" read text deltas that arrived together as one delta (merge-deltas.ts)', async () => {
+    const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const body = `${chunk("Hel")}${chunk("lo")}${chunk(" there")}data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
+    vi.stubGlobal("fetch", async () => new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } }));
+    const model = languageModel({ providerId: "compatible", modelId: "llama3.1" }, local);
+    const { stream } = await model.doStream({ prompt });
+    const deltas: string[] = [];
+    for (const part of await drain(stream)) if (part.type === "text-delta") deltas.push(part.delta);
+    expect(deltas).toEqual(["Hello there"]);
+
+    const event = (delta: string, seq: number) =>
+      `event: response.output_text.delta\ndata: ${JSON.stringify({ type: "response.output_text.delta", sequence_number: seq, item_id: "msg_1", output_index: 0, content_index: 0, delta, logprobs: [] })}\n\n`;
+    const responses = `${event("a", 1)}${event("b", 2)}`;
+    vi.stubGlobal("fetch", async () => new Response(responses, { status: 200, headers: { "content-type": "text/event-stream" } }));
+    const openai = languageModel({ providerId: "openai", modelId: "gpt-4.1-mini" }, keyed);
+    const seen: string[] = [];
+    for (const part of await drain((await openai.doStream({ prompt })).stream)) if (part.type === "text-delta") seen.push(part.delta);
+    expect(seen).toEqual(["ab"]);
   });
 
   it('"offline" is the built-in model, one instance per process', () => {

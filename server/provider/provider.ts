@@ -1,4 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
+import { mergingFetch } from "./merge-deltas";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config";
 import { ParleyError } from "../errors";
@@ -98,7 +99,7 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
           ref.providerId,
         );
       }
-      return createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl } : {}) })(ref.modelId);
+      return createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl } : {}), fetch: mergingFetch() })(ref.modelId);
     case "compatible":
       if (!baseUrl) {
         throw new ProviderError(
@@ -107,7 +108,7 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
           ref.providerId,
         );
       }
-      return createOpenAI({ apiKey: apiKey ?? "none", baseURL: baseUrl }).chat(ref.modelId);
+      return createOpenAI({ apiKey: apiKey ?? "none", baseURL: baseUrl, fetch: mergingFetch() }).chat(ref.modelId);
     case "offline":
       if (ref.modelId !== OFFLINE_MODEL_ID) {
         throw new ProviderError("unknown-model", `the offline provider has one model, "${OFFLINE_MODEL_ID}", not "${ref.modelId}"`, ref.providerId);

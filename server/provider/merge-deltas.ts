@@ -1,0 +1,167 @@
+/**
+ * Text deltas that have already arrived together, merged before the AI SDK reads them.
+ *
+ * The AI SDK pays about 0.1 ms of CPU per streamed event (SSE parsing, JSON parsing and
+ * validation, several stream stages), whatever the event carries. When the server is busy,
+ * a provider's events queue up in the socket, and one read returns many of them: each of
+ * a stream's consecutive text deltas in that read is then merged into one event (its texts
+ * joined), so the SDK's cost falls as the load rises instead of the backlog growing. Nothing
+ * waits for merging: an event that arrives alone goes on at once, unchanged. Only plain text
+ * deltas merge (OpenAI chat completions `choices[0].delta.content` / reasoning, and Responses
+ * `response.output_text.delta` / reasoning text deltas); anything else — a role, a tool call,
+ * a finish reason, usage, log probabilities, an event with an id or several data lines — is
+ * passed on as it came and ends the run of merging.
+ */
+
+/** A JSON object (what a provider's `data:` line holds). */
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isAbsent = (value: unknown) => value === undefined || value === null;
+
+/** Fields of a chat completion chunk that may differ or be dropped between merged chunks. */
+const CHAT_TOP = new Set(["id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "choices", "usage"]);
+const CHAT_TEXT = ["content", "reasoning_content", "reasoning"] as const;
+/** Responses API events whose `delta` is a piece of text. */
+const RESPONSES_TEXT = new Set(["response.output_text.delta", "response.reasoning_text.delta", "response.reasoning_summary_text.delta"]);
+const RESPONSES_KEYS = new Set(["type", "sequence_number", "item_id", "output_index", "content_index", "summary_index", "delta", "logprobs", "obfuscation"]);
+
+/** What a mergeable event is: the key that must match its neighbour's, and how to add a neighbour's text. */
+interface TextEvent {
+  key: string;
+  text: string;
+  /** The event with `text` as its text (a copy). */
+  with(text: string): Json;
+}
+
+function chatText(data: Json): TextEvent | undefined {
+  for (const key of Object.keys(data)) if (!CHAT_TOP.has(key)) return undefined;
+  if (!isAbsent(data.usage) || !Array.isArray(data.choices) || data.choices.length !== 1) return undefined;
+  const choice: unknown = data.choices[0];
+  if (!isObject(choice) || !isAbsent(choice.finish_reason) || !isAbsent(choice.logprobs) || !isObject(choice.delta)) return undefined;
+  for (const key of Object.keys(choice)) if (key !== "index" && key !== "delta" && key !== "finish_reason" && key !== "logprobs") return undefined;
+  const delta = choice.delta;
+  const keys = Object.keys(delta);
+  const field = CHAT_TEXT.find((name) => keys.length === 1 && keys[0] === name);
+  const text = field ? delta[field] : undefined;
+  if (!field || typeof text !== "string") return undefined;
+  return {
+    key: `chat\0${String(data.id)}\0${String(choice.index)}\0${field}`,
+    text,
+    with: (joined) => ({ ...data, choices: [{ ...choice, delta: { [field]: joined } }] }),
+  };
+}
+
+function responsesText(data: Json): TextEvent | undefined {
+  if (typeof data.type !== "string" || !RESPONSES_TEXT.has(data.type) || typeof data.delta !== "string") return undefined;
+  for (const key of Object.keys(data)) if (!RESPONSES_KEYS.has(key)) return undefined;
+  if (Array.isArray(data.logprobs) ? data.logprobs.length > 0 : !isAbsent(data.logprobs)) return undefined;
+  return {
+    key: `responses\0${data.type}\0${String(data.item_id)}\0${String(data.output_index)}\0${String(data.content_index)}\0${String(data.summary_index)}`,
+    text: data.delta,
+    with: (joined) => ({ ...data, delta: joined }),
+  };
+}
+
+/** One SSE event as received: its text (without the blank line ending it), and what it means when it is a text delta. */
+interface Event {
+  raw: string;
+  /** The `event:` field, when the event has one. */
+  name?: string;
+  text?: TextEvent;
+}
+
+function parseEvent(raw: string): Event {
+  let name: string | undefined;
+  let data: string | undefined;
+  for (const line of raw.split(/\r\n|\r|\n/)) {
+    if (line === "" || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
+    if (field === "event" && name === undefined) name = value;
+    else if (field === "data" && data === undefined) data = value;
+    else return { raw }; // an id, a retry, a second data line…: not ours to touch
+  }
+  if (data === undefined || data[0] !== "{") return { raw, ...(name !== undefined ? { name } : {}) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { raw }; // the SDK reports it
+  }
+  if (!isObject(parsed)) return { raw };
+  const text = chatText(parsed) ?? responsesText(parsed);
+  return { raw, ...(name !== undefined ? { name } : {}), ...(text ? { text } : {}) };
+}
+
+function serialize(name: string | undefined, data: Json): string {
+  return `${name !== undefined ? `event: ${name}\n` : ""}data: ${JSON.stringify(data)}`;
+}
+
+/** The events of one read, with runs of same-stream text deltas merged; each followed by a blank line. */
+export function mergeEvents(events: readonly string[]): string {
+  let out = "";
+  let run: { first: Event & { text: TextEvent }; texts: string[] } | undefined;
+  const flush = () => {
+    if (!run) return;
+    out += `${run.texts.length === 1 ? run.first.raw : serialize(run.first.name, run.first.text.with(run.texts.join("")))}\n\n`;
+    run = undefined;
+  };
+  for (const raw of events) {
+    const event = parseEvent(raw);
+    const text = event.text;
+    if (text && run && run.first.name === event.name && run.first.text.key === text.key) {
+      run.texts.push(text.text);
+      continue;
+    }
+    flush();
+    if (text) run = { first: { ...event, text }, texts: [text.text] };
+    else out += `${raw}\n\n`;
+  }
+  flush();
+  return out;
+}
+
+/** End of an SSE event: a blank line (CRLF, LF or CR line ends). */
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+
+/** A stream stage that merges the text deltas arriving in the same chunk (see above). */
+export function mergeDeltasStream(): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let carry = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      const text = carry + decoder.decode(chunk, { stream: true });
+      const events: string[] = [];
+      let start = 0;
+      EVENT_END.lastIndex = 0;
+      for (let m = EVENT_END.exec(text); m; m = EVENT_END.exec(text)) {
+        events.push(text.slice(start, m.index));
+        start = m.index + m[0].length;
+      }
+      carry = text.slice(start);
+      if (events.length === 0) return;
+      controller.enqueue(encoder.encode(events.length === 1 ? `${events[0]}\n\n` : mergeEvents(events)));
+    },
+    flush(controller) {
+      const rest = carry + decoder.decode();
+      if (rest) controller.enqueue(encoder.encode(rest));
+    },
+  });
+}
+
+/** `fetch` whose event-stream answers have their already-arrived text deltas merged. */
+export function mergingFetch(base?: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await (base ?? globalThis.fetch)(input, init);
+    const type = response.headers.get("content-type") ?? "";
+    if (!response.ok || !response.body || !type.includes("text/event-stream")) return response;
+    return new Response(response.body.pipeThrough(mergeDeltasStream()), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
