@@ -12,6 +12,8 @@ import { toModelMessages } from "./model-messages";
 import { isOverflow } from "./overflow";
 import { Processor } from "./processor";
 import { prune } from "./prune";
+import { messageFromRow } from "./rows";
+import { MAX_FAILED_RUNS } from "./runner";
 import * as Status from "./status";
 import * as Store from "./store";
 import * as Summary from "./summary";
@@ -58,14 +60,24 @@ export async function start(s: Services, teamId: string, sessionId: string): Pro
 
 /** A runner's life: busy, the loop until nothing is left to answer, prune, idle, release. Never rejects. */
 async function run(s: Services, teamId: string, sessionId: string, signal: AbortSignal, abortedAt: () => string | undefined): Promise<void> {
+  let failed = false;
   try {
     await Status.set(s, teamId, sessionId, { type: "busy" });
     do {
       await loop(s, teamId, sessionId, signal);
     } while (!signal.aborted && (await unanswered(s, sessionId)));
+    s.runners.succeeded(sessionId);
     if (s.settings.compaction.prune) Background.run(sessionId, "prune", () => prune(s, teamId, sessionId));
   } catch (error) {
+    failed = true;
     console.error(`[session] the loop of ${sessionId} failed`, error);
+    // The turn fails once, its error stored as the answer: the message is answered, and
+    // nothing starts the loop on it again (a corrupt row would fail every run the same way).
+    try {
+      await failTurn(s, teamId, sessionId, error);
+    } catch (storeError) {
+      console.error(`[session] could not store the failure of ${sessionId}`, storeError);
+    }
   } finally {
     // Nothing here may throw: the runner is never awaited, so a rejection would be unhandled.
     try {
@@ -81,12 +93,51 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
     }
   }
   // A message may have arrived between the last check and the release, or after an abort:
-  // its start() found this runner still busy and left it to us.
+  // its start() found this runner still busy and left it to us. After a failure whose error
+  // could not even be stored (the database refusing writes), tries again later, a bounded
+  // number of times (Runners.backoff).
   try {
-    if (await unanswered(s, sessionId, abortedAt())) await start(s, teamId, sessionId);
+    if (!(await unanswered(s, sessionId, abortedAt()))) return;
+    const delay = failed ? s.runners.backoff(sessionId) : 0;
+    if (delay === undefined) console.error(`[session] ${sessionId} failed ${MAX_FAILED_RUNS} runs in a row: left until its next prompt or restart`);
+    else if (delay === 0) await start(s, teamId, sessionId);
+    else setTimeout(() => void restart(s, teamId, sessionId), delay).unref();
   } catch (error) {
     console.error(`[session] could not restart the loop of ${sessionId}`, error);
   }
+}
+
+async function restart(s: Services, teamId: string, sessionId: string): Promise<void> {
+  try {
+    if (await unanswered(s, sessionId)) await start(s, teamId, sessionId);
+  } catch (error) {
+    console.error(`[session] could not restart the loop of ${sessionId}`, error);
+  }
+}
+
+/**
+ * A run that failed with the newest user message still unanswered: an assistant message
+ * with the error answers it (the message may be unreadable itself: then the session's
+ * default agent and model stand in for its own).
+ */
+async function failTurn(s: Services, teamId: string, sessionId: string, error: unknown): Promise<void> {
+  if (!(await unanswered(s, sessionId))) return;
+  const [last, session] = await Promise.all([
+    s.db.message.findFirst({ where: { sessionId, role: "user" }, orderBy: { id: "desc" } }),
+    s.db.session.findUnique({ where: { id: sessionId }, select: { directory: true } }),
+  ]);
+  if (!last || !session) return;
+  let user: UserMessage;
+  try {
+    const read = messageFromRow(last);
+    if (read.role !== "user") return;
+    user = read;
+  } catch {
+    // The stored message is what failed to read: answer it by id with the defaults.
+    user = { id: last.id, sessionId, role: "user", time: { created: last.timeCreated.getTime() }, agent: s.agents.get(undefined).name, model: s.models.default() };
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  await failBeforeStart(s, teamId, assistantFor(s, user, session.directory), new Error(`the turn could not run: ${reason}`));
 }
 
 /** What one run of the loop carries from step to step. */

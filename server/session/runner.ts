@@ -23,8 +23,16 @@ export interface Runner {
   current?: Resyncable;
 }
 
+/** Runs of a session in a row that may fail (their error unstored) before it is left alone. */
+export const MAX_FAILED_RUNS = 5;
+/** The wait before the first retry of a failed run; doubled for each next one, at most MAX_RETRY_DELAY_MS. */
+const FIRST_RETRY_DELAY_MS = 500;
+const MAX_RETRY_DELAY_MS = 30_000;
+
 export class Runners {
   private readonly running = new Map<string, Runner>();
+  /** Failed runs in a row, per session. */
+  private readonly failures = new Map<string, number>();
   private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(bus: Bus) {
@@ -66,6 +74,26 @@ export class Runners {
     } finally {
       if (runner?.current === processor) runner.current = undefined;
     }
+  }
+
+  /** A run of the session ended well: its count of failed runs starts again. */
+  succeeded(sessionId: string): void {
+    this.failures.delete(sessionId);
+  }
+
+  /**
+   * A run of the session failed and left its message unanswered: how long to wait before
+   * the next run, or undefined once MAX_FAILED_RUNS runs in a row failed (the count then
+   * starts again, for the next prompt).
+   */
+  backoff(sessionId: string): number | undefined {
+    const failed = (this.failures.get(sessionId) ?? 0) + 1;
+    if (failed >= MAX_FAILED_RUNS) {
+      this.failures.delete(sessionId);
+      return undefined;
+    }
+    this.failures.set(sessionId, failed);
+    return Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** (failed - 1));
   }
 
   abortAll(reason: string): void {
