@@ -68,14 +68,14 @@ interface Seeded {
   projects: string[];
 }
 
-/** Ids made in SQL follow the real format: prefix, 12 hex of time (inverted for sessions), 14 base62. */
+/** Ids made in SQL follow the real format: prefix, 16 hex of time (inverted for sessions: ~x is 2^64 - 1 - x), 14 base62. */
 const SQL_FUNCTIONS = `
 CREATE FUNCTION pg_temp.sid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'ses_' || lpad(to_hex(281474976710655 - (base * 4096 + n)), 12, '0') || substr(md5('s' || n), 1, 14) $$;
+  $$ SELECT 'ses_' || lpad(to_hex(~(base * 4096 + n)), 16, '0') || substr(md5('s' || n), 1, 14) $$;
 CREATE FUNCTION pg_temp.mid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'msg_' || lpad(to_hex(base * 4096 + n), 12, '0') || substr(md5('m' || n), 1, 14) $$;
+  $$ SELECT 'msg_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('m' || n), 1, 14) $$;
 CREATE FUNCTION pg_temp.pid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'prt_' || lpad(to_hex(base * 4096 + n), 12, '0') || substr(md5('p' || n), 1, 14) $$;
+  $$ SELECT 'prt_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('p' || n), 1, 14) $$;
 `;
 
 /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ParleyError } from "./errors";
 import * as Id from "./id";
 
@@ -6,8 +6,8 @@ describe("Id", () => {
   it("recognises only ids of the requested kind", () => {
     const session = Id.descending("session");
     const message = Id.ascending("message");
-    expect(session).toMatch(/^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
-    expect(message).toMatch(/^msg_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    expect(session).toMatch(/^ses_[0-9a-f]{16}[0-9A-Za-z]{14}$/);
+    expect(message).toMatch(/^msg_[0-9a-f]{16}[0-9A-Za-z]{14}$/);
     expect(Id.isValid("session", session)).toBe(true);
     expect(Id.isValid("message", message)).toBe(true);
     expect(Id.isValid("message", session)).toBe(false);
@@ -18,6 +18,9 @@ describe("Id", () => {
     expect(Id.isValid("session", `${session}x`)).toBe(false);
     expect(Id.isValid("session", `ses_${"Z".repeat(12)}${"a".repeat(14)}`)).toBe(false);
     expect(Id.isValid("session", ` ${session}`)).toBe(false);
+    // Ids stored in the legacy 12-hex shape (kinds the id migration did not rewrite) stay valid.
+    expect(Id.isValid("user", `usr_${"0".repeat(11)}1${"a".repeat(14)}`)).toBe(true);
+    expect(Id.isValid("user", `usr_${"0".repeat(14)}${"a".repeat(14)}`)).toBe(false);
   });
 
   it("assert returns a valid id and throws INVALID naming the prefix otherwise", () => {
@@ -84,12 +87,74 @@ describe("Id", () => {
     expect(Math.abs(Id.timestamp(desc) - before)).toBeGreaterThan(1_000_000);
   });
 
-  it("timestamp resolves the 2^36 ms wrap of the 12-hex time field against a reference time", () => {
-    const period = 2 ** 36;
-    const id = Id.ascending("message");
-    const made = Id.timestamp(id);
-    // Read one period later, the same id is taken to be one period newer; a day earlier, it is the previous period.
-    expect(Id.timestamp(id, false, made + period)).toBe(made + period);
-    expect(Id.timestamp(id, false, made - 2 * 24 * 60 * 60 * 1000)).toBe(made - period);
+  it("timestamp refuses an id without the 64-bit time field", () => {
+    expect(() => Id.timestamp(`msg_${"0".repeat(12)}${"a".repeat(14)}`)).toThrow(ParleyError);
+  });
+});
+
+describe("Id time field (SPEC §1: it must not wrap for centuries)", () => {
+  const JULY_2026 = Date.UTC(2026, 6, 20, 12);
+  const NOVEMBER_2026 = Date.UTC(2026, 10, 25, 8);
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A fresh copy of the module, so its process-wide monotonic state starts at zero. */
+  async function freshIds(): Promise<typeof Id> {
+    vi.resetModules();
+    return import("./id");
+  }
+
+  it("an id made now sorts after one made in July 2026, across the old field's 2026-08-14 wrap", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const ids = await freshIds();
+    vi.setSystemTime(JULY_2026);
+    const julyMessage = ids.ascending("message");
+    const julySession = ids.descending("session");
+    vi.setSystemTime(NOVEMBER_2026);
+    const nowMessage = ids.ascending("message");
+    const nowSession = ids.descending("session");
+    expect(julyMessage < nowMessage).toBe(true);
+    // Sessions are descending: the newer one sorts first.
+    expect(nowSession < julySession).toBe(true);
+    expect(ids.timestamp(julyMessage)).toBe(JULY_2026);
+    expect(ids.timestamp(nowSession, true)).toBe(NOVEMBER_2026);
+  });
+
+  it("keeps ascending and descending order for centuries", () => {
+    let clock = NOVEMBER_2026;
+    const ids = Id.generator(() => clock);
+    const times = [
+      Date.UTC(2026, 7, 14),
+      Date.UTC(2026, 7, 15),
+      NOVEMBER_2026,
+      Date.UTC(2028, 10, 25),
+      Date.UTC(2100, 0, 1),
+      Date.UTC(2300, 0, 1),
+      Date.UTC(2900, 0, 1),
+    ];
+    const asc: string[] = [];
+    const desc: string[] = [];
+    for (const t of times) {
+      clock = t;
+      asc.push(ids.ascending("part"));
+      desc.push(ids.descending("session"));
+      expect(Id.timestamp(asc.at(-1)!)).toBe(t);
+      expect(Id.timestamp(desc.at(-1)!, true)).toBe(t);
+      expect(Id.isValid("part", asc.at(-1)!)).toBe(true);
+      expect(Id.isValid("session", desc.at(-1)!)).toBe(true);
+    }
+    expect([...asc].sort()).toEqual(asc);
+    expect([...desc].sort()).toEqual([...desc].reverse());
+  });
+
+  it("a generator stays strictly monotonic when its clock goes back", () => {
+    let clock = NOVEMBER_2026;
+    const ids = Id.generator(() => clock);
+    const first = ids.ascending("message");
+    clock = JULY_2026;
+    const second = ids.ascending("message");
+    expect(second > first).toBe(true);
   });
 });

@@ -3,10 +3,17 @@ import { z } from "zod";
 import { ParleyError } from "./errors";
 
 /**
- * Prefixed, sortable identifiers. The body is 12 hex characters of
- * time (ms × 0x1000 + a per-millisecond counter, so ids made in one process are strictly
- * monotonic) followed by 14 random base62 characters. Descending ids invert the time
- * bits so that the newest sorts first.
+ * Prefixed, sortable identifiers (SPEC §1). The body is 16 hex characters of time
+ * (ms × 0x1000 + a per-millisecond counter, so ids made in one process are strictly
+ * monotonic) followed by 14 random base62 characters. 64 bits leave 52 bits of
+ * milliseconds: the field does not wrap before the year 144,000. Descending ids invert
+ * the time bits so that the newest sorts first.
+ *
+ * Ids made before this format had a 12-hex time field, which wraps every 2^36 ms (about
+ * 795 days; the last wrap was 2026-08-14). The migration `20261125080000_ids_64bit_time`
+ * rewrote every stored session, message, part and permission-request id (the kinds whose
+ * order is read) into this format, and every reference to them; other kinds keep their
+ * legacy ids, which nothing sorts on, so both body shapes stay valid.
  */
 export const PREFIXES = {
   session: "ses",
@@ -29,12 +36,12 @@ export const PREFIXES = {
 export type IdKind = keyof typeof PREFIXES;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const TIME_HEX = 12;
+const TIME_HEX = 16;
 const RANDOM_LENGTH = 14;
-const MAX_TIME = 0xffffffffffff; // 48 bits
-
-let lastMs = 0;
-let counter = 0;
+const COUNTER = 0x1000n;
+const MAX_TIME = (1n << 64n) - 1n;
+/** The wrapping 12-hex time field of ids made before the 64-bit one; still accepted as a shape. */
+const LEGACY_TIME_HEX = 12;
 
 function randomBase62(length: number): string {
   let out = "";
@@ -42,59 +49,67 @@ function randomBase62(length: number): string {
   return out;
 }
 
-/** Next 48-bit time value; strictly greater than the previous one from this process. */
-function nextTimeValue(now: number): number {
-  if (now > lastMs) {
-    lastMs = now;
-    counter = 0;
-  } else {
-    counter++;
-    // 4096 ids in one millisecond: borrow the next millisecond so order still holds.
-    if (counter >= 0x1000) {
-      lastMs++;
-      counter = 0;
-    }
-  }
-  return lastMs * 0x1000 + counter;
+export interface Generator {
+  ascending(kind: IdKind): string;
+  descending(kind: IdKind): string;
 }
 
-function create(kind: IdKind, descending: boolean, now = Date.now()): string {
-  let value = nextTimeValue(now) % (MAX_TIME + 1);
-  if (descending) value = MAX_TIME - value;
-  return `${PREFIXES[kind]}_${value.toString(16).padStart(TIME_HEX, "0")}${randomBase62(RANDOM_LENGTH)}`;
+/**
+ * Ids read from `clock`; each generator keeps its own monotonic state. The process uses
+ * one on Date.now (`ascending`/`descending` below); tests pass their own clock.
+ */
+export function generator(clock: () => number = Date.now): Generator {
+  let lastMs = 0;
+  let counter = 0;
+  /** Next 64-bit time value; strictly greater than the previous one of this generator. */
+  function nextTimeValue(): bigint {
+    const now = Math.floor(clock());
+    if (now > lastMs) {
+      lastMs = now;
+      counter = 0;
+    } else {
+      counter++;
+      // 4096 ids in one millisecond: borrow the next millisecond so order still holds.
+      if (counter >= 0x1000) {
+        lastMs++;
+        counter = 0;
+      }
+    }
+    return BigInt(lastMs) * COUNTER + BigInt(counter);
+  }
+  function create(kind: IdKind, descendingId: boolean): string {
+    let value = nextTimeValue();
+    if (descendingId) value = MAX_TIME - value;
+    return `${PREFIXES[kind]}_${value.toString(16).padStart(TIME_HEX, "0")}${randomBase62(RANDOM_LENGTH)}`;
+  }
+  return { ascending: (kind) => create(kind, false), descending: (kind) => create(kind, true) };
 }
+
+const processIds = generator();
 
 export function ascending(kind: IdKind): string {
-  return create(kind, false);
+  return processIds.ascending(kind);
 }
 
 export function descending(kind: IdKind): string {
-  return create(kind, true);
+  return processIds.descending(kind);
 }
 
-/**
- * 12 hex characters hold 48 bits; after the 12 counter bits, 36 bits of milliseconds
- * remain, so the time field wraps every 2^36 ms (about 795 days, as OpenCode's ids do).
- */
-const PERIOD_MS = (MAX_TIME + 1) / 0x1000;
-/** Ids may run slightly ahead of the clock (borrowed milliseconds, another host's clock). */
-const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Epoch ms encoded in an ascending id (or a descending one, when told). The id keeps
- * only the time modulo 2^36 ms; this returns the latest matching time not after
- * `reference` (plus a day of slack), exact for ids made in the last ~795 days.
- */
-export function timestamp(id: string, descendingId = false, reference = Date.now()): number {
-  const body = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 1 + TIME_HEX);
-  let value = Number.parseInt(body, 16);
+/** Epoch ms encoded in an id of the current format (ascending, or descending when told). */
+export function timestamp(id: string, descendingId = false): number {
+  const start = id.indexOf("_") + 1;
+  const body = id.slice(start, start + TIME_HEX);
+  if (!/^[0-9a-f]{16}$/.test(body) || !/^[0-9A-Za-z]{14}$/.test(id.slice(start + TIME_HEX))) {
+    throw ParleyError.invalid(`"${id.slice(0, 80)}" is not an id of the 64-bit time format`);
+  }
+  let value = BigInt(`0x${body}`);
   if (descendingId) value = MAX_TIME - value;
-  const low = Math.floor(value / 0x1000);
-  const latest = reference + FUTURE_SLACK_MS;
-  return latest - ((((latest - low) % PERIOD_MS) + PERIOD_MS) % PERIOD_MS);
+  return Number(value / COUNTER);
 }
 
-const ID_BODY = new RegExp(`^[0-9a-f]{${TIME_HEX}}[0-9A-Za-z]{${RANDOM_LENGTH}}$`);
+const ID_BODY = new RegExp(
+  `^(?:[0-9a-f]{${TIME_HEX}}|[0-9a-f]{${LEGACY_TIME_HEX}})[0-9A-Za-z]{${RANDOM_LENGTH}}$`,
+);
 
 export function isValid(kind: IdKind, id: string): boolean {
   const prefix = `${PREFIXES[kind]}_`;

@@ -48,7 +48,7 @@ export function toolPart(sessionId: string, messageId: string): Part {
     sessionId,
     messageId,
     type: "tool",
-    callId: `call_${Id.ascending("tool").slice(5, 17)}`,
+    callId: `call_${Id.ascending("tool").slice(5, 21)}`,
     tool: "read",
     state: { status: "completed", input: { path: "README.md" }, output: "# Readme", title: "README.md", metadata: {}, time: { start, end: start + 5 } },
   };
