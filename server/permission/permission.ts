@@ -86,6 +86,36 @@ export class Permissions {
     return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: this.agents.get(agent).permission, session };
   }
 
+  /**
+   * What one step of a turn works under, in one statement (every step of every turn reads
+   * it): the stack, its layers with the stored approvals, and the folders of every other
+   * project (the boundary of file tools).
+   */
+  async scope(
+    teamId: string,
+    projectId: string,
+    agent: string,
+    session: Ruleset | undefined,
+  ): Promise<{ stack: RuleStack; layers: Layer[]; projects: Array<{ teamId: string; directory: string }> }> {
+    const [row] = await this.db.$queryRaw<Array<{ team: unknown; project: unknown; approvals: Array<{ permission: string; pattern: string }>; projects: Array<{ teamId: string; directory: string }> }>>`
+      SELECT (SELECT t.permission FROM "Team" t WHERE t.id = ${teamId}) AS team,
+             (SELECT p.permission FROM "Project" p WHERE p.id = ${projectId} AND p."teamId" = ${teamId}) AS project,
+             (SELECT coalesce(json_agg(json_build_object('permission', a.permission, 'pattern', a.pattern) ORDER BY a."createdAt"), '[]'::json)
+                FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${agent}) AS approvals,
+             (SELECT coalesce(json_agg(json_build_object('teamId', o."teamId", 'directory', o.directory)), '[]'::json)
+                FROM "Project" o WHERE o.id <> ${projectId}) AS projects`;
+    const stack: RuleStack = {
+      defaults: DEFAULTS,
+      config: this.configRules,
+      team: Policy.rulesOf(row?.team, `team ${teamId}`),
+      project: Policy.rulesOf(row?.project, `project ${projectId}`),
+      agent: this.agents.get(agent).permission,
+      session,
+    };
+    const approvals: Ruleset = (row?.approvals ?? []).map((a) => ({ permission: a.permission, pattern: a.pattern, action: "allow" as const }));
+    return { stack, layers: layers(stack, approvals), projects: row?.projects ?? [] };
+  }
+
   /** Every layer, stored approvals included, for decisions made without asking (tool visibility, `ctx.check`). */
   async layersOf(stack: RuleStack, projectId: string, agent: string): Promise<Layer[]> {
     return layers(stack, await this.approvals(projectId, agent));

@@ -25,7 +25,7 @@ export interface Policy {
   project: Ruleset;
 }
 
-function rulesOf(value: unknown, where: string): Ruleset {
+export function rulesOf(value: unknown, where: string): Ruleset {
   if (value === null || value === undefined) return [];
   const parsed = Ruleset.safeParse(value);
   // A policy that cannot be read must not silently become "no policy" (which would loosen it).

@@ -1,4 +1,5 @@
 import { type Db, Prisma } from "../db/client";
+import type { Share as ShareRow } from "../db/generated/client";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
@@ -137,10 +138,17 @@ export function publishSession(s: Services, info: Info): void {
   s.bus.publish(Event.Updated, { info }, scope(info.teamId, info.id));
 }
 
-/** Change the session row, then publish its new state. */
-export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput): Promise<Info> {
-  const row = await s.db.session.update({ where: { id: sessionId }, data, include: { share: true } });
-  const info = sessionFromRow(row, s.settings.publicUrl);
+/**
+ * Change the session row, then publish its new state. The row and its share link are read
+ * at once, not in a transaction (Prisma's `update` with an `include` costs four statements);
+ * a caller that has just read the share passes it as `known`.
+ */
+export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput, known?: { share: ShareRow | null }): Promise<Info> {
+  const [row, share] = await Promise.all([
+    s.db.session.update({ where: { id: sessionId }, data }),
+    known ? known.share : s.db.share.findUnique({ where: { sessionId } }),
+  ]);
+  const info = sessionFromRow({ ...row, share }, s.settings.publicUrl);
   publishSession(s, info);
   return info;
 }

@@ -4,6 +4,7 @@ import * as LLM from "./llm";
 import type { Part, WithParts } from "./message";
 import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
 import * as Store from "./store";
+import type { Session as SessionRow, Share as ShareRow } from "../db/generated/client";
 
 /**
  * Generated titles: after the first real user message of a root session whose
@@ -96,6 +97,8 @@ export interface TitleInput {
   sessionId: string;
   /** The user message that was just written. */
   messageId: string;
+  /** What the caller has just read and written (prompt.ts): the session row and the message's parts, not read again. */
+  known?: { session: SessionRow & { share: ShareRow | null }; parts: Part[] };
 }
 
 export interface TitleOptions {
@@ -126,13 +129,13 @@ export async function ensure(s: Services, input: TitleInput, options: TitleOptio
 }
 
 async function generate(s: Services, input: TitleInput, options: TitleOptions): Promise<TitleOutcome> {
-  const row = await s.db.session.findUnique({ where: { id: input.sessionId } });
+  const row = input.known?.session ?? (await s.db.session.findUnique({ where: { id: input.sessionId }, include: { share: true } }));
   if (!row) return { kind: "skipped", reason: "not-found" };
   if (row.parentId) return { kind: "skipped", reason: "child" };
   if (!isDefaultTitle(row.title)) return { kind: "skipped", reason: "renamed" };
-  const written = (await s.db.part.findMany({ where: { messageId: input.messageId }, orderBy: { id: "asc" } })).map(partFromRow);
+  const written = input.known?.parts ?? (await s.db.part.findMany({ where: { messageId: input.messageId }, orderBy: { id: "asc" } })).map(partFromRow);
   if (userText(written) === "") return { kind: "skipped", reason: "no-text" };
-  const first = await firstRealUserMessage(s, input.sessionId);
+  const first = await firstRealUserMessage(s, input.sessionId, { messageId: input.messageId, parts: written });
   if (!first || first.info.role !== "user") return { kind: "skipped", reason: "no-text" };
   const text = userText(first.parts);
 
@@ -148,13 +151,15 @@ async function generate(s: Services, input: TitleInput, options: TitleOptions): 
   }
   const kind = title === undefined ? "fallback" : "generated";
   const chosen = title ?? fallbackTitle(text);
-  // Only over the default title read above: a rename made meanwhile wins.
-  const { count } = await s.db.session.updateMany({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } });
-  if (count === 1) {
-    const updated = await s.db.session.findUnique({ where: { id: input.sessionId }, include: { share: true } });
-    if (updated) Store.publishSession(s, sessionFromRow(updated, s.settings.publicUrl));
-  }
-  return { kind, title: chosen, written: count === 1 };
+  // Only over the default title read above: a rename made meanwhile wins. The share link
+  // is read again with the row (one may have been made while the title was asked for).
+  const [updated, share] = await Promise.all([
+    s.db.session.updateManyAndReturn({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } }),
+    s.db.share.findUnique({ where: { sessionId: input.sessionId } }),
+  ]);
+  const [changed] = updated;
+  if (changed) Store.publishSession(s, sessionFromRow({ ...changed, share }, s.settings.publicUrl));
+  return { kind, title: chosen, written: changed !== undefined };
 }
 
 /** The small model when there is one, else the model of the user's message. */
@@ -169,11 +174,12 @@ function modelFor(s: Services, ref: Parameters<Services["models"]["resolve"]>[0]
   return s.models.resolve(ref);
 }
 
-async function firstRealUserMessage(s: Services, sessionId: string): Promise<WithParts | undefined> {
-  // User messages are few compared with parts: read them, then the parts of the candidates.
+async function firstRealUserMessage(s: Services, sessionId: string, written: { messageId: string; parts: Part[] }): Promise<WithParts | undefined> {
+  // User messages are few compared with parts: read them, then the parts of the candidates
+  // (those of the message just written are known).
   const users = await s.db.message.findMany({ where: { sessionId, role: "user" }, orderBy: { id: "asc" }, take: 50 });
   for (const row of users) {
-    const parts = (await s.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
+    const parts = row.id === written.messageId ? written.parts : (await s.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
     if (userText(parts) !== "") return { info: messageFromRow(row), parts };
   }
   return undefined;

@@ -59,9 +59,7 @@ export async function rulesAndReach(
   s: Services,
   input: { teamId: string; projectId: string; agent: string; sessionRules: Ruleset | undefined },
 ): Promise<Pick<ToolScope, "stack" | "layers" | "boundary">> {
-  const stack = await s.permissions.stack(input.teamId, input.projectId, input.agent, input.sessionRules);
-  const layers = await s.permissions.layersOf(stack, input.projectId, input.agent);
-  const projects = await s.db.project.findMany({ where: { id: { not: input.projectId } }, select: { teamId: true, directory: true } });
+  const { stack, layers, projects } = await s.permissions.scope(input.teamId, input.projectId, input.agent, input.sessionRules);
   const boundary: Boundary = {
     forbidden: [...s.settings.forbidden, ...projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory)],
     teamProjects: projects.filter((p) => p.teamId === input.teamId).map((p) => p.directory),
@@ -73,6 +71,18 @@ export async function rulesAndReach(
 const TOOL_PERMISSION: Record<string, string> = { write: "edit" };
 const permissionOf = (tool: string) => TOOL_PERMISSION[tool] ?? tool;
 
+type JsonSchema = Parameters<typeof jsonSchema>[0];
+/** A tool's parameters as JSON Schema, made once per schema (every step of every turn sends them). */
+const inputSchemas = new WeakMap<z.ZodType, JsonSchema>();
+function inputSchemaOf(parameters: z.ZodType): JsonSchema {
+  let schema = inputSchemas.get(parameters);
+  if (!schema) {
+    schema = z.toJSONSchema(parameters, { io: "input" }) as JsonSchema;
+    inputSchemas.set(parameters, schema);
+  }
+  return schema;
+}
+
 export function toolSet(s: Services, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
   for (const t of s.tools) {
@@ -80,7 +90,7 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
     if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
       description: t.describe?.({ subagents: s.agents.subagents() }) ?? t.description,
-      inputSchema: jsonSchema(z.toJSONSchema(t.parameters, { io: "input" }) as Parameters<typeof jsonSchema>[0]),
+      inputSchema: jsonSchema(inputSchemaOf(t.parameters)),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         const signal = options.abortSignal ?? scope.signal;
         const ask = (request: PermissionRequest) => askFor(s, scope, request, options.toolCallId, signal);
