@@ -128,10 +128,12 @@ test("share a session, watch it live without an account, revoke it, share it aga
   expect(await gone.text()).not.toContain("Explain the sample project.");
   expect((await fetch(`${baseURL}/api/share/${shareId}/events`)).status).toBe(404);
 
-  // Sharing again gives the same URL, and it works again.
-  expect(await controls.share()).toBe(path);
-  await viewer.goto(path);
+  // Sharing again makes a new URL that works; the revoked one stays dead.
+  const renewed = await controls.share();
+  expect(renewed).not.toBe(path);
+  await viewer.goto(renewed);
   await expect(viewerPage.getByText("Explain the sample project.")).toBeVisible();
+  expect((await fetch(`${baseURL}${path}`)).status).toBe(404);
   await viewerPage.context().close();
 });
 
@@ -198,11 +200,11 @@ test("the shared links page lists the team's links and revokes them", async ({ p
   await expect(rowA).toBeVisible();
   await expect(rowB).toHaveCount(0);
 
-  // Sharing again from the list restores the same link.
+  // Sharing again from the list makes a new link; the revoked one stays dead.
   await page.getByRole("button", { name: "All", exact: true }).click();
-  await rowA.getByRole("button", { name: "Share again" }).click();
-  await expect(rowA).toHaveAttribute("data-state", "active");
-  expect((await fetch(`${baseURL}/share/${shareA}`)).status).toBe(200);
+  await rowA.getByRole("button", { name: "Share with a new link" }).click();
+  await expect(rowA).toHaveCount(0);
+  expect((await fetch(`${baseURL}/share/${shareA}`)).status).toBe(404);
   await viewerPage.context().close();
 });
 

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { loadConfig } from "../server/config";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations, createMigration } from "../server/db/migrate";
@@ -17,6 +18,8 @@ import { Sandbox } from "../server/sandbox/sandbox";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const require = createRequire(import.meta.url);
 const NEXT = require.resolve("next/dist/bin/next");
+/** Stamps each request with its socket's address (see the file): the server's only honest source of it. */
+const PEER_ADDRESS = pathToFileURL(path.join(ROOT, "scripts", "peer-address.mjs")).href;
 
 function log(message: string): void {
   console.log(`[parley] ${message}`);
@@ -45,7 +48,7 @@ async function migrate(url: string): Promise<void> {
 }
 
 function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undefined): void {
-  const child = spawn(process.execPath, [NEXT, ...args], {
+  const child = spawn(process.execPath, ["--import", PEER_ADDRESS, NEXT, ...args], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, DATABASE_URL: url },

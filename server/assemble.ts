@@ -4,6 +4,7 @@ import type { Bus } from "./bus/bus";
 import type { Config } from "./config";
 import { clusterDirectory } from "./db/cluster";
 import type { Db } from "./db/client";
+import { AccessWatch } from "./live/access";
 import { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
@@ -60,6 +61,7 @@ export function assemble(parts: Parts): Services {
     tools: parts.tools ?? builtinTools(),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
+    access: new AccessWatch(parts.bus, parts.db),
     streamedWrites: new StreamedWrites(parts.db, parts.settings.flushMs ?? FLUSH_MS),
     settings: parts.settings,
   };

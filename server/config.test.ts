@@ -29,3 +29,20 @@ describe("stream window", () => {
     expect(() => loadConfig({}, dir)).toThrow(ConfigError);
   });
 });
+
+describe("trusted proxies", () => {
+  it("are none by default, read from the file, and the environment (comma-separated) wins", () => {
+    expect(loadConfig({}, dir).trustedProxies).toEqual([]);
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ trustedProxies: ["10.0.0.0/8"] }));
+    expect(loadConfig({}, dir).trustedProxies).toEqual(["10.0.0.0/8"]);
+    expect(loadConfig({ PARLEY_TRUSTED_PROXIES: " 192.0.2.1, ::1 ,fd00::/8" }, dir).trustedProxies).toEqual(["192.0.2.1", "::1", "fd00::/8"]);
+  });
+
+  it("refuses an entry that is not an address or a CIDR range, naming it", () => {
+    for (const bad of ["proxy.example", "10.0.0.0/33", "10.0.0.1/", "::1/129", "10.0.0.0/8/8"]) {
+      expect(() => loadConfig({ PARLEY_TRUSTED_PROXIES: bad }, dir), bad).toThrow(/PARLEY_TRUSTED_PROXIES/);
+    }
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ trustedProxies: ["*"] }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+  });
+});

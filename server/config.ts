@@ -7,6 +7,7 @@ import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
 import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
 import { describeIssues } from "./fn";
+import { trustedProxies } from "./auth/client-address";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -33,6 +34,8 @@ export const ConfigFileSchema = z
     models: ModelOverrides.optional(),
     retry: z.object({ maxAttempts: z.number().int().min(1).max(50).optional() }).strict().optional(),
     publicUrl: z.url().optional(),
+    /** Reverse proxies in front of the server (addresses or CIDR ranges): only their X-Forwarded-For is believed. */
+    trustedProxies: z.array(z.string().min(1)).optional(),
     /** How tool processes are confined: {"mode": "auto"|"off", "network": "none"|"allow", "limits": {...}}. */
     sandbox: SandboxFile.optional(),
     /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
@@ -61,6 +64,7 @@ const EnvSchema = z.object({
   OPENAI_BASE_URL: z.url().optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
   PARLEY_PUBLIC_URL: z.url().optional(),
+  PARLEY_TRUSTED_PROXIES: z.string().optional(),
   PARLEY_OFFLINE_TPS: z.coerce.number().min(0).max(100_000).optional(),
   PARLEY_SANDBOX: z.enum(["auto", "off"]).optional(),
   PARLEY_SANDBOX_NETWORK: z.enum(["none", "allow"]).optional(),
@@ -92,6 +96,11 @@ export interface Config {
   models: ModelOverrides | undefined;
   retry: { maxAttempts: number };
   publicUrl: string | undefined;
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); without
+   * any, a client is the address of the socket it connected from.
+   */
+  trustedProxies: string[];
   /** Pace of the built-in offline model (tokens per second; 0 = no delay). */
   offline: { tokensPerSecond?: number };
   /** How tool processes are confined. */
@@ -156,11 +165,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     models: fromFile.models,
     retry: { maxAttempts: e.PARLEY_RETRY_MAX_ATTEMPTS ?? fromFile.retry?.maxAttempts ?? 8 },
     publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
+    trustedProxies: proxies(e.PARLEY_TRUSTED_PROXIES, fromFile.trustedProxies),
     offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
     sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
     agents: fromFile.agents ?? {},
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
   };
+}
+
+/** PARLEY_TRUSTED_PROXIES (comma-separated) or the file's list, each entry checked. */
+function proxies(fromEnv: string | undefined, fromFile: string[] | undefined): string[] {
+  const entries = fromEnv === undefined ? (fromFile ?? []) : fromEnv.split(",").map((entry) => entry.trim()).filter(Boolean);
+  try {
+    trustedProxies(entries);
+  } catch (error) {
+    throw new ConfigError(`invalid ${fromEnv === undefined ? "trustedProxies" : "PARLEY_TRUSTED_PROXIES"}: ${(error as Error).message}`, { cause: error });
+  }
+  return entries;
 }
 
 let cached: Config | undefined;

@@ -14,7 +14,7 @@ export type RequestContext = Services & { actor: Actor | undefined; signedIn: Si
 export async function requestContext(headers: Headers): Promise<RequestContext> {
   const { services } = await runtime();
   const signedIn = await signedInFromHeaders(await getAuth(), services.db, headers);
-  const actor = signedIn?.team ? { userId: signedIn.user.id, teamId: signedIn.team.id } : undefined;
+  const actor = signedIn?.team ? { userId: signedIn.user.id, teamId: signedIn.team.id, authSessionId: signedIn.authSessionId } : undefined;
   return { ...services, actor, signedIn };
 }
 

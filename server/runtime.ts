@@ -50,8 +50,10 @@ async function boot(): Promise<Runtime> {
     console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     services.runners.abortAll("The server lost its database connection.");
   };
-  const recoverNow = () => recoverAndAnswer(services).catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
-  await recoverNow();
+  const recoverNow = (strandedTools = false) =>
+    recoverAndAnswer(services, strandedTools).catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
+  // At start, tools left running in idle sessions are closed too (a scan of every tool part).
+  await recoverNow(true);
   setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref();
   const sweep = () => sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
   void sweep();
@@ -60,8 +62,8 @@ async function boot(): Promise<Runtime> {
 }
 
 /** Recover interrupted sessions and answer prompts that arrived meanwhile. */
-async function recoverAndAnswer(services: Services): Promise<void> {
-  const ids = await Session.recoverInterrupted(services);
+async function recoverAndAnswer(services: Services, strandedTools: boolean): Promise<void> {
+  const ids = await Session.recoverInterrupted(services, { strandedTools });
   if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
 }
 

@@ -1,3 +1,4 @@
+import type { AccessWatch } from "./live/access";
 import type { LanguageModel } from "ai";
 import { z } from "zod";
 import type { Agents } from "./agent/agent";
@@ -29,6 +30,8 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface Actor {
   userId: string;
   teamId: string;
+  /** The sign-in a request came through (live streams end with it: server/live/access.ts). */
+  authSessionId?: string;
 }
 
 /** One item of a session's todo list (the todowrite and todoread tools, the chat's list). */
@@ -108,6 +111,8 @@ export interface Services {
   tools: Tool[];
   executeTool: ExecuteTool;
   subagents: Subagents;
+  /** Live streams of members, ended when their access ends (server/live/access.ts). */
+  access: AccessWatch;
   /** Streamed part changes of every running turn, persisted together (session/writer.ts). */
   streamedWrites: StreamedWrites;
   settings: Settings;

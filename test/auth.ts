@@ -11,7 +11,8 @@ export interface Browser {
   headers: Headers;
 }
 
-const BASE = "http://parley.test/api/auth";
+export const ORIGIN = "http://parley.test";
+const BASE = `${ORIGIN}/api/auth`;
 
 /** Calls a better-auth endpoint; returns the status, the JSON body and the Set-Cookie headers. */
 export async function authCall(auth: Auth, endpoint: string, body: unknown, headers?: Headers) {
@@ -23,9 +24,11 @@ export async function authCall(auth: Auth, endpoint: string, body: unknown, head
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined, cookies: res.headers.getSetCookie() };
 }
 
+/** A browser's POST: JSON, and its page's Origin (this site's, unless the test says otherwise). */
 function withJson(headers?: Headers): Headers {
   const out = new Headers(headers);
   out.set("content-type", "application/json");
+  if (!out.has("origin")) out.set("origin", ORIGIN);
   return out;
 }
 
@@ -34,8 +37,10 @@ function cookieHeader(setCookies: string[]): Headers {
   return new Headers({ cookie: pairs.join("; ") });
 }
 
-export async function signUp(auth: Auth, email: string, name = email.split("@")[0]!): Promise<Browser> {
-  const res = await authCall(auth, "/sign-up/email", { email, name, password: PASSWORD });
+/** Signs up; with `invitationId`, as the sign-up page of an invitation link does. */
+export async function signUp(auth: Auth, email: string, name = email.split("@")[0]!, invitationId?: string): Promise<Browser> {
+  const headers = invitationId ? new Headers({ "x-parley-invitation": invitationId }) : undefined;
+  const res = await authCall(auth, "/sign-up/email", { email, name, password: PASSWORD }, headers);
   if (res.status !== 200) throw new Error(`sign-up of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
   const user = (res.body as { user: { id: string } }).user;
   return { userId: user.id, email, headers: cookieHeader(res.cookies) };

@@ -80,8 +80,9 @@ describe("team policy and approvals through tRPC (integration)", () => {
     projectId = first!.id;
     const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
     const invited = await authCall(auth, "/organization/invite-member", { email: "bob@policy.test", role: "member", organizationId: teamId }, ann.headers);
-    bob = await signUp(auth, "bob@policy.test", "Bob");
-    expect((await authCall(auth, "/organization/accept-invitation", { invitationId: (invited.body as { id: string }).id }, bob.headers)).status).toBe(200);
+    const invitationId = (invited.body as { id: string }).id;
+    bob = await signUp(auth, "bob@policy.test", "Bob", invitationId);
+    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(200);
   });
 
   afterAll(async () => {

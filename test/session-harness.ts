@@ -1,3 +1,4 @@
+import type { Agents } from "../server/agent/agent";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
@@ -117,6 +118,8 @@ export async function closeLocks(): Promise<void> {
 
 export interface ScriptedOptions {
   tools?: Tool[];
+  /** Agents besides the built-in ones. */
+  agents?: Agents;
   maxAttempts?: number;
   prices?: Prices;
   flushMs?: number;
@@ -140,6 +143,7 @@ export function scriptedServices(bus: Bus, language: LanguageModel, options: Scr
     settings: { maxAttempts: options.maxAttempts ?? 3, compaction: { auto: false, prune: false }, flushMs: options.flushMs ?? 20 },
     tools: options.tools ?? [echo],
     executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
+    ...(options.agents ? { agents: options.agents } : {}),
   });
 }
 

@@ -17,7 +17,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   // Nobody has signed up yet: the first visitor creates the first team.
   if (await isFreshInstall((await runtime()).services.db)) redirect("/sign-up");
   const invitation = /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
-  const signUpHref = invitation ? `/sign-up?invitation=${invitation}` : "/sign-up";
+  const signUpHref = invitation ? `/sign-up?invitation=${encodeURIComponent(invitation)}` : "/sign-up";
   return (
     <AuthCard title="Sign in to Parley">
       <SignInForm next={next} signUpHref={signUpHref} />

@@ -89,11 +89,11 @@ export function SignUpForm({ invitationId, signInHref }: { invitationId: string 
     const form = new FormData(event.currentTarget);
     setPending(true);
     setError(undefined);
-    const { error: failed } = await authClient.signUp.email({
-      name: String(form.get("name")),
-      email: String(form.get("email")),
-      password: String(form.get("password")),
-    });
+    const { error: failed } = await authClient.signUp.email(
+      { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
+      // An invited email signs up only with its invitation (server/auth/policy.ts).
+      invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
+    );
     if (failed) {
       setPending(false);
       setError(authErrorMessage(failed));

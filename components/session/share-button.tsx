@@ -21,9 +21,9 @@ function useOrigin(): string {
 type Copy = "idle" | "copied" | "manual";
 
 /**
- * Share / unshare a session and copy its link. Sharing again after unsharing
- * gives the same URL back. When the server's share mode is "disabled" the button is
- * off and says why (a link made before stays revocable).
+ * Share / unshare a session and copy its link. Unsharing revokes the link for good:
+ * sharing again afterwards makes a new URL. When the server's share mode is "disabled"
+ * the button is off and says why (a link made before stays revocable).
  */
 export function ShareButton({ session }: { session: SessionInfo }) {
   const trpc = useTRPC();
@@ -88,6 +88,7 @@ export function ShareButton({ session }: { session: SessionInfo }) {
               className="text-red-600 hover:bg-red-50 hover:text-red-700"
               onClick={() => unshare.mutate({ sessionId: session.id })}
               disabled={pending}
+              title="Revoke this link for good; sharing again makes a new link."
             >
               {unshare.isPending ? <Spinner className="size-3.5" /> : null}
               Unshare
@@ -103,7 +104,7 @@ export function ShareButton({ session }: { session: SessionInfo }) {
           <p data-testid="share-hint" className="text-xs text-zinc-500">
             {disabled
               ? "Sharing is disabled on this server (share mode “disabled”)."
-              : "Anyone with the link can watch this session, read-only and live, without an account."}
+              : "Anyone with the link can watch this session, read-only and live, without an account. Unsharing revokes the link for good; sharing again makes a new one."}
           </p>
         </>
       )}

@@ -19,7 +19,7 @@ const VIEWS = [
 ] as const;
 type View = (typeof VIEWS)[number];
 
-/** The team's shared links, newest first, with revoke (and share again: same URL). */
+/** The team's shared links, newest first, with revoke (a revoked URL stays dead: sharing again makes a new one). */
 export function SharedLinks() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -136,9 +136,9 @@ function LinkRow({ link, busy, onRevoke, onShareAgain }: { link: SharedLink; bus
       </div>
       <div className="shrink-0">
         {revoked ? (
-          <Button size="sm" onClick={onShareAgain} disabled={busy}>
+          <Button size="sm" onClick={onShareAgain} disabled={busy} title="The revoked link stays dead; the session gets a new link.">
             {busy ? <Spinner className="size-3.5" /> : null}
-            Share again
+            Share with a new link
           </Button>
         ) : (
           <Button size="sm" variant="ghost" className="text-red-600 hover:bg-red-50 hover:text-red-700" onClick={onRevoke} disabled={busy}>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ParleyError } from "../errors";
 import { ConfigRules, fromConfig } from "../permission/evaluate";
 import type { Ruleset } from "../permission/schema";
 
@@ -133,6 +134,16 @@ export class Agents {
   /** An agent by name; the default agent for an unknown or missing name. */
   get(name: string | undefined): Agent {
     return this.byName.get(name ?? DEFAULT_AGENT) ?? (this.byName.get(DEFAULT_AGENT) as Agent);
+  }
+
+  /**
+   * The agent a member asked for (session.create, session.prompt): like `get`, but a hidden
+   * agent (compaction) does the server's internal work and is refused (INVALID).
+   */
+  choose(name: string | undefined): Agent {
+    const agent = this.get(name);
+    if (agent.mode === "hidden") throw ParleyError.invalid(`the agent "${agent.name}" is internal and cannot be chosen`, { agent: agent.name });
+    return agent;
   }
 
   /** The agents the task tool can run. */

@@ -107,7 +107,7 @@ describe("sign-up by invitation (the default)", () => {
     const invitationId = (invited.body as { id: string }).id;
     expect(invitationId).toMatch(/^inv_[A-Za-z0-9]{32}$/);
 
-    bob = await signUp(it_.auth, "bob@example.test", "Bob");
+    bob = await signUp(it_.auth, "bob@example.test", "Bob", invitationId);
     const before = await whoIs(bob);
     expect(before?.team).toBeUndefined();
     expect(() => contextOf(it_.db, before!)).toThrow(/not a member of any team/);
@@ -118,6 +118,48 @@ describe("sign-up by invitation (the default)", () => {
     expect(after?.team).toEqual({ id: teamId, name: "Ann's team", role: "member" });
     // A used invitation cannot be accepted again.
     expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(400);
+  });
+
+  it("an invited email signs up only with its invitation: knowing whom an admin invited is not enough", async () => {
+    const invited = await authCall(it_.auth, "/organization/invite-member", { email: "fay@example.test", role: "admin", organizationId: teamId }, ann.headers);
+    const invitationId = (invited.body as { id: string }).id;
+    const other = await authCall(it_.auth, "/organization/invite-member", { email: "gus@example.test", role: "member", organizationId: teamId }, ann.headers);
+    const othersInvitation = (other.body as { id: string }).id;
+    const attempt = (headers?: Headers) => authCall(it_.auth, "/sign-up/email", { email: "Fay@Example.test", name: "Not Fay", password: PASSWORD }, headers);
+    for (const headers of [undefined, new Headers({ "x-parley-invitation": othersInvitation }), new Headers({ "x-parley-invitation": "inv_madeup" })]) {
+      const res = await attempt(headers);
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ message: expect.stringContaining("invitation") });
+    }
+    expect(await it_.db.user.count({ where: { email: { equals: "fay@example.test", mode: "insensitive" } } })).toBe(0);
+    // The one holding the link signs up and joins.
+    const fay = await signUp(it_.auth, "fay@example.test", "Fay", invitationId);
+    expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, fay.headers)).status).toBe(200);
+    expect((await whoIs(fay))?.team).toMatchObject({ id: teamId, role: "admin" });
+  });
+
+  it("trusts only its own origin: another site can neither act with a member's cookie nor be a redirect target", async () => {
+    const evil = new Headers(ann.headers);
+    evil.set("origin", "http://evil.example");
+    const invited = await authCall(it_.auth, "/organization/invite-member", { email: "mallory@example.test", role: "admin", organizationId: teamId }, evil);
+    expect(invited.status).toBe(403);
+    expect(await it_.db.invitation.count({ where: { email: "mallory@example.test" } })).toBe(0);
+    // A page of another site whose form posts here is refused too (browsers send Sec-Fetch-Site).
+    const crossSite = new Headers({ "sec-fetch-site": "cross-site", "sec-fetch-mode": "cors", origin: "http://evil.example" });
+    expect((await authCall(it_.auth, "/sign-in/email", { email: "ann@example.test", password: PASSWORD }, crossSite)).status).toBe(403);
+    // Whatever Host a request names, its own origin is the one trusted, not any other.
+    const otherHost = new Headers(ann.headers);
+    otherHost.set("host", "parley.internal:8080");
+    otherHost.set("origin", "http://parley.internal:8080");
+    expect((await authCall(it_.auth, "/organization/list", undefined, otherHost)).status).toBe(200);
+    expect((await authCall(it_.auth, "/organization/set-active", { organizationId: teamId }, otherHost)).status).toBe(200);
+    // A password-reset link never sends the browser off-site.
+    for (const callbackURL of ["https://evil.example/steal", "//evil.example/steal"]) {
+      const res = await it_.auth.handler(new Request(`http://parley.test/api/auth/reset-password/some-token?callbackURL=${encodeURIComponent(callbackURL)}`));
+      const location = res.headers.get("location");
+      if (location !== null) expect(new URL(location, "http://parley.test").origin, `${callbackURL} → ${res.status} ${location}`).toBe("http://parley.test");
+      else expect(res.status, callbackURL).toBeGreaterThanOrEqual(400);
+    }
   });
 
   it("refuses a role Parley does not have with a clear 400, and changes nothing", async () => {
@@ -146,7 +188,7 @@ describe("sign-up by invitation (the default)", () => {
     const invitationId = (invited.body as { id: string }).id;
     expect((await authCall(it_.auth, `/organization/get-invitation?id=${invitationId}`, undefined, bob.headers)).status).toBe(403);
     expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(403);
-    const dana = await signUp(it_.auth, "dana@example.test", "Dana");
+    const dana = await signUp(it_.auth, "dana@example.test", "Dana", invitationId);
     expect((await authCall(it_.auth, "/organization/accept-invitation", { invitationId }, dana.headers)).status).toBe(200);
     expect((await whoIs(dana))?.team?.role).toBe("admin");
   });

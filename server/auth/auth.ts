@@ -1,13 +1,18 @@
+import type { AccessEnded } from "../live/access";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { generateRandomString } from "better-auth/crypto";
 import { organization } from "better-auth/plugins/organization";
 import type { Db } from "../db/client";
 import { isParleyError } from "../errors";
 import * as Id from "../id";
+import { ownOrigin } from "../origin";
+import { AccountAttempts } from "./attempts";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { COOKIE_PREFIX } from "./paths";
-import { type SignUpPolicy, checkSignUp, initialTeam, setUpNewUser } from "./policy";
+import { INVITATION_HEADER, type SignUpPolicy, checkSignUp, initialTeam, setUpNewUser } from "./policy";
+import { checkTeamFields, checkUserFields } from "./profile";
 
 /**
  * Sign-in and teams through better-auth (email + password, its organization plugin for
@@ -22,6 +27,10 @@ export interface AuthOptions extends SignUpPolicy {
   publicUrl: string | undefined;
   /** Sign-in and sign-up rate limits; undefined: better-auth's default (on in production). */
   rateLimit?: boolean | undefined;
+  /** Counts sign-in attempts per account (when rate limits are on). */
+  accountAttempts?: AccountAttempts;
+  /** Told when access ends (a sign-in deleted, a member removed, a user deleted): live streams end with it. */
+  onAccessEnded?: (ended: AccessEnded) => void;
 }
 
 /** better-auth's model names → Parley's id kinds, so its records get prefixed, sortable ids. */
@@ -48,6 +57,7 @@ async function asApiError<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (isParleyError(error) && error.code === "FORBIDDEN") throw new APIError("FORBIDDEN", { message: error.message });
+    if (isParleyError(error) && error.code === "INVALID") throw new APIError("BAD_REQUEST", { message: error.message });
     throw error;
   }
 }
@@ -62,20 +72,45 @@ async function checkRole(role: string | string[]): Promise<void> {
   }
 }
 
+/**
+ * Sign-in attempts per account, from any address (better-auth's own limit is per address):
+ * 429 once an account has had too many.
+ */
+function accountLimit(attempts: AccountAttempts) {
+  return createAuthMiddleware(async (ctx) => {
+    if (ctx.path !== "/sign-in/email") return;
+    const body: unknown = ctx.body;
+    const email = typeof body === "object" && body !== null && "email" in body && typeof body.email === "string" ? body.email : undefined;
+    if (!email) return;
+    const verdict = attempts.attempt(email);
+    if (!verdict.allowed) {
+      throw new APIError("TOO_MANY_REQUESTS", { message: "Too many sign-in attempts for this account. Please try again later." }, { "X-Retry-After": String(verdict.retryAfterSeconds) });
+    }
+  });
+}
+
 export function createAuth(options: AuthOptions) {
   const { db } = options;
   const secure = options.publicUrl?.startsWith("https://") ?? false;
+  const rateLimited = options.rateLimit ?? process.env.NODE_ENV === "production";
   return betterAuth({
     appName: "Parley",
     secret: options.secret,
-    // Without a public URL, the origin of each request is the app's (its Host header).
-    baseURL: options.publicUrl ?? { allowedHosts: ["*"], protocol: "auto", fallback: "http://localhost" },
+    // Without a public URL, each request's base is the URL it arrived on, and the one
+    // origin trusted is its own (server/origin.ts): never every host.
+    baseURL: options.publicUrl,
+    trustedOrigins: (request) => (request ? [ownOrigin(request, options.publicUrl)] : []),
     database: prismaAdapter(db, { provider: "postgresql" }),
     telemetry: { enabled: false },
     rateLimit: options.rateLimit === undefined ? undefined : { enabled: options.rateLimit },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { modelName: "authSession" },
+    hooks: rateLimited ? { before: accountLimit(options.accountAttempts ?? new AccountAttempts()) } : undefined,
     advanced: {
+      // On in every environment (better-auth turns it off under NODE_ENV=test): tests see what production does.
+      disableOriginCheck: false,
+      // The client's address as the server resolved it (server/auth/client-address.ts), not a client's X-Forwarded-For.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: secure,
       database: {
@@ -90,15 +125,25 @@ export function createAuth(options: AuthOptions) {
     databaseHooks: {
       user: {
         create: {
-          before: async (user) => {
-            await asApiError(() => checkSignUp(db, options, user.email));
+          before: async (user, ctx) => {
+            await asApiError(async () => checkUserFields(user, false));
+            const invitationId = ctx?.headers?.get(INVITATION_HEADER) ?? undefined;
+            await asApiError(() => checkSignUp(db, options, user.email, invitationId));
           },
           after: async (user) => {
             await setUpNewUser(db, options, user);
           },
         },
+        // update-user: a name or image is checked like at sign-up.
+        update: { before: async (user) => asApiError(async () => checkUserFields(user, true)) },
       },
       session: {
+        // Signing out, revoking sign-ins, deleting the user: each deleted sign-in is reported.
+        delete: {
+          after: async (session) => {
+            options.onAccessEnded?.({ userId: session.userId, authSessionId: session.id });
+          },
+        },
         create: {
           // A new sign-in starts in the user's first team (the team switcher changes it).
           before: async (session) => {
@@ -121,7 +166,13 @@ export function createAuth(options: AuthOptions) {
         requireEmailVerificationOnInvitation: false,
         // better-auth accepts lists of roles ("admin,member"); a Parley member has exactly one.
         organizationHooks: {
+          // Name, slug, logo and metadata reach every member's pages: bounded and allow-listed.
+          beforeCreateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
+          beforeUpdateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
           beforeUpdateMemberRole: async ({ newRole }) => checkRole(newRole),
+          afterRemoveMember: async ({ member }) => {
+            options.onAccessEnded?.({ userId: member.userId, teamId: member.organizationId });
+          },
           beforeAddMember: async ({ member }) => checkRole(member.role),
           beforeCreateInvitation: async ({ invitation }) => checkRole(invitation.role),
         },

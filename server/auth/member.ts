@@ -12,6 +12,8 @@ export interface TeamInfo {
 /** Who is signed in on a request, and the team they work in. */
 export interface SignedIn {
   user: { id: string; name: string; email: string };
+  /** The sign-in (better-auth session) of the request. */
+  authSessionId: string;
   /** The active team; undefined when the user belongs to no team. */
   team: TeamInfo | undefined;
   /** Every team of the user, oldest membership first. */
@@ -35,6 +37,7 @@ export async function signedInFromHeaders(auth: Auth, db: Db, headers: Headers):
   const active = session.activeOrganizationId ?? undefined;
   return {
     user: { id: user.id, name: user.name, email: user.email },
+    authSessionId: session.id,
     team: teams.find((team) => team.id === active) ?? teams[0],
     teams,
   };

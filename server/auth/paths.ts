@@ -28,8 +28,20 @@ export function access(pathname: string): Access {
   return "member";
 }
 
-/** A `next` parameter that stays on this site (a path, not `//host` or a URL), else "/". */
+const NEXT_BASE = "http://parley.invalid";
+
+/**
+ * Where to go after signing in: `next` resolved the way a browser will resolve it, against
+ * this site's origin, kept only when it stays there (else "/"). Resolving — not matching
+ * text — is what catches `/\t/evil.example` (the URL parser drops tabs and newlines, leaving
+ * `//evil.example`), `/\\evil.example` and the like. The result is the parsed path, so
+ * the browser reads it exactly as checked here.
+ */
 export function safeNext(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
-  return next;
+  if (!next || !next.startsWith("/")) return "/";
+  const url = URL.parse(next, NEXT_BASE);
+  if (!url || url.origin !== NEXT_BASE) return "/";
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // "/.//evil.example" parses to the path "//evil.example", which a browser reads as a host.
+  return path.startsWith("//") ? "/" : path;
 }

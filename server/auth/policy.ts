@@ -43,11 +43,30 @@ async function hasMembers(db: Tx): Promise<boolean> {
   return (await db.membership.findFirst({ select: { id: true } })) !== null;
 }
 
-/** Before an account is made. Throws FORBIDDEN when this email may not sign up. */
-export async function checkSignUp(db: Db, policy: SignUpPolicy, email: string, now = new Date()): Promise<void> {
+/** Request header of a sign-up made from an invitation link: the invitation's id (its secret). */
+export const INVITATION_HEADER = "x-parley-invitation";
+
+async function holdsInvitation(db: Tx, email: string, invitationId: string, now: Date): Promise<boolean> {
+  const found = await db.invitation.findFirst({
+    where: { id: invitationId, email: { equals: email, mode: "insensitive" }, status: "pending", expiresAt: { gt: now } },
+    select: { id: true },
+  });
+  return found !== null;
+}
+
+/**
+ * Before an account is made. Throws FORBIDDEN when this email may not sign up: with
+ * sign-up "invite", after the first user, only with a pending invitation for this email,
+ * and only by whoever holds it (its link's id) — knowing whom an admin invited is not
+ * enough to take the account.
+ */
+export async function checkSignUp(db: Db, policy: SignUpPolicy, email: string, invitationId?: string | undefined, now = new Date()): Promise<void> {
   if (policy.signUp === "open") return;
   if (!(await hasMembers(db))) return;
-  if (await hasPendingInvitation(db, email, now)) return;
+  if (invitationId && (await holdsInvitation(db, email, invitationId, now))) return;
+  if (await hasPendingInvitation(db, email, now)) {
+    throw new ParleyError("FORBIDDEN", "This email address has an invitation: sign up through the invitation link you were given.");
+  }
   throw new ParleyError("FORBIDDEN", "Signing up needs an invitation: ask an admin of your team to invite this email address.");
 }
 

@@ -6,7 +6,7 @@ import type { Context } from "../services";
 import type { Info } from "../session/info";
 import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
-import { decodeCursor, encodeCursor } from "../cursor";
+import { CursorBigint, CursorDecimal, CursorTimeText, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
 
 /**
@@ -85,8 +85,15 @@ const SORT_KEYS: Record<Sort, { column: Prisma.Sql; asText: Prisma.Sql; value: (
   tokens: { column: Prisma.sql`s."tokensTotal"`, asText: Prisma.sql`s."tokensTotal"::text`, value: (key) => Prisma.sql`${key}::bigint` },
 };
 
-/** A cursor names its sort, so a cursor of one sort cannot be replayed against another. */
-const Cursor = z.tuple([Sort, z.string().regex(/^\d+(\.\d+)?$/).max(60), Id.schema("session")]);
+/**
+ * A cursor names its sort, so a cursor of one sort cannot be replayed against another;
+ * its key must be a value of that sort's column (a time a Date holds, a BIGINT, a decimal).
+ */
+const Cursor = z.union([
+  z.tuple([z.literal("updated"), CursorTimeText, Id.schema("session")]),
+  z.tuple([z.literal("tokens"), CursorBigint, Id.schema("session")]),
+  z.tuple([z.literal("cost"), CursorDecimal, Id.schema("session")]),
+]);
 
 function cursorPosition(cursor: string, sort: Sort): { key: string; id: string } {
   const [cursorSort, key, id] = decodeCursor(Cursor, cursor);

@@ -24,6 +24,8 @@ export interface Feed {
    * ends the stream at once. Without it the stream carries live events only.
    */
   start?(): Promise<Start | "gone">;
+  /** Ends the stream (calls `end`) when what it may show ends, e.g. the member's access; returns the way to stop. */
+  guard?(end: () => void): () => void;
   /** The last event of a stream the server ends (e.g. `share.revoked`). */
   farewell?(): Envelope;
 }
@@ -62,12 +64,17 @@ export function eventSource(feed: Feed): EventSource {
         if (feed.farewell) send(feed.farewell());
         end();
       };
-      return feed.bus.subscribe(feed.filter, (event) => {
+      const unsubscribe = feed.bus.subscribe(feed.filter, (event) => {
         if (ended) return;
         const routed = feed.route ? feed.route(event) : event;
         if (routed === "end") finish();
         else if (routed !== "skip") send(routed);
       });
+      const unguard = feed.guard?.(() => finish());
+      return () => {
+        unguard?.();
+        unsubscribe();
+      };
     },
   };
   const { start } = feed;

@@ -3,6 +3,7 @@ import { ParleyError } from "../errors";
 import { sseResponse } from "../http";
 import type { Actor, Context } from "../services";
 import { Session } from "../session";
+import type { AccessWatch } from "./access";
 import { type Feed, eventSource } from "./feed";
 import { type ViewerServices, viewerFeed } from "./viewer";
 
@@ -21,7 +22,7 @@ import { type ViewerServices, viewerFeed } from "./viewer";
 export type Watch =
   | { audience: "member"; ctx: Context; sessionId: string }
   | { audience: "viewer"; services: ViewerServices; shareId: string }
-  | { audience: "team"; ctx: { bus: Bus; actor: Actor }; teamId: string };
+  | { audience: "team"; ctx: { bus: Bus; actor: Actor; access: AccessWatch }; teamId: string };
 
 export async function liveStream(signal: AbortSignal, watch: Watch): Promise<Response> {
   return sseResponse(signal, eventSource(await feed(watch)));
@@ -44,11 +45,19 @@ async function memberFeed(ctx: Context, sessionId: string): Promise<Feed> {
     bus: ctx.bus,
     filter: { teamId: info.teamId, sessionId: info.id, audience: "member" },
     start: async () => ({ info: await Session.get(ctx, info.id), sync: [info.id] }),
+    ...guarded(ctx),
   };
 }
 
 /** A member streams their own team only; any other team is unknown to them. */
-async function teamFeed(ctx: { bus: Bus; actor: Actor }, teamId: string): Promise<Feed> {
+async function teamFeed(ctx: { bus: Bus; actor: Actor; access: AccessWatch }, teamId: string): Promise<Feed> {
   if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
-  return { bus: ctx.bus, filter: { teamId, audience: "team" } };
+  return { bus: ctx.bus, filter: { teamId, audience: "team" }, ...guarded(ctx) };
+}
+
+/** A member's stream ends with the access it was opened with: a sign-out, a removal from the team (live/access.ts). */
+function guarded(ctx: { actor: Actor; access: AccessWatch }): Pick<Feed, "guard"> {
+  const { userId, teamId, authSessionId } = ctx.actor;
+  if (authSessionId === undefined) return {};
+  return { guard: (end) => ctx.access.watch({ userId, teamId, authSessionId }, end) };
 }

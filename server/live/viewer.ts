@@ -5,7 +5,7 @@ import type { Settings } from "../services";
 import * as SessionEvent from "../session/events";
 import type { Info } from "../session/info";
 import { Revoked } from "../share/events";
-import { descendants, forViewer, partForViewer, resolve } from "../share/share-view";
+import { type ViewerScope, descendants, errorForViewer, forViewer, messageForViewer, partForViewer, resolve, resolveScoped } from "../share/share-view";
 import { type Feed, type Routed, type Start, envelope } from "./feed";
 
 /**
@@ -20,20 +20,20 @@ import { type Feed, type Routed, type Start, envelope } from "./feed";
 export interface ViewerServices {
   db: Db;
   bus: Bus;
-  settings: Pick<Settings, "publicUrl" | "share">;
+  settings: Pick<Settings, "publicUrl" | "share" | "dataDir">;
 }
 
 /** The feed of a share link; NOT_FOUND when the link is unknown or revoked. */
 export async function viewerFeed(services: ViewerServices, shareId: string): Promise<Feed> {
   const { db, bus } = services;
-  const options = { publicUrl: services.settings.publicUrl, mode: services.settings.share };
-  const root = await resolve(db, shareId, options);
+  const options = { publicUrl: services.settings.publicUrl, mode: services.settings.share, dataDir: services.settings.dataDir };
+  const { root, scope } = await resolveScoped(db, shareId, options);
   /** The shared tree, grown as children are created. */
   const tree = new Set(await descendants(db, root.id));
   return {
     bus,
     filter: { teamId: root.teamId, audience: "viewer" },
-    route: (event) => route(event, tree, root.id, shareId),
+    route: (event) => route(event, tree, root.id, shareId, scope),
     // Read after subscribing, so a revoke or a child created in between is not missed.
     async start(): Promise<Start | "gone"> {
       let info: Info;
@@ -50,7 +50,7 @@ export async function viewerFeed(services: ViewerServices, shareId: string): Pro
   };
 }
 
-function route(event: Envelope, tree: Set<string>, rootId: string, shareId: string): Routed {
+function route(event: Envelope, tree: Set<string>, rootId: string, shareId: string, scope: ViewerScope): Routed {
   const sessionId = event.scope.sessionId;
   if (sessionId === undefined) return "skip";
   if (is(event, SessionEvent.Created) && event.payload.info.parentId && tree.has(event.payload.info.parentId)) {
@@ -61,17 +61,23 @@ function route(event: Envelope, tree: Set<string>, rootId: string, shareId: stri
     const gone = is(event, SessionEvent.Deleted) || (is(event, SessionEvent.Updated) && event.payload.info.share?.id !== shareId);
     if (gone) return "end";
   }
-  return redacted(event);
+  return redacted(event, scope);
 }
 
-/** Session infos and tool parts inside events, as a viewer sees them (share-view). */
-function redacted(event: Envelope): Envelope {
+/** Session infos, messages, errors and tool parts inside events, as a viewer sees them (share-view). */
+function redacted(event: Envelope, scope: ViewerScope): Envelope {
   if (is(event, SessionEvent.Updated) || is(event, SessionEvent.Created) || is(event, SessionEvent.Deleted)) {
     return { ...event, payload: { ...event.payload, info: forViewer(event.payload.info) } };
   }
   if (is(event, SessionEvent.PartUpdated)) {
-    const part = partForViewer(event.payload.part);
+    const part = partForViewer(event.payload.part, scope);
     return part === event.payload.part ? event : { ...event, payload: { ...event.payload, part } };
+  }
+  if (is(event, SessionEvent.MessageUpdated)) {
+    return { ...event, payload: { ...event.payload, info: messageForViewer(event.payload.info) } };
+  }
+  if (is(event, SessionEvent.Error)) {
+    return { ...event, payload: { ...event.payload, error: errorForViewer(event.payload.error) } };
   }
   return event;
 }

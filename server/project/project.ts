@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
+import { refuseNul } from "../nul";
 import { projectRow } from "../session/access";
 import type { Context } from "../services";
 
@@ -20,8 +21,8 @@ export async function list(ctx: Pick<Context, "db" | "actor">): Promise<Info[]> 
 
 export const CreateInput = z.object({
   /** A folder inside the projects root: relative to it, or absolute. */
-  directory: z.string().trim().min(1).max(1000),
-  name: z.string().trim().min(1).max(100).optional(),
+  directory: refuseNul(z.string().trim().min(1).max(1000), "a directory"),
+  name: refuseNul(z.string().trim().min(1).max(100), "a project name").optional(),
 });
 export type CreateInput = z.infer<typeof CreateInput>;
 
@@ -56,6 +57,12 @@ export async function resolveDirectory(root: string, directory: string): Promise
   if (!within(realRoot, real)) throw ParleyError.invalid(`${directory} leads outside the projects root ${root} (through a symbolic link)`);
   if (real === realRoot) throw ParleyError.invalid(`Choose a folder inside the projects root ${root}, not the root itself`);
   return real;
+}
+
+/** Where project directories may be registered (a server path): for the owners and admins who register them. */
+export async function root(ctx: Pick<Context, "db" | "actor">, options: { root: string }): Promise<{ root: string }> {
+  await requireRole(ctx, ADMIN_ROLES, "see where projects are registered");
+  return { root: options.root };
 }
 
 /**

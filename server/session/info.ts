@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as Id from "../id";
+import { refuseNul } from "../nul";
 import { Ruleset } from "../permission/schema";
 import { FileDiff, ModelRef, Tokens } from "./message";
 
@@ -57,7 +58,7 @@ export const Info = z.object({
 });
 export type Info = z.infer<typeof Info>;
 
-export const Title = z.string().trim().min(1, "title is empty").max(MAX_TITLE, `title is longer than ${MAX_TITLE} characters`);
+export const Title = refuseNul(z.string().trim().min(1, "title is empty").max(MAX_TITLE, `title is longer than ${MAX_TITLE} characters`), "a title");
 
 const DEFAULT_TITLE = /^(New session|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -1,3 +1,4 @@
+import { Agents } from "../agent/agent";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -178,11 +179,11 @@ describe("prompt loop runner", () => {
   it("on an agent's last step the model gets no tools and is told to answer in text; the loop then ends", async () => {
     const bus = new Bus();
     const { ctx, projectId } = await makeTeam({ bus });
-    // The hidden compaction agent has a single step.
+    // An agent of the configuration with a single step.
     const model = script([[{ type: "tool-call", toolCallId: "a", toolName: "echo", input: '{"text":"1"}' }, finish("tool-calls")], answer("never asked")]);
-    const deps = scriptedServices(bus, model);
+    const deps = scriptedServices(bus, model, { agents: new Agents({ oneshot: { description: "one step", mode: "primary", steps: 1 } }) });
     const session = await Session.create(ctx, { projectId });
-    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }], agent: "compaction" });
+    await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }], agent: "oneshot" });
     await deps.runners.idle(session.id);
     expect(model.doStreamCalls).toHaveLength(1);
     const call = model.doStreamCalls[0];

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { APICallError } from "@ai-sdk/provider";
 import { tool as aiTool, jsonSchema, type LanguageModel, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -27,7 +30,7 @@ import { messageData, messageFromRow, partFromRow } from "./rows";
 import * as Status from "./status";
 import type { Tool } from "../tool/tool";
 import { Session } from ".";
-import { withActor } from "../services";
+import { type Services, withActor } from "../services";
 import { testServices } from "../../test/runtime";
 import type { Prices } from "./usage";
 
@@ -78,7 +81,9 @@ async function turn(): Promise<Turn> {
   return { bus, teamId, sessionId: session.id, assistant, rec: recorder(bus, teamId, session.id) };
 }
 
-interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows">> {
+interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows" | "project">> {
+  /** Called with the services before the run (to watch them). */
+  watch?: (services: Services) => void;
   tools?: ToolSet;
   prices?: Prices;
   maxAttempts?: number;
@@ -89,6 +94,7 @@ interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection"
 async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Promise<{ result: Result; processor: Processor }> {
   const abort = options.abort ?? new AbortController().signal;
   const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3, streamWindowMs: 0 } });
+  options.watch?.(services);
   const processor = new Processor(services, {
     teamId: t.teamId,
     assistant: t.assistant,
@@ -96,6 +102,7 @@ async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Pro
     abort,
     ...(options.isRejection ? { isRejection: options.isRejection } : {}),
     ...(options.overflows ? { overflows: options.overflows } : {}),
+    ...(options.project ? { project: options.project } : {}),
   });
   const resolved = { ref: { providerId: "openai", modelId: "gpt-test" }, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES };
   const result = await processor.run(() => LLM.stream({ model: resolved, system: "", messages: [{ role: "user", content: "hi" }], tools: options.tools ?? {}, abortSignal: abort }));
@@ -636,5 +643,52 @@ describe("processor: cleanup", () => {
     expect(only(parts, "text")[0]?.time?.end).toBeDefined();
     expect(only(parts, "tool")[0]?.state).toMatchObject({ status: "error", error: ABORTED_TOOL });
     expect(info.time.completed).toBeDefined();
+  });
+});
+
+describe("processor: snapshots", () => {
+  it("a step is snapshotted before the model is asked (a tool the model calls at once runs after it); a step that calls no tool once, one with a tool twice, with its patch", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-processor-snapshots-"));
+    writeFileSync(path.join(dir, "a.txt"), "one");
+    const project = { id: Id.ascending("project"), directory: dir };
+    let tracks = 0;
+    const watch = (services: Services) => {
+      const track = services.snapshots.track.bind(services.snapshots);
+      services.snapshots.track = (p) => {
+        tracks++;
+        return track(p);
+      };
+    };
+    try {
+      const text = await turn();
+      const answer = script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "hello" }, { type: "text-end", id: "t" }, finish("stop")]]);
+      await run(text, answer, { project, watch });
+      expect(tracks).toBe(1);
+      const parts = (await stored(text)).parts;
+      const start = parts.find((p) => p.type === "step-start");
+      const end = parts.find((p) => p.type === "step-finish");
+      expect(start?.type === "step-start" && start.snapshot).toBeTruthy();
+      expect(end?.type === "step-finish" && end.snapshot).toBe(start?.type === "step-start" ? start.snapshot : undefined);
+
+      tracks = 0;
+      const edit = await turn();
+      const writer = aiTool({
+        description: "write",
+        inputSchema: jsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+        execute: async (input: { text: string }) => {
+          writeFileSync(path.join(dir, "a.txt"), input.text);
+          return "written";
+        },
+      });
+      const call = script([[{ type: "tool-call", toolCallId: "w", toolName: "write", input: '{"text":"two"}' }, finish("tool-calls")]]);
+      await run(edit, call, { project, watch, tools: { write: writer } });
+      expect(tracks).toBe(2);
+      const all = (await stored(edit)).parts;
+      expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("two");
+      const patch = all.find((p) => p.type === "patch");
+      expect(patch?.type === "patch" && patch.files).toEqual(["a.txt"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

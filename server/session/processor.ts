@@ -1,6 +1,7 @@
 import type { TextStreamPart, ToolSet } from "ai";
 import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
+import { withoutNul } from "../nul";
 import type { Services } from "../services";
 import { type Project, ProjectMissingError } from "../snapshot/snapshot";
 import { classify } from "./classify";
@@ -50,6 +51,8 @@ type RunningState = Extract<ToolPart["state"], { status: "running" }>;
 type TextLike = PartOf<"text"> | PartOf<"reasoning">;
 
 const ABORTED: MessageError = { name: "AbortedError", message: "Aborted by the user" };
+/** The error of a tool whose result the database refused. */
+export const RESULT_NOT_STORED = "The tool's result could not be stored";
 
 function patched(state: RunningState, patch: ToolPatch): RunningState {
   return {
@@ -85,10 +88,11 @@ function withMetadata<P extends { metadata?: Record<string, unknown> }>(part: P,
   return { ...part, metadata: merged };
 }
 
+/** A tool's result as a part stores it: NUL bytes (`printf 'a\0b'`) become U+FFFD (server/nul.ts). */
 function outcomeOf(value: unknown): ToolOutcome {
   const v = value as Partial<ToolOutcome> | null;
-  if (typeof v === "object" && v !== null && typeof v.output === "string" && typeof v.title === "string") return v as ToolOutcome;
-  return { title: "", output: typeof value === "string" ? value : JSON.stringify(value), metadata: {} };
+  if (typeof v === "object" && v !== null && typeof v.output === "string" && typeof v.title === "string") return withoutNul(v as ToolOutcome);
+  return withoutNul({ title: "", output: typeof value === "string" ? value : JSON.stringify(value), metadata: {} });
 }
 
 export class Processor {
@@ -104,6 +108,8 @@ export class Processor {
   private compact = false;
   /** The snapshot taken when the current step started (kept across retries of the step). */
   private stepStart: string | undefined;
+  /** Whether the current step (any attempt of it) called a tool: only then can it have changed files. */
+  private stepCalledTools = false;
   /** This turn's snapshots: at the first step's start and at the last step's end. */
   readonly snapshots: { first?: string; last?: string } = {};
 
@@ -125,7 +131,8 @@ export class Processor {
     this.writer.resync([...this.texts.values(), ...tools]);
   }
 
-  async updateTool(callId: string, patch: ToolPatch): Promise<void> {
+  async updateTool(callId: string, update: ToolPatch): Promise<void> {
+    const patch = withoutNul(update);
     const part = this.tools.get(callId);
     if (!part || part.state.status === "pending") {
       // The tool may start before the stream's tool-call event is handled: keep the update.
@@ -143,6 +150,11 @@ export class Processor {
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
   async run(open: () => StreamHandle): Promise<Result> {
+    // The files before the model is asked: a tool it calls may run (inside the AI SDK)
+    // before this processor handles the step's first event, so the step's first snapshot
+    // cannot wait for that event.
+    this.stepStart ??= await this.snapshot();
+    this.snapshots.first ??= this.stepStart;
     await this.writer.message(this.message);
     try {
       await this.attempts(open);
@@ -234,14 +246,20 @@ export class Processor {
     else this.attemptParts[index] = part;
   }
 
-  private async savePart(part: Part, delta?: string): Promise<void> {
+  /**
+   * Publish and persist a part change. A whole change is stored without NUL (PostgreSQL
+   * cannot hold it); a streamed one was built from deltas already cleaned where they arrive.
+   */
+  private async savePart(change: Part, delta?: string): Promise<void> {
+    const part = delta === undefined ? withoutNul(change) : change;
     if (part.type === "tool") this.tools.set(part.callId, part);
     this.track(part);
     await this.writer.part(part, delta);
   }
 
   /** A part just opened (nothing in it yet): published now, persisted with the turn's next write. */
-  private openPart(part: Part): void {
+  private openPart(opened: Part): void {
+    const part = withoutNul(opened);
     if (part.type === "tool") this.tools.set(part.callId, part);
     this.track(part);
     this.writer.open(part);
@@ -255,8 +273,6 @@ export class Processor {
   private async handle(event: StreamEvent): Promise<unknown> {
     switch (event.type) {
       case "start-step": {
-        this.stepStart ??= await this.snapshot();
-        this.snapshots.first ??= this.stepStart;
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
         this.openPart(part);
         return undefined;
@@ -274,6 +290,7 @@ export class Processor {
       case "tool-call":
       case "tool-result":
       case "tool-error":
+        this.stepCalledTools = true;
         await this.onTool(event);
         return undefined;
       case "finish-step":
@@ -302,12 +319,13 @@ export class Processor {
     if (event.type === "text-delta" || event.type === "reasoning-delta") {
       // A delta can carry only metadata (e.g. a reasoning signature).
       if (event.text === "") {
-        if (event.providerMetadata) this.texts.set(key, withMetadata(part, event.providerMetadata));
+        if (event.providerMetadata) this.texts.set(key, withMetadata(part, withoutNul(event.providerMetadata)));
         return;
       }
-      const next = withMetadata({ ...part, text: part.text + event.text }, event.providerMetadata);
+      const delta = withoutNul(event.text);
+      const next = withMetadata({ ...part, text: part.text + delta }, withoutNul(event.providerMetadata));
       this.texts.set(key, next);
-      return this.savePart(next, event.text);
+      return this.savePart(next, delta);
     }
     this.texts.delete(key);
     const text = type === "text" ? part.text.trimEnd() : part.text;
@@ -326,7 +344,7 @@ export class Processor {
       case "tool-input-delta": {
         const part = this.tools.get(event.id);
         if (part?.state.status !== "pending") return;
-        const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + event.delta } };
+        const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + withoutNul(event.delta) } };
         this.tools.set(event.id, next);
         return this.savePart(next, "");
       }
@@ -349,18 +367,36 @@ export class Processor {
     const part = this.tools.get(callId);
     if (part?.state.status !== "running") return;
     const attachments = result.attachments?.map((a) => ({ ...this.base(), type: "file" as const, mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}) }));
-    await this.savePart({
-      ...part,
-      state: {
-        status: "completed",
-        input: part.state.input,
-        output: result.output,
-        title: result.title,
-        metadata: { ...part.state.metadata, ...result.metadata },
-        time: { start: part.state.time.start, end: this.now() },
-        ...(attachments?.length ? { attachments } : {}),
-      },
-    });
+    const end = this.now();
+    try {
+      await this.savePart({
+        ...part,
+        state: {
+          status: "completed",
+          input: part.state.input,
+          output: result.output,
+          title: result.title,
+          metadata: { ...part.state.metadata, ...result.metadata },
+          time: { start: part.state.time.start, end },
+          ...(attachments?.length ? { attachments } : {}),
+        },
+      });
+    } catch (error) {
+      // The result could not be stored: the tool ends as an error saying so, and the turn
+      // goes on (a tool part left "running" would stay so forever). When even that write
+      // fails, the database is what is wrong and the turn fails with it.
+      console.error(`[session] the result of tool call ${callId} could not be stored: ${errorText(error)}`);
+      await this.savePart({
+        ...part,
+        state: {
+          status: "error",
+          input: part.state.input,
+          error: `${RESULT_NOT_STORED}: ${errorText(error)}`,
+          ...(part.state.metadata ? { metadata: part.state.metadata } : {}),
+          time: { start: part.state.time.start, end },
+        },
+      });
+    }
   }
 
   private async failTool(callId: string, toolName: string, error: unknown): Promise<void> {
@@ -415,7 +451,9 @@ export class Processor {
     this.stepStart = undefined;
     const { project } = this.turn;
     if (!start || !project) return undefined;
-    const hash = await this.snapshot();
+    // A step that called no tool changed no file: it ends where it started (one snapshot, not two).
+    const hash = this.stepCalledTools ? await this.snapshot() : start;
+    this.stepCalledTools = false;
     if (!hash) return undefined;
     this.snapshots.last = hash;
     let files: string[] = [];

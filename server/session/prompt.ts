@@ -3,6 +3,7 @@ import type { Agents } from "../agent/agent";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
+import { refuseNul } from "../nul";
 import type { Context, Services } from "../services";
 import { sessionRow } from "./access";
 import * as Background from "./background";
@@ -10,7 +11,7 @@ import * as Compaction from "./compaction";
 import { isDefaultTitle } from "./info";
 import { start, unanswered } from "./loop";
 import { ModelRef, type Part, type UserMessage } from "./message";
-import { recover } from "./recovery";
+import { closeStrandedTools, recover } from "./recovery";
 import { messageFromRow, sessionFromRow } from "./rows";
 import { AbortRequested, Runners } from "./runner";
 import * as Revert from "./revert";
@@ -26,19 +27,19 @@ import * as Title from "./title";
 export const MAX_PROMPT_CHARS = 100_000;
 
 export const PromptPart = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string().max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`) }),
+  z.object({ type: z.literal("text"), text: refuseNul(z.string().max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`), "a message") }),
   z.object({
     type: z.literal("file"),
-    mime: z.string().min(1).max(200),
-    filename: z.string().max(500).optional(),
-    url: z.string().max(10_000_000),
+    mime: refuseNul(z.string().min(1).max(200), "a file's type"),
+    filename: refuseNul(z.string().max(500), "a file name").optional(),
+    url: refuseNul(z.string().max(10_000_000), "a file's URL"),
   }),
 ]);
 
 export const PromptInput = z.object({
   sessionId: Id.schema("session"),
   parts: z.array(PromptPart).min(1, "a message needs at least one part").max(50),
-  agent: z.string().min(1).max(100).optional(),
+  agent: refuseNul(z.string().min(1).max(100), "an agent name").optional(),
   model: ModelRef.optional(),
   /** Store the message without asking the model. */
   noReply: z.boolean().optional(),
@@ -61,7 +62,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     sessionId: session.id,
     role: "user",
     time: { created: time },
-    agent: ctx.agents.get(data.agent ?? session.agent).name,
+    agent: ctx.agents.choose(data.agent ?? session.agent).name,
     model: data.model ?? session.model ?? ctx.models.default(),
   };
   const parts: Part[] = data.parts.map((p) => {
@@ -72,9 +73,9 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
   await Store.createUserMessage(ctx, session.teamId, user, parts);
-  const touched = await Store.updateSession(ctx, session.id, { timeUpdated: new Date(time) });
+  const touched = await Store.updateSession(ctx, session.id, { timeUpdated: new Date(time) }, { share: row.share });
   if (!session.parentId && isDefaultTitle(touched.title)) {
-    Background.run(session.id, "title generation", () => Title.ensure(ctx, { teamId: session.teamId, sessionId: session.id, messageId: user.id }));
+    Background.run(session.id, "title generation", () => Title.ensure(ctx, { teamId: session.teamId, sessionId: session.id, messageId: user.id, known: { session: row, parts } }));
   }
   if (!data.noReply) await start(ctx, session.teamId, session.id);
   return user;
@@ -116,7 +117,7 @@ export const RerunInput = z.object({
   sessionId: Id.schema("session"),
   messageId: Id.schema("message"),
   /** The new text (edit and resend); the message's own text and files when omitted (regenerate, retry). */
-  text: z.string().trim().min(1, "the message is empty").max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`).optional(),
+  text: refuseNul(z.string().trim().min(1, "the message is empty").max(MAX_PROMPT_CHARS, `a message is limited to ${MAX_PROMPT_CHARS} characters`), "a message").optional(),
 });
 export type RerunInput = z.input<typeof RerunInput>;
 
@@ -151,9 +152,12 @@ export async function abort(ctx: Context, sessionId: string): Promise<void> {
 /**
  * Crash recovery with what follows it: sessions an instance that is gone left busy are
  * closed (server/session/recovery.ts), then a prompt that arrived while one of them was
- * being recovered — and so found it locked — is answered now. Returns the recovered ids.
+ * being recovered — and so found it locked — is answered now. With `strandedTools` (when
+ * a server starts), tools left running in idle sessions are closed too. Returns the
+ * recovered ids.
  */
-export async function recoverInterrupted(s: Services): Promise<string[]> {
+export async function recoverInterrupted(s: Services, options: { strandedTools?: boolean } = {}): Promise<string[]> {
+  if (options.strandedTools) await closeStrandedTools(s);
   const ids = await recover(s);
   for (const id of ids) {
     if (!(await unanswered(s, id))) continue;

@@ -1,9 +1,10 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import * as Id from "../id";
+import { refuseNul } from "../nul";
 import type { Prisma } from "../db/client";
 import { ParleyError } from "../errors";
-import { decodeCursor, encodeCursor } from "../cursor";
+import { CursorTime, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
 import { checkSessionRules } from "../permission/policy";
 import { Ruleset } from "../permission/schema";
@@ -14,6 +15,7 @@ import * as Event from "./events";
 import { Info, Title, defaultTitle } from "./info";
 import { ModelRef } from "./message";
 import { json, sessionFromRow } from "./rows";
+import { requireAuthorOrAdmin } from "./ownership";
 import * as Share from "./share";
 import * as Store from "./store";
 
@@ -23,7 +25,7 @@ export const CreateInput = z.object({
   projectId: Id.schema("project"),
   parentId: Id.schema("session").optional(),
   title: Title.optional(),
-  agent: z.string().min(1).max(100).optional(),
+  agent: refuseNul(z.string().min(1).max(100), "an agent name").optional(),
   model: ModelRef.optional(),
   permission: Ruleset.optional(),
 });
@@ -43,6 +45,7 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
   const data = parse(CreateInput, input);
   const project = await projectRow(ctx, data.projectId);
   await checkSessionRules(ctx, data.permission);
+  if (data.agent !== undefined) ctx.agents.choose(data.agent);
   const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
   if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
   const time = new Date(ctx.clock.now());
@@ -83,7 +86,7 @@ export const ListInput = z.object({
   authorId: z.string().max(64).optional(),
   /** true: archived only; false (default): not archived; "all": both. */
   archived: z.union([z.boolean(), z.literal("all")]).default(false),
-  search: z.string().trim().max(200).optional(),
+  search: refuseNul(z.string().trim().max(200), "a search").optional(),
   cursor: z.string().max(200).optional(),
   limit: z.number().int().min(1).max(1000).default(50),
 });
@@ -96,7 +99,7 @@ export interface Page<T> {
   corrupt: { id: string; error: string }[];
 }
 
-const Cursor = z.tuple([z.number(), Id.schema("session")]);
+const Cursor = z.tuple([CursorTime, Id.schema("session")]);
 
 export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Info>> {
   const filter = parse(ListInput, input);
@@ -153,6 +156,7 @@ export type UpdateInput = z.input<typeof UpdateInput>;
 export async function update(ctx: Context, sessionId: string, input: UpdateInput): Promise<Info> {
   const patch = parse(UpdateInput, input);
   const row = await sessionRow(ctx, sessionId);
+  if (patch.archived !== undefined) await requireAuthorOrAdmin(ctx, row, patch.archived ? "archive" : "unarchive");
   await checkSessionRules(ctx, patch.permission);
   const time = new Date(ctx.clock.now());
   const data: Prisma.SessionUpdateInput = { timeUpdated: time };
@@ -174,6 +178,11 @@ export async function touch(ctx: Context, sessionId: string): Promise<Info> {
  */
 export async function remove(ctx: Context, sessionId: string): Promise<void> {
   const row = await sessionRow(ctx, sessionId);
+  await requireAuthorOrAdmin(ctx, row, "delete");
+  await removeTree(ctx, row);
+}
+
+async function removeTree(ctx: Context, row: Awaited<ReturnType<typeof sessionRow>>): Promise<void> {
   // A session whose JSON fields are corrupt can still be deleted: report it without them.
   let info: Info;
   try {
@@ -182,7 +191,7 @@ export async function remove(ctx: Context, sessionId: string): Promise<void> {
     info = sessionFromRow({ ...row, permission: null, revert: null, summaryDiffs: null, statusData: null }, ctx.settings.publicUrl);
   }
   const kids = await ctx.db.session.findMany({ where: { parentId: row.id }, select: { id: true } });
-  for (const kid of kids) await remove(ctx, kid.id);
+  for (const kid of kids) await removeTree(ctx, await sessionRow(ctx, kid.id));
   await ctx.db.$transaction([
     ...Store.deleteContents(ctx.db, row.id),
     ctx.db.share.deleteMany({ where: { sessionId: row.id } }),

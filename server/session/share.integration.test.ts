@@ -5,7 +5,7 @@ import { Session } from ".";
 import { withSettings } from "../../test/runtime";
 
 describe("Session share/unshare (integration)", () => {
-  it("shares with an unguessable id, revokes, and keeps the same id when shared again", async () => {
+  it("shares with an unguessable id, keeps it while shared, and makes a new one after a revoke", async () => {
     const team = await makeTeam();
     const ctx = withSettings(team.ctx, { publicUrl: "https://parley.example.com" });
     const session = await Session.create(ctx, { projectId: team.projectId });
@@ -27,15 +27,19 @@ describe("Session share/unshare (integration)", () => {
     expect(row?.revokedAt).toBeInstanceOf(Date);
     expect((await Session.list(ctx)).items.find((s) => s.id === session.id)?.share).toBeUndefined();
 
+    // A revoked link stays dead: sharing again makes a new one, and the old id is gone.
     const again = await Session.share(ctx, session.id);
-    expect(again.share?.id).toBe(id);
-    expect(events.names()).toEqual(["session.updated", "session.updated", "session.updated", "session.updated"]);
-    expect(events.events.map((e) => (e.payload as { info: { share?: unknown } }).info.share !== undefined)).toEqual([true, true, false, true]);
+    expect(again.share?.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(again.share?.id).not.toBe(id);
+    expect(await testDb().share.findUnique({ where: { id } })).toBeNull();
+    expect((await Session.share(ctx, session.id)).share).toEqual(again.share);
+    expect(events.names()).toEqual(["session.updated", "session.updated", "session.updated", "session.updated", "session.updated"]);
+    expect(events.events.map((e) => (e.payload as { info: { share?: unknown } }).info.share !== undefined)).toEqual([true, true, false, true, true]);
 
     const other = await Session.share(ctx, (await Session.create(ctx, { projectId: team.projectId })).id);
     expect(other.share?.id).not.toBe(id);
     // Without a public URL the link is relative.
-    expect((await Session.get(team.ctx, session.id)).share?.url).toBe(`/share/${id}`);
+    expect((await Session.get(team.ctx, session.id)).share?.url).toBe(`/share/${again.share?.id}`);
   });
 
   it("concurrent shares of one session all succeed with one share id", async () => {
@@ -44,8 +48,12 @@ describe("Session share/unshare (integration)", () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => Session.share(ctx, session.id)));
     expect(new Set(results.map((r) => r.share?.id)).size).toBe(1);
     await Session.unshare(ctx, session.id);
+    // After a revoke, concurrent shares agree on one new id.
     const again = await Promise.all([1, 2, 3].map(() => Session.share(ctx, session.id)));
-    expect(again.map((r) => r.share?.id)).toEqual(Array(3).fill(results[0]?.share?.id));
+    const renewed = again[0]?.share?.id;
+    expect(renewed).toBeDefined();
+    expect(renewed).not.toBe(results[0]?.share?.id);
+    expect(again.map((r) => r.share?.id)).toEqual(Array(3).fill(renewed));
   });
 
   it('refuses to share when the share mode is "disabled"', async () => {

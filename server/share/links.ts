@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Prisma } from "../db/client";
 import type { Context } from "../services";
 import { shareUrl } from "../session/rows";
-import { decodeCursor, encodeCursor } from "../cursor";
+import { CursorId, CursorTime, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
 
 /** The team's shared links, for its members: newest first, revoked ones included unless asked otherwise. */
@@ -32,7 +32,7 @@ export interface LinkPage {
   nextCursor: string | undefined;
 }
 
-const Cursor = z.tuple([z.number().int(), z.string().min(1).max(64)]);
+const Cursor = z.tuple([CursorTime, CursorId]);
 
 export async function list(ctx: Context, input: ListInput = {}): Promise<LinkPage> {
   const { revoked, cursor, limit } = parse(ListInput, input);

@@ -135,7 +135,7 @@ describe("ShareView (integration)", () => {
     await expect(caller.share.page({ shareId: "AAAAAAAAAAAAAAAAAAAAAA" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("stops at once when revoked, and works again with the same id when shared again", async () => {
+  it("stops at once when revoked, and stays dead when the session is shared again (under a new id)", async () => {
     const fixture = await makeTeam();
     const session = await Session.create(fixture.ctx, { projectId: fixture.projectId, title: "Revocable" });
     const kid = await Session.create(fixture.ctx, { projectId: fixture.projectId, parentId: session.id });
@@ -148,8 +148,10 @@ describe("ShareView (integration)", () => {
     await parleyError(ShareView.page(fixture.ctx.db, { shareId: id }), "NOT_FOUND");
     await parleyError(ShareView.children(fixture.ctx.db, id), "NOT_FOUND");
     const again = await Session.share(fixture.ctx, session.id);
-    expect(again.share?.id).toBe(id);
-    expect((await ShareView.resolve(fixture.ctx.db, id)).id).toBe(session.id);
+    expect(again.share?.id).not.toBe(id);
+    await parleyError(ShareView.resolve(fixture.ctx.db, id), "NOT_FOUND");
+    await parleyError(ShareView.page(fixture.ctx.db, { shareId: id }), "NOT_FOUND");
+    expect((await ShareView.resolve(fixture.ctx.db, again.share!.id)).id).toBe(session.id);
   });
 
   it("lists the team's links, revoked ones marked, other teams' never", async () => {

@@ -1,10 +1,12 @@
+import path from "node:path";
 import { z } from "zod";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { DEFAULTS, evaluate } from "../permission/evaluate";
 import type { Info } from "../session/info";
-import type { Part } from "../session/message";
+import type { Message, MessageError, Part } from "../session/message";
+import { outputDirectory } from "../tool/truncate";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type MessagePage, messagePage } from "../session/storage";
 import { parse } from "../fn";
@@ -24,7 +26,24 @@ export interface Options {
   publicUrl?: string;
   /** The server's share mode: with "disabled" every link is unknown. */
   mode?: "auto" | "manual" | "disabled";
+  /** The server's data directory (saved tool outputs live there): shown to viewers as a placeholder. */
+  dataDir?: string;
 }
+
+/**
+ * Where the server keeps a shared tree's files, for rewriting them out of what viewers
+ * read: the project directory becomes project-relative paths, the data directory a
+ * placeholder.
+ */
+export interface ViewerScope {
+  teamId: string;
+  /** The project directory of the shared session (a child session works in its parent's project). */
+  directory: string;
+  dataDir?: string | undefined;
+}
+
+/** What a viewer is told instead of an error nobody expected (it may quote SQL, stack frames or paths). */
+export const UNEXPECTED_ERROR = "The server ran into an unexpected error.";
 
 /**
  * A session as an anonymous viewer sees it: the server directory and the session's
@@ -42,8 +61,14 @@ export function forViewer(info: Info): Info {
  * agent read freely (its tool result says `diffHidden`, e.g. a `.env`) keeps its path and
  * outcome but not the content the model wrote into it.
  */
-export function partForViewer(part: Part): Part {
-  if (part.type !== "tool" || (part.tool !== "write" && part.tool !== "edit")) return part;
+export function partForViewer(part: Part, scope?: ViewerScope): Part {
+  if (part.type !== "tool") return part;
+  const hidden = withoutSecrets(part);
+  return scope ? relativeTool(hidden, scope) : hidden;
+}
+
+function withoutSecrets(part: ToolPart): ToolPart {
+  if (part.tool !== "write" && part.tool !== "edit") return part;
   const state = part.state;
   const hidden = (state.status === "completed" && state.metadata.diffHidden === true) || sensitivePath(state.input.filePath);
   if (!hidden) return part;
@@ -65,8 +90,118 @@ function sensitivePath(filePath: unknown): boolean {
   return typeof filePath === "string" && evaluate("read", filePath, DEFAULTS).action !== "allow";
 }
 
-function pageForViewer(page: MessagePage): MessagePage {
-  return { ...page, messages: page.messages.map((m) => ({ ...m, parts: m.parts.map(partForViewer) })) };
+type ToolPart = Extract<Part, { type: "tool" }>;
+
+/** `text` with the server's directories taken out: project paths made relative, saved outputs and the data directory named. */
+export function relativeText(text: string, scope: ViewerScope, sessionId: string): string {
+  // [directory, what it becomes, what a path inside it starts with instead]
+  const swaps: [string, string, string][] = [];
+  if (scope.directory.length > 1) swaps.push([scope.directory, ".", ""]);
+  if (scope.dataDir && scope.dataDir.length > 1) {
+    swaps.push([outputDirectory(scope.dataDir, scope.teamId, sessionId), "tool-output", "tool-output/"], [scope.dataDir, "<data directory>", "<data directory>/"]);
+  }
+  // The most specific first: the project may lie inside the data directory (its default place).
+  swaps.sort((x, y) => y[0].length - x[0].length);
+  return swaps.reduce((out, [from, self, inside]) => replacePath(out, from, self, inside), text);
+}
+
+const NAME_CHAR = /[\w.-]/;
+
+/**
+ * Every `dir` in `text` that is a whole path (not the start of a longer name) replaced:
+ * `dir/name…` by `inside` + `name…`, `dir` itself (or `dir/` before a space, a quote, the end) by `self`.
+ */
+function replacePath(text: string, dir: string, self: string, inside: string): string {
+  let at = text.indexOf(dir);
+  if (at < 0) return text;
+  let out = "";
+  let done = 0;
+  while (at >= 0) {
+    const end = at + dir.length;
+    const next = text[end];
+    if (next === undefined || !NAME_CHAR.test(next)) {
+      const child = next === path.sep && NAME_CHAR.test(text[end + 1] ?? "");
+      out += text.slice(done, at) + (child ? inside : self);
+      done = child ? end + 1 : end;
+      at = text.indexOf(dir, done);
+    } else {
+      at = text.indexOf(dir, at + 1);
+    }
+  }
+  return out + text.slice(done);
+}
+
+function relativeValue(value: unknown, rewrite: (text: string) => string): unknown {
+  if (typeof value === "string") return rewrite(value);
+  if (Array.isArray(value)) return value.map((item) => relativeValue(item, rewrite));
+  if (typeof value === "object" && value !== null) return relativeRecord(value as Record<string, unknown>, rewrite);
+  return value;
+}
+
+function relativeRecord(record: Record<string, unknown>, rewrite: (text: string) => string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, relativeValue(value, rewrite)]));
+}
+
+/** A tool part whose input, output, title, metadata and error name files relative to the project. */
+function relativeTool(part: ToolPart, scope: ViewerScope): ToolPart {
+  const rewrite = (text: string) => relativeText(text, scope, part.sessionId);
+  const state = part.state;
+  const input = relativeRecord(state.input, rewrite);
+  switch (state.status) {
+    case "pending":
+      return { ...part, state: { ...state, input, raw: rewrite(state.raw) } };
+    case "running":
+      return {
+        ...part,
+        state: {
+          ...state,
+          input,
+          ...(state.title !== undefined ? { title: rewrite(state.title) } : {}),
+          ...(state.metadata ? { metadata: relativeRecord(state.metadata, rewrite) } : {}),
+        },
+      };
+    case "completed":
+      return { ...part, state: { ...state, input, output: rewrite(state.output), title: rewrite(state.title), metadata: relativeRecord(state.metadata, rewrite) } };
+    case "error":
+      return {
+        ...part,
+        state: { ...state, input, error: rewrite(state.error), ...(state.metadata ? { metadata: relativeRecord(state.metadata, rewrite) } : {}) },
+      };
+  }
+}
+
+/** An error as a viewer sees it: what the server did not expect becomes a generic sentence; provider headers and bodies stay on the server. */
+export function errorForViewer(error: MessageError): MessageError {
+  switch (error.name) {
+    case "UnknownError":
+      return { name: "UnknownError", message: UNEXPECTED_ERROR };
+    case "APIError": {
+      const { responseHeaders: _headers, responseBody: _body, ...rest } = error;
+      return rest;
+    }
+    case "ContextOverflowError": {
+      const { responseBody: _body, ...rest } = error;
+      return rest;
+    }
+    default:
+      return error;
+  }
+}
+
+/** A message as a viewer sees it: the directory it ran in relative to the project, unexpected errors generic. */
+export function messageForViewer(info: Message): Message {
+  if (info.role !== "assistant") return info;
+  const cwd = path.relative(info.path.root, info.path.cwd);
+  const shown = { ...info, path: { cwd: cwd === "" || path.isAbsolute(cwd) || cwd.startsWith("..") ? "." : cwd, root: "." } };
+  return info.error ? { ...shown, error: errorForViewer(info.error) } : shown;
+}
+
+function pageForViewer(page: MessagePage, scope: ViewerScope): MessagePage {
+  return {
+    ...page,
+    messages: page.messages.map((m) => ({ ...m, info: messageForViewer(m.info), parts: m.parts.map((p) => partForViewer(p, scope)) })),
+    corrupt: page.corrupt.map((row) => ({ ...row, error: "this row could not be read" })),
+  };
 }
 
 /** Share ids are 22 base64url characters (server/session/share.ts); anything else is unknown. */
@@ -92,7 +227,13 @@ async function sharedRow(db: Db, shareId: string, options: Options) {
 
 /** The shared session; NOT_FOUND when the id is unknown or revoked. */
 export async function resolve(db: Db, shareId: string, options: Options = {}): Promise<Info> {
-  return forViewer(sessionFromRow(await sharedRow(db, shareId, options), options.publicUrl));
+  return (await resolveScoped(db, shareId, options)).root;
+}
+
+/** The shared session as a viewer sees it, and the scope its tree's parts are rewritten in. */
+export async function resolveScoped(db: Db, shareId: string, options: Options = {}): Promise<{ root: Info; scope: ViewerScope }> {
+  const row = await sharedRow(db, shareId, options);
+  return { root: forViewer(sessionFromRow(row, options.publicUrl)), scope: { teamId: row.teamId, directory: row.directory, dataDir: options.dataDir } };
 }
 
 const IdRow = z.object({ id: Id.schema("session") });
@@ -127,13 +268,18 @@ export async function isPartOf(db: Db, rootId: string, sessionId: string): Promi
  * that session if it is a descendant (NOT_FOUND otherwise).
  */
 export async function session(db: Db, shareId: string, sessionId?: string, options: Options = {}): Promise<{ root: Info; session: Info }> {
-  const root = await resolve(db, shareId, options);
-  if (sessionId === undefined || sessionId === root.id) return { root, session: root };
+  const { root, session: shown } = await scopedSession(db, shareId, sessionId, options);
+  return { root, session: shown };
+}
+
+async function scopedSession(db: Db, shareId: string, sessionId: string | undefined, options: Options): Promise<{ root: Info; session: Info; scope: ViewerScope }> {
+  const { root, scope } = await resolveScoped(db, shareId, options);
+  if (sessionId === undefined || sessionId === root.id) return { root, session: root, scope };
   Id.assert("session", sessionId);
   if (!(await isPartOf(db, root.id, sessionId))) throw ParleyError.notFound("session", sessionId);
   const row = await db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
   if (!row) throw ParleyError.notFound("session", sessionId);
-  return { root, session: forViewer(sessionFromRow(row, options.publicUrl)) };
+  return { root, session: forViewer(sessionFromRow(row, options.publicUrl)), scope: { ...scope, directory: row.directory } };
 }
 
 export const MessagesInput = z.object({
@@ -149,8 +295,8 @@ export type MessagesInput = z.input<typeof MessagesInput>;
 /** A page of messages (oldest first) of the shared session or one of its descendants. */
 export async function messages(db: Db, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {
   const { sessionId, before, limit } = parse(MessagesInput, input);
-  const { session: target } = await session(db, shareId, sessionId, options);
-  return pageForViewer(await messagePage(db, target.id, { before, limit }));
+  const { session: target, scope } = await scopedSession(db, shareId, sessionId, options);
+  return pageForViewer(await messagePage(db, target.id, { before, limit }), scope);
 }
 
 async function childrenOf(db: Db, sessionId: string, options: Options): Promise<Info[]> {
@@ -184,9 +330,9 @@ export interface Page {
  */
 export async function page(db: Db, input: PageInput, options: Options = {}): Promise<Page> {
   const { shareId, sessionId, before, limit } = parse(PageInput, input);
-  const { root, session: shown } = await session(db, shareId, sessionId, options);
+  const { root, session: shown, scope } = await scopedSession(db, shareId, sessionId, options);
   const [page, kids] = await Promise.all([messagePage(db, shown.id, { before, limit }), childrenOf(db, shown.id, options)]);
-  return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: pageForViewer(page), children: kids };
+  return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: pageForViewer(page, scope), children: kids };
 }
 
 export const DiffInput = z.object({

@@ -19,7 +19,8 @@ describe("list", () => {
     }
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
     const result = await list.execute({}, ctx);
-    expect(result.output).toBe(`${t.project}/\n  src/\n    lib/\n      util.ts\n    index.ts\n  README.md`);
+    expect(result.output).toBe(`./\n  src/\n    lib/\n      util.ts\n    index.ts\n  README.md`);
+    expect(result.output).not.toContain(t.project);
     expect(result.metadata).toMatchObject({ count: 5, files: 3, capped: false });
     expect(ctx.requests).toEqual([expect.objectContaining({ permission: "list", patterns: ["."] })]);
   });
@@ -27,7 +28,7 @@ describe("list", () => {
   it("lists a subdirectory and leaves out ignored globs", async () => {
     for (const f of ["src/a.ts", "src/a.log", "src/fixtures/big.json", "src/b.ts"]) await touch(f);
     const result = await list.execute({ path: "src", ignore: ["*.log", "fixtures/"] }, fakeContext({ directory: t.project, dataDir: t.dataDir }));
-    expect(result.output).toBe(`${path.join(t.project, "src")}/\n  a.ts\n  b.ts`);
+    expect(result.output).toBe(`src/\n  a.ts\n  b.ts`);
   });
 
   it("caps the listing at 100 entries with a note", async () => {

@@ -71,7 +71,8 @@ export const list = define({
       entries.push(entry);
     }
 
-    const lines = [`${target.absolute}/`, ...render(entries)];
+    // Project-relative (the output reaches share-link viewers): "./" for the project itself.
+    const lines = [`${target.relative}/`, ...render(entries)];
     if (entries.length === 0) lines.push("  (empty)");
     if (truncated) {
       lines.push("", `(Showing the first ${LIST_LIMIT} entries; there are more. List a subdirectory or use glob to narrow down.)`);

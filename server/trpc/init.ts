@@ -3,6 +3,7 @@ import { ZodError } from "zod";
 import { type ParleyErrorCode, isParleyError } from "../errors";
 import type { SignedIn } from "../auth/member";
 import { requestContext, requireActor } from "../context";
+import { assertSameOrigin } from "../origin";
 import type { Actor, Context } from "../services";
 
 /** What a member procedure gets: the acting user in their active team, and the services. */
@@ -11,8 +12,16 @@ export type TrpcContext = Context & { signedIn?: SignedIn | null };
 /** What every request starts with: `actor` is missing when nobody is signed in or the user is in no team. */
 export type TrpcRequestContext = Omit<TrpcContext, "actor"> & { actor: Actor | undefined };
 
+/** Every call starts here: one from a page of another site is refused before anything runs. */
 export async function createTrpcContext({ req }: { req: Request }): Promise<TrpcRequestContext> {
-  return requestContext(req.headers);
+  const ctx = await requestContext(req.headers);
+  try {
+    assertSameOrigin(req, ctx.settings.publicUrl);
+  } catch (error) {
+    if (isParleyError(error)) throw new TRPCError({ code: TRPC_CODE[error.code], message: error.message, cause: error });
+    throw error;
+  }
+  return ctx;
 }
 
 const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
@@ -68,7 +77,7 @@ export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
   next({
     // tRPC merges the new context into the old one: every member service is taken away explicitly.
     ctx: {
-      viewer: { db: ctx.db, snapshots: ctx.snapshots, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share },
+      viewer: { db: ctx.db, snapshots: ctx.snapshots, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share, dataDir: ctx.settings.dataDir },
       db: undefined,
       bus: undefined,
       clock: undefined,

@@ -23,7 +23,7 @@ const load = cache(async (shareId: string, sessionId: string | undefined) => {
   const rt = await runtime();
   if (rt.config.share === "disabled") return undefined;
   try {
-    return await ShareView.page(rt.services.db, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: rt.config.publicUrl, mode: rt.config.share });
+    return await ShareView.page(rt.services.db, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: rt.config.publicUrl, mode: rt.config.share, dataDir: rt.config.dataDir });
   } catch (error) {
     if (isParleyError(error) && (error.code === "NOT_FOUND" || error.code === "INVALID")) return undefined;
     throw error;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as Id from "../../id";
+import { refuseNul } from "../../nul";
 import * as Approvals from "../../permission/approvals";
 import { Reply } from "../../permission/events";
 import * as Policy from "../../permission/policy";
@@ -10,7 +11,7 @@ export const permissionRouter = router({
     .input(z.object({ sessionId: Id.schema("session") }))
     .query(({ ctx, input }) => ctx.permissions.pending(ctx.actor, input.sessionId)),
   reply: procedure
-    .input(z.object({ requestId: Id.schema("permission"), reply: Reply, feedback: z.string().max(10_000).optional() }))
+    .input(z.object({ requestId: Id.schema("permission"), reply: Reply, feedback: refuseNul(z.string().max(10_000), "feedback").optional() }))
     .mutation(({ ctx, input }) => ctx.permissions.reply(ctx.actor, input)),
   /** The team's policy (no project) or a project's; every member may read it. */
   policy: procedure.input(Policy.PolicyScope).query(({ ctx, input }) => Policy.get(ctx, input)),

@@ -9,9 +9,9 @@ export const shareRouter = router({
   /** Anyone holding the link: a page of the shared session (or a descendant), read-only. */
   page: publicProcedure
     .input(ShareView.PageInput)
-    .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode })),
+    .query(({ ctx, input }) => ShareView.page(ctx.viewer.db, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode, dataDir: ctx.viewer.dataDir })),
   /** Anyone holding the link: what a turn of the shared session changed (secret files left out). */
   diff: publicProcedure
     .input(ShareView.DiffInput)
-    .query(({ ctx, input }) => ShareView.diff(ctx.viewer, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode })),
+    .query(({ ctx, input }) => ShareView.diff(ctx.viewer, input, { publicUrl: ctx.viewer.publicUrl, mode: ctx.viewer.mode, dataDir: ctx.viewer.dataDir })),
 });

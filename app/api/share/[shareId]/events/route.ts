@@ -1,4 +1,5 @@
 import { errorResponse } from "@/server/http";
+import { assertSameOrigin } from "@/server/origin";
 import { liveStream } from "@/server/live/stream";
 import { runtime } from "@/server/runtime";
 
@@ -13,6 +14,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ shareId:
   try {
     const { shareId } = await params;
     const { services } = await runtime();
+    assertSameOrigin(req, services.settings.publicUrl);
     return await liveStream(req.signal, { audience: "viewer", services, shareId });
   } catch (error) {
     return errorResponse(error);

@@ -1,5 +1,6 @@
 import { memberContext } from "@/server/context";
 import { errorResponse } from "@/server/http";
+import { assertSameOrigin } from "@/server/origin";
 import { liveStream } from "@/server/live/stream";
 
 export const dynamic = "force-dynamic";
@@ -9,6 +10,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ teamId: 
   try {
     const { teamId } = await params;
     const ctx = await memberContext(req.headers);
+    assertSameOrigin(req, ctx.settings.publicUrl);
     return await liveStream(req.signal, { audience: "team", ctx, teamId });
   } catch (error) {
     return errorResponse(error);

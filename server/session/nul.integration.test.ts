@@ -1,0 +1,160 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ABORTED_TOOL } from "../../lib/part-lifecycle";
+import { makeTeam } from "../../test/db";
+import { closeLocks, finish, scriptedServices, script } from "../../test/session-harness";
+import { testServices } from "../../test/runtime";
+import { Bus } from "../bus/bus";
+import * as Id from "../id";
+import { NUL_REPLACEMENT } from "../nul";
+import { offlineModel } from "../provider/provider";
+import { define } from "../tool/tool";
+import { type Context, type Services, withActor } from "../services";
+import type { AssistantMessage, PartOf } from "./message";
+import { RESULT_NOT_STORED } from "./processor";
+import { closeStrandedTools, recover } from "./recovery";
+import { Runners } from "./runner";
+import * as Store from "./store";
+import { Session } from ".";
+
+/**
+ * NUL bytes (SPEC §3; PostgreSQL's text and jsonb cannot hold U+0000): a tool whose output
+ * has one — the built-in offline model running `printf 'a\0b'` in the real sandbox —
+ * completes with each NUL stored as U+FFFD, and the turn ends normally. Tools left
+ * running in an idle session (what such output used to leave behind) are closed by the
+ * recovery a server runs at start.
+ */
+
+function services(bus: Bus): Services {
+  return testServices(bus, {
+    models: {
+      resolve: (ref) => ({ ref, language: offlineModel(), limit: { context: 0, output: 0 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
+      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
+    },
+    configRules: [{ permission: "bash", pattern: "*", action: "allow" }],
+  });
+}
+
+describe("NUL bytes in what tools return (integration, real sandbox)", () => {
+  let dir: string;
+  let ctx: Context;
+  let sessionId: string;
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-nul-"));
+    const bus = new Bus();
+    const team = await makeTeam({ bus, directory: dir, services: services(bus) });
+    ctx = team.ctx;
+    sessionId = (await Session.create(ctx, { projectId: team.projectId, title: "nul" })).id;
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function idle() {
+    await ctx.runners.idle(sessionId);
+    const end = Date.now() + 20_000;
+    while (await Runners.busy(ctx.lock, ctx.runners, sessionId)) {
+      if (Date.now() > end) throw new Error("the session stayed busy");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it("a command printing NUL completes, its output stored with U+FFFD, and the session goes idle", async () => {
+    await Session.prompt(ctx, { sessionId, parts: [{ type: "text", text: "run `printf 'a\\0b'`" }] });
+    await idle();
+    const history = await Session.allMessages(ctx, sessionId);
+    const assistants = history.filter((m) => m.info.role === "assistant");
+    expect(assistants.length).toBeGreaterThan(0);
+    for (const m of assistants) {
+      const info = m.info as AssistantMessage;
+      expect(info.error, JSON.stringify(info.error)).toBeUndefined();
+      expect(info.time.completed).toBeDefined();
+    }
+    const tools = history.flatMap((m) => m.parts).filter((p): p is PartOf<"tool"> => p.type === "tool");
+    expect(tools).toHaveLength(1);
+    const state = tools[0]!.state;
+    expect(state.status, JSON.stringify(state)).toBe("completed");
+    if (state.status !== "completed") return;
+    expect(state.output).toContain(`a${NUL_REPLACEMENT}b`);
+    expect(JSON.stringify(state)).not.toContain("\\u0000");
+    expect((await Session.get(ctx, sessionId)).status).toEqual({ type: "idle" });
+  });
+
+  it("recovery at start closes a tool left running in an idle session", async () => {
+    const now = Date.now();
+    const assistant: AssistantMessage = {
+      id: Id.ascending("message"),
+      sessionId,
+      role: "assistant",
+      parentId: Id.ascending("message"),
+      providerId: "offline",
+      modelId: "parley-offline",
+      agent: "build",
+      path: { cwd: dir, root: dir },
+      cost: 0,
+      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      error: { name: "UnknownError", message: "the turn failed" },
+      time: { created: now, completed: now },
+    };
+    const tool: PartOf<"tool"> = {
+      id: Id.ascending("part"),
+      sessionId,
+      messageId: assistant.id,
+      type: "tool",
+      callId: "call_stranded",
+      tool: "bash",
+      state: { status: "running", input: { command: "printf 'a\\0b'" }, time: { start: now } },
+    };
+    await Store.writeMessage(ctx, (await Session.get(ctx, sessionId)).teamId, assistant);
+    await Store.writePart(ctx, (await Session.get(ctx, sessionId)).teamId, tool);
+    expect((await Session.get(ctx, sessionId)).status).toEqual({ type: "idle" });
+
+    // The periodic pass leaves it (it only looks at sessions left busy); the pass at start
+    // closes it. (Only this file's session: the database is shared with other test files.)
+    expect(await recover(ctx, { skip: (id) => id !== sessionId })).toEqual([]);
+    expect(await closeStrandedTools(ctx, { skip: (id) => id !== sessionId })).toEqual([sessionId]);
+    const part = await Session.part(ctx, sessionId, tool.id);
+    expect(part.type === "tool" ? part.state : undefined).toMatchObject({ status: "error", error: ABORTED_TOOL, input: tool.state.input });
+    const message = (await Session.message(ctx, sessionId, assistant.id)).info as AssistantMessage;
+    // The message keeps its own error and completion time.
+    expect(message.error).toEqual(assistant.error);
+    expect(message.time.completed).toBe(now);
+    expect(await closeStrandedTools(ctx, { skip: (id) => id !== sessionId })).toEqual([]);
+  });
+});
+
+describe("a tool result the database refuses (integration, scripted model)", () => {
+  afterAll(closeLocks);
+
+  it("becomes a tool error and the turn goes on", async () => {
+    // A lone surrogate: JSON can say it, PostgreSQL's jsonb refuses it.
+    const unstorable = define({
+      id: "unstorable",
+      description: "returns what cannot be stored",
+      parameters: z.object({}),
+      execute: async () => ({ title: "unstorable", output: "half a pair: \ud800", metadata: {} }),
+    });
+    const model = script([
+      [{ type: "tool-call", toolCallId: "u", toolName: "unstorable", input: "{}" }, finish("tool-calls")],
+      [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" }, { type: "text-end", id: "t" }, finish("stop")],
+    ]);
+    const deps = scriptedServices(new Bus(), model, { tools: [unstorable] });
+    const { ctx, projectId } = await makeTeam({ services: deps });
+    const session = await Session.create(ctx, { projectId });
+    await Session.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
+    await deps.runners.idle(session.id);
+    const history = await Session.allMessages(ctx, session.id);
+    const tool = history.flatMap((m) => m.parts).find((p): p is PartOf<"tool"> => p.type === "tool");
+    expect(tool?.state).toMatchObject({ status: "error" });
+    expect(tool?.state.status === "error" ? tool.state.error : "").toContain(RESULT_NOT_STORED);
+    // The model was answered (with the error) and finished the turn.
+    const assistants = history.flatMap((m) => (m.info.role === "assistant" ? [m.info] : []));
+    expect(assistants.map((a) => a.finish)).toEqual(["tool-calls", "stop"]);
+    for (const a of assistants) expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+    expect((await Session.get(ctx, session.id)).status).toEqual({ type: "idle" });
+  });
+});

@@ -1,0 +1,278 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeCursor } from "../server/cursor";
+import * as Id from "../server/id";
+import { Session } from "../server/session";
+import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
+import { type TestApp, openApp } from "./app";
+import { type Browser, authCall, signUp } from "./auth";
+import { sseReader } from "./sse";
+
+/**
+ * The hardening issue's holes, through the real Route Handlers with real sign-in cookies:
+ * what a share viewer gets (paths, internal errors, revoked links), and what a member may
+ * do (names, team fields, cursors, project.root, hidden agents, other members' sessions).
+ */
+
+type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
+type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
+type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
+
+const PRISMA_ERROR = "\nInvalid `prisma.part.create()` invocation in\n/srv/parley/server/session/store.ts:88:21\n\n→ 88 const row = await tx.part.create({";
+
+describe("hardening (integration, through HTTP)", () => {
+  let app: TestApp;
+  let auth: Auth;
+  let shareEvents: ShareEvents;
+  let ann: Browser;
+  let bob: Browser;
+  let carol: Browser;
+  let annCtx: MemberContext;
+  let teamId: string;
+  let projectId: string;
+  let projectDir: string;
+  let dataDir: string;
+  const anonymous = new Headers();
+
+  async function call<T>(procedure: string, input: unknown, who: Headers): Promise<{ status: number; data: T; message: string; text: string }> {
+    const res = await app.call(procedure, input, who);
+    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
+    return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "", text: res.text };
+  }
+
+  async function invite(email: string, role: "member" | "admin", name?: string): Promise<Browser> {
+    const invited = await authCall(auth, "/organization/invite-member", { email, role, organizationId: teamId }, ann.headers);
+    expect(invited.status).toBe(200);
+    const invitationId = (invited.body as { id: string }).id;
+    const who = await signUp(auth, email, name, invitationId);
+    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, who.headers)).status).toBe(200);
+    return who;
+  }
+
+  beforeAll(async () => {
+    app = await openApp("hardening", (dir) => {
+      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
+      return {
+        PARLEY_DATA_DIR: path.join(dir, "data"),
+        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+      };
+    });
+    projectDir = path.join(app.dir, "projects", "app");
+    dataDir = path.join(app.dir, "data");
+    shareEvents = await import("../app/api/share/[shareId]/events/route");
+    auth = await (await import("../server/auth/instance")).getAuth();
+    const { memberContext } = await import("../server/context");
+    ann = await signUp(auth, "ann@hardening.test", "Ann");
+    annCtx = await memberContext(ann.headers);
+    teamId = annCtx.actor.teamId;
+    const project = await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } });
+    projectId = project.id;
+    expect(project.directory).toBe(projectDir);
+    bob = await invite("bob@hardening.test", "member");
+    carol = await invite("carol@hardening.test", "admin");
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** A session of Ann's with a turn whose reply used list (absolute paths), was truncated, and a reply that failed inside the server. */
+  async function sharedTurn(title: string) {
+    const session = await Session.create(annCtx, { projectId, title });
+    const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" } };
+    await Session.updateMessage(annCtx, user);
+    const reply: AssistantMessage = {
+      id: Id.ascending("message"),
+      sessionId: session.id,
+      role: "assistant",
+      parentId: user.id,
+      providerId: "parley",
+      modelId: "offline",
+      agent: "build",
+      path: { cwd: projectDir, root: projectDir },
+      cost: 0,
+      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      error: { name: "UnknownError", message: PRISMA_ERROR },
+      time: { created: Date.now(), completed: Date.now() },
+    };
+    await Session.updateMessage(annCtx, reply);
+    const saved = path.join(dataDir, "tool-output", teamId, session.id, "call_2.txt");
+    const base = { sessionId: session.id, messageId: reply.id, type: "tool" as const };
+    const time = { start: 1, end: 2 };
+    const parts: Part[] = [
+      { ...base, id: Id.ascending("part"), callId: "call_1", tool: "list", state: { status: "completed", input: { path: projectDir }, output: `${projectDir}/\n  src/\n    greet.ts`, title: projectDir, metadata: { path: "." }, time } },
+      {
+        ...base,
+        id: Id.ascending("part"),
+        callId: "call_2",
+        tool: "bash",
+        state: { status: "completed", input: { command: "npm test" }, output: `ok\n\nThe tool call succeeded but the output was truncated. Full output saved to: ${saved}\n`, title: "npm test", metadata: { outputPath: saved }, time },
+      },
+      { ...base, id: Id.ascending("part"), callId: "call_3", tool: "read", state: { status: "error", input: { filePath: `${projectDir}/src/greet.ts` }, error: `EACCES: permission denied, open '${projectDir}/src/greet.ts'`, time } },
+    ];
+    for (const part of parts) await Session.updatePart(annCtx, part);
+    const shared = await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers);
+    expect(shared.status).toBe(200);
+    return { session, reply, shareId: shared.data.share.id };
+  }
+
+  const leaks = (text: string) => [projectDir, dataDir, "prisma.part.create", "store.ts:88"].filter((secret) => text.includes(secret));
+
+  describe("share links", () => {
+    it("share.page shows project-relative paths, saved outputs by name and a generic message for an unexpected error", async () => {
+      const { shareId } = await sharedTurn("Paths");
+      const page = await call<{ messages: { messages: { info: AssistantMessage | UserMessage }[] } }>("share.page", { shareId }, anonymous);
+      expect(page.status).toBe(200);
+      expect(leaks(page.text)).toEqual([]);
+      const reply = page.data.messages.messages.map((m) => m.info).find((info): info is AssistantMessage => info.role === "assistant");
+      expect(reply?.path).toEqual({ cwd: ".", root: "." });
+      expect(reply?.error).toEqual({ name: "UnknownError", message: "The server ran into an unexpected error." });
+      expect(page.text).toContain("./\\n  src/\\n    greet.ts");
+      expect(page.text).toContain("Full output saved to: tool-output/call_2.txt");
+      expect(page.text).toContain("open 'src/greet.ts'");
+      // Members still see it all.
+      const own = await call("message.page", { sessionId: reply?.sessionId }, ann.headers);
+      expect(own.text).toContain(projectDir);
+    });
+
+    it("the share's live events carry no server path or internal error", async () => {
+      const { session, reply, shareId } = await sharedTurn("Live paths");
+      const abort = new AbortController();
+      const res = await shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`, { signal: abort.signal }), { params: Promise.resolve({ shareId }) });
+      expect(res.status).toBe(200);
+      const stream = sseReader(res);
+      await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
+      await Session.updateMessage(annCtx, { ...reply, time: { created: reply.time.created, completed: Date.now() + 1 } });
+      await Session.updatePart(annCtx, {
+        id: Id.ascending("part"),
+        sessionId: session.id,
+        messageId: reply.id,
+        type: "tool",
+        callId: "call_9",
+        tool: "bash",
+        state: { status: "completed", input: { command: "pwd", workdir: projectDir }, output: `${projectDir}/src`, title: "pwd", metadata: {}, time: { start: 1, end: 2 } },
+      });
+      await stream.until(() => stream.events.some((e) => e.name === "message.part.updated"), "the live part");
+      await stream.until(() => stream.events.some((e) => e.name === "message.updated"), "the live message");
+      abort.abort();
+      await stream.pump;
+      const seen = JSON.stringify(stream.events);
+      expect(leaks(seen)).toEqual([]);
+      expect(seen).toContain('"output":"src"');
+      expect(seen).toContain("The server ran into an unexpected error.");
+    });
+
+    it("a revoked link stays dead: sharing again after a revoke makes a new link, sharing while shared keeps it", async () => {
+      const { session, shareId } = await sharedTurn("Revoked for good");
+      const again = await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers);
+      expect(again.data.share.id).toBe(shareId);
+      expect((await call("session.unshare", { sessionId: session.id }, ann.headers)).status).toBe(200);
+      expect((await call("share.page", { shareId }, anonymous)).status).toBe(404);
+      const renewed = await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers);
+      expect(renewed.status).toBe(200);
+      expect(renewed.data.share.id).not.toBe(shareId);
+      expect((await call("share.page", { shareId }, anonymous)).status).toBe(404);
+      const old = await shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`), { params: Promise.resolve({ shareId }) });
+      expect(old.status).toBe(404);
+      expect((await call("share.page", { shareId: renewed.data.share.id }, anonymous)).status).toBe(200);
+    });
+  });
+
+  describe("members", () => {
+    it("a user name is at most 100 characters, at sign-up and later", async () => {
+      const long = "N".repeat(101);
+      const update = await authCall(auth, "/update-user", { name: long }, bob.headers);
+      expect(update.status).toBe(400);
+      expect(JSON.stringify(update.body)).toContain("100 characters");
+      expect((await app.rt.services.db.user.findUniqueOrThrow({ where: { id: bob.userId } })).name).not.toBe(long);
+      expect((await authCall(auth, "/update-user", { name: "B".repeat(100) }, bob.headers)).status).toBe(200);
+
+      const invited = await authCall(auth, "/organization/invite-member", { email: "dan@hardening.test", role: "member", organizationId: teamId }, ann.headers);
+      expect(invited.status).toBe(200);
+      const asInvited = new Headers({ "x-parley-invitation": (invited.body as { id: string }).id });
+      const signUpLong = await authCall(auth, "/sign-up/email", { email: "dan@hardening.test", name: long, password: "correct horse battery" }, asInvited);
+      expect(signUpLong.status).toBe(400);
+      expect(await app.rt.services.db.user.count({ where: { email: "dan@hardening.test" } })).toBe(0);
+    });
+
+    it("a team's logo, slug and metadata are allow-listed", async () => {
+      const update = (data: Record<string, unknown>) => authCall(auth, "/organization/update", { organizationId: teamId, data }, ann.headers);
+      for (const data of [{ logo: "javascript:alert(document.cookie)" }, { logo: "data:text/html,<script>alert(1)</script>" }, { slug: "javascript:alert(1)" }, { metadata: { href: "javascript:alert(1)" } }, { name: "T".repeat(101) }]) {
+        const res = await update(data);
+        expect(res.status, JSON.stringify(data)).toBe(400);
+      }
+      const team = await app.rt.services.db.team.findUniqueOrThrow({ where: { id: teamId } });
+      expect(team.logo ?? "").not.toContain("javascript:");
+      expect(team.slug).not.toContain("javascript:");
+      expect(team.metadata ?? "").not.toContain("javascript:");
+      expect((await update({ logo: "https://example.test/logo.png", name: "Ann's team" })).status).toBe(200);
+    });
+
+    it("a crafted list cursor is a 400, never a 500", async () => {
+      const some = await Session.create(annCtx, { projectId, title: "Cursor target" });
+      const cursors: [string, Record<string, unknown>][] = [
+        ["session.list", { cursor: encodeCursor([1e300, some.id]) }],
+        ["session.list", { cursor: encodeCursor([-1e17, some.id]) }],
+        ["dashboard.list", { cursor: encodeCursor(["updated", "99999999999999999999", some.id]) }],
+        ["dashboard.list", { sort: "tokens", cursor: encodeCursor(["tokens", "99999999999999999999999", some.id]) }],
+        ["share.listShares", { cursor: encodeCursor([1e300, "x"]) }],
+        ["share.listShares", { cursor: encodeCursor([0, "a\u0000b"]) }],
+      ];
+      for (const [procedure, input] of cursors) {
+        const res = await call(procedure, input, bob.headers);
+        expect(res.status, `${procedure} ${JSON.stringify(input)}: ${res.text.slice(0, 200)}`).toBe(400);
+        expect(res.message).toContain("cursor");
+      }
+      // A real cursor still pages.
+      const first = await call<{ nextCursor?: string }>("session.list", { limit: 1, archived: "all" }, bob.headers);
+      expect((await call("session.list", { limit: 1, archived: "all", cursor: first.data.nextCursor }, bob.headers)).status).toBe(200);
+    });
+
+    it("project.root is for owners and admins only", async () => {
+      const asMember = await call("project.root", undefined, bob.headers);
+      expect(asMember.status).toBe(403);
+      expect(asMember.text).not.toContain(path.join(app.dir, "projects"));
+      expect((await call<{ root: string }>("project.root", undefined, carol.headers)).data.root).toBe(path.join(app.dir, "projects"));
+      expect((await call<{ root: string }>("project.root", undefined, ann.headers)).status).toBe(200);
+    });
+
+    it("a hidden agent (compaction) cannot be chosen for a session or a prompt", async () => {
+      const created = await call("session.create", { projectId, agent: "compaction" }, bob.headers);
+      expect(created.status).toBe(400);
+      expect(created.message).toContain("compaction");
+      const session = await call<{ id: string }>("session.create", { projectId, title: "Agents" }, bob.headers);
+      expect(session.status).toBe(200);
+      const prompted = await call("session.prompt", { sessionId: session.data.id, parts: [{ type: "text", text: "hi" }], agent: "compaction", noReply: true }, bob.headers);
+      expect(prompted.status).toBe(400);
+      expect((await Session.messages(annCtx, session.data.id)).messages).toHaveLength(0);
+      expect((await call("session.prompt", { sessionId: session.data.id, parts: [{ type: "text", text: "hi" }], agent: "build", noReply: true }, bob.headers)).status).toBe(200);
+    });
+
+    it("only the author or an owner/admin deletes, archives or unshares a session", async () => {
+      const annSession = await call<{ id: string }>("session.create", { projectId, title: "Ann's own" }, ann.headers);
+      const sessionId = annSession.data.id;
+      expect((await call("session.share", { sessionId }, ann.headers)).status).toBe(200);
+      // Bob, a member, cannot end Ann's session or its link (he can still work in it).
+      expect((await call("session.unshare", { sessionId }, bob.headers)).status).toBe(403);
+      expect((await call("session.remove", { sessionId }, bob.headers)).status).toBe(403);
+      expect((await call("session.update", { sessionId, patch: { archived: true } }, bob.headers)).status).toBe(403);
+      expect((await call("session.update", { sessionId, patch: { title: "Renamed by Bob" } }, bob.headers)).status).toBe(200);
+      const still = await call<{ share?: unknown; time: { archived?: number } }>("session.get", { sessionId }, ann.headers);
+      expect(still.data.share).toBeDefined();
+      // His own session: yes.
+      const bobs = await call<{ id: string }>("session.create", { projectId, title: "Bob's own" }, bob.headers);
+      expect((await call("session.share", { sessionId: bobs.data.id }, bob.headers)).status).toBe(200);
+      expect((await call("session.unshare", { sessionId: bobs.data.id }, bob.headers)).status).toBe(200);
+      expect((await call("session.update", { sessionId: bobs.data.id, patch: { archived: true } }, bob.headers)).status).toBe(200);
+      expect((await call("session.remove", { sessionId: bobs.data.id }, bob.headers)).status).toBe(200);
+      // Carol, an admin: anyone's.
+      expect((await call("session.unshare", { sessionId }, carol.headers)).status).toBe(200);
+      expect((await call("session.update", { sessionId, patch: { archived: true } }, carol.headers)).status).toBe(200);
+      expect((await call("session.remove", { sessionId }, carol.headers)).status).toBe(200);
+      expect((await call("session.get", { sessionId }, ann.headers)).status).toBe(404);
+    });
+  });
+});
