@@ -8,12 +8,21 @@
  * receives the delta knows exactly how long it took, and which deltas it never got.
  * Title requests get a short title at once.
  *
- * Forked by bench/stream.ts: sends `{ port }` when listening; takes `{ deltas, rate }`
- * for the answers that follow.
+ * With `together: n`, answers hold their first delta until n of them are open, so that n
+ * streams then run at once (each still on its own schedule, offset within one interval):
+ * the load is n concurrent streams, whatever it cost the app to start them.
+ *
+ * Forked by bench/stream.ts: sends `{ port }` when listening; takes `{ deltas, rate,
+ * together? }` for the answers that follow; `{ peak: true }` answers `{ peak }`, the most
+ * answers that streamed at once since the last script.
  */
 import http from "node:http";
 
-let script = { deltas: 10, rate: 50 };
+let script = { deltas: 10, rate: 50, together: 1 };
+/** Answers waiting for the others of their group to open (together > 1). */
+let waiting: Array<() => void> = [];
+let streaming = 0;
+let peak = 0;
 const clock = () => Number(process.hrtime.bigint()) / 1e6;
 
 function chunk(id: string, delta: Record<string, string>, finish: string | null = null): string {
@@ -39,22 +48,43 @@ function answer(res: http.ServerResponse, title: boolean): void {
     res.write(chunk(id, { content: "Bench session" }));
     return end(2);
   }
-  const { deltas, rate } = script;
-  const start = clock();
+  const { deltas, rate, together } = script;
   let seq = 0;
   let closed = false;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    streaming--;
+  };
   res.on("close", () => {
     closed = true;
+    finish();
   });
-  const next = () => {
-    if (closed) return;
-    const t = clock();
-    res.write(chunk(id, { content: `${seq}@${t.toFixed(3)} ` }));
-    seq++;
-    if (seq >= deltas) return end(deltas * 6);
-    setTimeout(next, Math.max(0, start + (seq * 1000) / rate - clock()));
+  const go = (offset: number) => {
+    const start = clock() + offset;
+    streaming++;
+    peak = Math.max(peak, streaming);
+    const next = () => {
+      if (closed) return;
+      const t = clock();
+      res.write(chunk(id, { content: `${seq}@${t.toFixed(3)} ` }));
+      seq++;
+      if (seq >= deltas) {
+        finish();
+        return end(deltas * 6);
+      }
+      setTimeout(next, Math.max(0, start + (seq * 1000) / rate - clock()));
+    };
+    setTimeout(next, offset);
   };
-  next();
+  if (together <= 1) return go(0);
+  waiting.push(() => go(Math.random() * (1000 / rate)));
+  if (waiting.length >= together) {
+    const group = waiting;
+    waiting = [];
+    for (const start of group) start();
+  }
 }
 
 const server = http.createServer((req, res) => {
@@ -70,8 +100,16 @@ const server = http.createServer((req, res) => {
   });
 });
 
-process.on("message", (message: { deltas?: number; rate?: number }) => {
-  if (typeof message.deltas === "number" && typeof message.rate === "number") script = { deltas: message.deltas, rate: message.rate };
+process.on("message", (message: { deltas?: number; rate?: number; together?: number; peak?: boolean }) => {
+  if (message.peak) {
+    process.send?.({ peak });
+    return;
+  }
+  if (typeof message.deltas === "number" && typeof message.rate === "number") {
+    script = { deltas: message.deltas, rate: message.rate, together: message.together ?? 1 };
+    waiting = [];
+    peak = 0;
+  }
   process.send?.({ ok: true });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeDeltasStream, mergeEvents, mergingFetch } from "./merge-deltas";
+import { mergeDeltas, mergeEvents, mergingFetch } from "./merge-deltas";
 
 /** Every chunk of a stream, in order. */
 async function drain<T>(stream: ReadableStream<T>): Promise<T[]> {
@@ -17,12 +17,14 @@ const contentOf = (event: string) => (data(event).choices as Array<{ delta: { co
 
 async function pipe(chunks: string[]): Promise<string> {
   const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  }).pipeThrough(mergeDeltasStream());
+  const stream = mergeDeltas(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+        controller.close();
+      },
+    }),
+  );
   const parts: string[] = [];
   const decoder = new TextDecoder();
   for (const part of await drain(stream)) parts.push(decoder.decode(part));
@@ -78,7 +80,14 @@ describe("mergeEvents", () => {
   });
 });
 
-describe("mergeDeltasStream", () => {
+describe("mergeDeltas", () => {
+  it("passes a chunk that is one whole event on as the same bytes", async () => {
+    const bytes = new TextEncoder().encode(`${chat("solo")}\n\n`);
+    const out = await drain(mergeDeltas(new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(bytes), c.close()) })));
+    expect(out).toEqual([bytes]);
+    expect(out[0]).toBe(bytes);
+  });
+
   it("merges the events of one chunk, passes a lone event through, and keeps an event split across chunks whole", async () => {
     const one = `${chat("a")}\n\n${chat("b")}\n\n`;
     const split = `${chat("c")}\n\n${chat("d")}`;
@@ -95,13 +104,15 @@ describe("mergeDeltasStream", () => {
     const at = text.indexOf("✓") + 1;
     const encoder = new TextEncoder();
     const cut = encoder.encode(text.slice(0, at)).length;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes.slice(0, cut));
-        controller.enqueue(bytes.slice(cut));
-        controller.close();
-      },
-    }).pipeThrough(mergeDeltasStream());
+    const stream = mergeDeltas(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.slice(0, cut));
+          controller.enqueue(bytes.slice(cut));
+          controller.close();
+        },
+      }),
+    );
     let out = "";
     const decoder = new TextDecoder();
     for (const part of await drain(stream)) out += decoder.decode(part, { stream: true });

@@ -125,29 +125,61 @@ export function mergeEvents(events: readonly string[]): string {
 
 /** End of an SSE event: a blank line (CRLF, LF or CR line ends). */
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+const LF = 10;
+const CR = 13;
 
-/** A stream stage that merges the text deltas arriving in the same chunk (see above). */
-export function mergeDeltasStream(): TransformStream<Uint8Array, Uint8Array> {
+/** Whether a chunk is exactly one whole event ending in "\n\n" (the common case, passed on as it is). */
+function oneEvent(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  if (n < 2 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return false;
+  for (let i = 0; i < n - 2; i++) {
+    const byte = chunk[i];
+    if (byte === CR || (byte === LF && chunk[i + 1] === LF)) return false;
+  }
+  return true;
+}
+
+/**
+ * The chunks of `source` with the text deltas that arrived in the same chunk merged (see
+ * above). A chunk that is one whole event goes on untouched; nothing is decoded for it.
+ */
+export function mergeDeltas(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let carry = "";
-  return new TransformStream({
-    transform(chunk, controller) {
-      const text = carry + decoder.decode(chunk, { stream: true });
-      const events: string[] = [];
-      let start = 0;
-      EVENT_END.lastIndex = 0;
-      for (let m = EVENT_END.exec(text); m; m = EVENT_END.exec(text)) {
-        events.push(text.slice(start, m.index));
-        start = m.index + m[0].length;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          const rest = carry + decoder.decode();
+          carry = "";
+          if (rest) controller.enqueue(encoder.encode(rest));
+          controller.close();
+          return;
+        }
+        if (carry === "" && oneEvent(value)) {
+          controller.enqueue(value);
+          return;
+        }
+        const text = carry + decoder.decode(value, { stream: true });
+        const events: string[] = [];
+        let start = 0;
+        EVENT_END.lastIndex = 0;
+        for (let m = EVENT_END.exec(text); m; m = EVENT_END.exec(text)) {
+          events.push(text.slice(start, m.index));
+          start = m.index + m[0].length;
+        }
+        carry = text.slice(start);
+        // A chunk that ends no event adds to the carry; the next one may.
+        if (events.length === 0) continue;
+        controller.enqueue(encoder.encode(events.length === 1 ? `${events[0]}\n\n` : mergeEvents(events)));
+        return;
       }
-      carry = text.slice(start);
-      if (events.length === 0) return;
-      controller.enqueue(encoder.encode(events.length === 1 ? `${events[0]}\n\n` : mergeEvents(events)));
     },
-    flush(controller) {
-      const rest = carry + decoder.decode();
-      if (rest) controller.enqueue(encoder.encode(rest));
+    cancel(reason) {
+      return reader.cancel(reason);
     },
   });
 }
@@ -158,7 +190,7 @@ export function mergingFetch(base?: typeof fetch): typeof fetch {
     const response = await (base ?? globalThis.fetch)(input, init);
     const type = response.headers.get("content-type") ?? "";
     if (!response.ok || !response.body || !type.includes("text/event-stream")) return response;
-    return new Response(response.body.pipeThrough(mergeDeltasStream()), {
+    return new Response(mergeDeltas(response.body), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

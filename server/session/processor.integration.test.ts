@@ -84,6 +84,8 @@ async function turn(): Promise<Turn> {
 interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows" | "project">> {
   /** Called with the services before the run (to watch them). */
   watch?: (services: Services) => void;
+  /** Called with the processor before the run. */
+  onProcessor?: (processor: Processor) => void;
   tools?: ToolSet;
   prices?: Prices;
   maxAttempts?: number;
@@ -104,6 +106,7 @@ async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Pro
     ...(options.overflows ? { overflows: options.overflows } : {}),
     ...(options.project ? { project: options.project } : {}),
   });
+  options.onProcessor?.(processor);
   const resolved = { ref: { providerId: "openai", modelId: "gpt-test" }, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES };
   const result = await processor.run(() => LLM.stream({ model: resolved, system: "", messages: [{ role: "user", content: "hi" }], tools: options.tools ?? {}, abortSignal: abort }));
   return { result, processor };
@@ -647,7 +650,7 @@ describe("processor: cleanup", () => {
 });
 
 describe("processor: snapshots", () => {
-  it("a step is snapshotted before the model is asked (a tool the model calls at once runs after it); a step that calls no tool once, one with a tool twice, with its patch", async () => {
+  it("a step that runs no tool takes no snapshot; one that does is snapshotted before its first tool runs (even a tool called at once) and at its end, with its patch", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "parley-processor-snapshots-"));
     writeFileSync(path.join(dir, "a.txt"), "one");
     const project = { id: Id.ascending("project"), directory: dir };
@@ -663,30 +666,35 @@ describe("processor: snapshots", () => {
       const text = await turn();
       const answer = script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "hello" }, { type: "text-end", id: "t" }, finish("stop")]]);
       await run(text, answer, { project, watch });
-      expect(tracks).toBe(1);
-      const parts = (await stored(text)).parts;
-      const start = parts.find((p) => p.type === "step-start");
-      const end = parts.find((p) => p.type === "step-finish");
-      expect(start?.type === "step-start" && start.snapshot).toBeTruthy();
-      expect(end?.type === "step-finish" && end.snapshot).toBe(start?.type === "step-start" ? start.snapshot : undefined);
+      expect(tracks).toBe(0);
+      const plain = (await stored(text)).parts;
+      expect(plain.some((p) => (p.type === "step-start" || p.type === "step-finish") && p.snapshot !== undefined)).toBe(false);
 
       tracks = 0;
       const edit = await turn();
+      let processor: Processor | undefined;
+      // As toolset.ts does: every tool waits for the step's snapshot before it runs.
       const writer = aiTool({
         description: "write",
         inputSchema: jsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
         execute: async (input: { text: string }) => {
+          await processor?.beforeTool();
           writeFileSync(path.join(dir, "a.txt"), input.text);
           return "written";
         },
       });
       const call = script([[{ type: "tool-call", toolCallId: "w", toolName: "write", input: '{"text":"two"}' }, finish("tool-calls")]]);
-      await run(edit, call, { project, watch, tools: { write: writer } });
+      await run(edit, call, { project, watch, tools: { write: writer }, onProcessor: (p) => (processor = p) });
       expect(tracks).toBe(2);
-      const all = (await stored(edit)).parts;
       expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("two");
-      const patch = all.find((p) => p.type === "patch");
+      const parts = (await stored(edit)).parts;
+      const start = parts.find((p) => p.type === "step-start");
+      const end = parts.find((p) => p.type === "step-finish");
+      const patch = parts.find((p) => p.type === "patch");
+      expect(start?.type === "step-start" && start.snapshot).toBeTruthy();
       expect(patch?.type === "patch" && patch.files).toEqual(["a.txt"]);
+      expect(patch?.type === "patch" && start?.type === "step-start" && patch.hash === start.snapshot).toBe(true);
+      expect(end?.type === "step-finish" && start?.type === "step-start" && end.snapshot !== start.snapshot).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -106,10 +106,15 @@ export class Processor {
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
   private compact = false;
-  /** The snapshot taken when the current step started (kept across retries of the step). */
+  /**
+   * The files before the current step's first tool ran (kept across retries of the step);
+   * none for a step that ran no tool, which changed no file.
+   */
   private stepStart: string | undefined;
-  /** Whether the current step (any attempt of it) called a tool: only then can it have changed files. */
-  private stepCalledTools = false;
+  /** That snapshot being taken (the step's tools may start together). */
+  private stepSnapshot: Promise<void> | undefined;
+  /** The current step's start part, to record the snapshot in once it is taken. */
+  private stepPart: PartOf<"step-start"> | undefined;
   /** This turn's snapshots: at the first step's start and at the last step's end. */
   readonly snapshots: { first?: string; last?: string } = {};
 
@@ -150,11 +155,6 @@ export class Processor {
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
   async run(open: () => StreamHandle): Promise<Result> {
-    // The files before the model is asked: a tool it calls may run (inside the AI SDK)
-    // before this processor handles the step's first event, so the step's first snapshot
-    // cannot wait for that event.
-    this.stepStart ??= await this.snapshot();
-    this.snapshots.first ??= this.stepStart;
     await this.writer.message(this.message);
     try {
       await this.attempts(open);
@@ -274,6 +274,7 @@ export class Processor {
     switch (event.type) {
       case "start-step": {
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
+        this.stepPart = part;
         this.openPart(part);
         return undefined;
       }
@@ -290,7 +291,6 @@ export class Processor {
       case "tool-call":
       case "tool-result":
       case "tool-error":
-        this.stepCalledTools = true;
         await this.onTool(event);
         return undefined;
       case "finish-step":
@@ -432,6 +432,29 @@ export class Processor {
     if (this.turn.overflows?.(step)) this.compact = true;
   }
 
+  /**
+   * Called before each tool of the step runs (toolset.ts): the first takes the step's
+   * snapshot, which the others wait for. Taken here, not when the step's stream starts: a
+   * step that runs no tool (most answers) changes no file and needs none, and a tool the
+   * model calls at once may run (inside the AI SDK) before this processor has handled the
+   * step's first event, so only this moment is surely before the tool.
+   */
+  beforeTool(): Promise<void> {
+    this.stepSnapshot ??= this.takeStepSnapshot();
+    return this.stepSnapshot;
+  }
+
+  private async takeStepSnapshot(): Promise<void> {
+    if (this.stepStart !== undefined) return;
+    this.stepStart = await this.snapshot();
+    this.snapshots.first ??= this.stepStart;
+    // The step's start part records where its files were (summaries and the turn's diff read it).
+    if (this.stepStart && this.stepPart && !this.stepPart.snapshot) {
+      this.stepPart = { ...this.stepPart, snapshot: this.stepStart };
+      await this.savePart(this.stepPart);
+    }
+  }
+
   /** The project as it is now, or undefined without snapshots (a failure is logged: the turn goes on). */
   private async snapshot(): Promise<string | undefined> {
     const { project } = this.turn;
@@ -451,9 +474,9 @@ export class Processor {
     this.stepStart = undefined;
     const { project } = this.turn;
     if (!start || !project) return undefined;
-    // A step that called no tool changed no file: it ends where it started (one snapshot, not two).
-    const hash = this.stepCalledTools ? await this.snapshot() : start;
-    this.stepCalledTools = false;
+    this.stepSnapshot = undefined;
+    this.stepPart = undefined;
+    const hash = await this.snapshot();
     if (!hash) return undefined;
     this.snapshots.last = hash;
     let files: string[] = [];

@@ -98,6 +98,8 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
         const loop = isDoomLoop(scope.calls, call);
         scope.calls.push(call);
         if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
+        // The step's files as they were before its first tool (the patch and revert need them).
+        await scope.processor.beforeTool();
         return s.executeTool(t, input, toolContext(s, scope, options.toolCallId, signal, ask));
       },
       toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
