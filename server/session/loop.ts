@@ -164,6 +164,11 @@ interface Pass {
   state: RunState;
 }
 
+/** Whether an answer is final: it ended, and not to have tools run (as toAnswer reads it). */
+function answered(message: AssistantMessage): boolean {
+  return message.error !== undefined || (message.finish !== undefined && message.finish !== "tool-calls" && message.finish !== "unknown");
+}
+
 /** The newest user message when it still needs an answer, else undefined. */
 function toAnswer(messages: WithParts[]): UserMessage | undefined {
   const lastUser = messages.findLast((m) => m.info.role === "user");
@@ -172,9 +177,7 @@ function toAnswer(messages: WithParts[]): UserMessage | undefined {
   // "continue" message or a prompt queued behind the compaction is answered next.
   const lastAssistant = messages.findLast((m) => m.info.role === "assistant" && !(m.info.summary && m.info.parentId !== lastUser.info.id));
   if (lastAssistant?.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
-    const a = lastAssistant.info;
-    if (a.error) return undefined;
-    if (a.finish && a.finish !== "tool-calls" && a.finish !== "unknown") return undefined;
+    if (answered(lastAssistant.info)) return undefined;
   }
   return lastUser.info;
 }
@@ -296,7 +299,10 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     await Compaction.create(s, compactionFor(p, user));
     return "continue";
   }
-  return result === "stop" || lastStep ? "stop" : "continue";
+  // An answer that ended (not for tool calls) ends the turn: no pass to read the history
+  // again just to find that out (a message that came meanwhile is seen by the runner's
+  // own check before it stops).
+  return result === "stop" || lastStep || answered(processor.message) ? "stop" : "continue";
 }
 
 /** The session's summary and the turn's diff after a step that took snapshots; a failure is logged, the turn goes on. */
