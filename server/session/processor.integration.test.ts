@@ -86,6 +86,8 @@ interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection"
   watch?: (services: Services) => void;
   /** Called with the processor before the run. */
   onProcessor?: (processor: Processor) => void;
+  /** The part window (default 0: every change published at once). */
+  streamWindowMs?: number;
   tools?: ToolSet;
   prices?: Prices;
   maxAttempts?: number;
@@ -95,7 +97,7 @@ interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection"
 
 async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Promise<{ result: Result; processor: Processor }> {
   const abort = options.abort ?? new AbortController().signal;
-  const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3, streamWindowMs: 0 } });
+  const services = testServices(t.bus, { db: options.db ?? testDb(), settings: { flushMs: options.flushMs ?? 20, maxAttempts: options.maxAttempts ?? 3, streamWindowMs: options.streamWindowMs ?? 0 } });
   options.watch?.(services);
   const processor = new Processor(services, {
     teamId: t.teamId,
@@ -698,5 +700,36 @@ describe("processor: snapshots", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("processor: live tool progress", () => {
+  it("progress reported by a running tool is coalesced like streamed input: one event per window with the latest state, stored with the next streamed write", async () => {
+    const t = await turn();
+    let processor: Processor | undefined;
+    const tool = aiTool({
+      description: "progress",
+      inputSchema: jsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+      execute: async () => {
+        // Once the part is running (reports before that are folded into its start).
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        for (let i = 1; i <= 5; i++) await processor?.updateTool("p", { metadata: { done: i } });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return "ok";
+      },
+    });
+    const model = script([[{ type: "tool-call", toolCallId: "p", toolName: "progress", input: '{"text":"x"}' }, finish("tool-calls")]]);
+    await run(t, model, { tools: { progress: tool }, onProcessor: (p) => (processor = p), streamWindowMs: 50 });
+    const running = t.rec
+      .partUpdates()
+      .map((u) => u.part)
+      .filter((p): p is ToolPart => p.type === "tool" && p.state.status === "running")
+      .map((p) => (p.state.status === "running" ? p.state.metadata?.done : undefined))
+      .filter((done) => done !== undefined);
+    // The first report goes out at once; the four right behind it, as one event with the last.
+    expect(running).toEqual([1, 5]);
+    const { parts } = await stored(t);
+    const done = parts.find((p): p is ToolPart => p.type === "tool");
+    expect(done?.state.status).toBe("completed");
   });
 });

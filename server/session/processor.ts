@@ -150,7 +150,10 @@ export class Processor {
       return;
     }
     if (part.state.status !== "running") return;
-    await this.savePart({ ...part, state: patched(part.state, patch) });
+    // Live progress (a subagent's calls, a title) streams like a tool's input: coalesced
+    // within the part's window and persisted with the turn's next streamed write; the
+    // tool's end is written at once with its final metadata.
+    await this.savePart({ ...part, state: patched(part.state, patch) }, "");
   }
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
