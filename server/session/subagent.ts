@@ -6,9 +6,8 @@ import { ToolError } from "../tool/tool";
 import * as Event from "./events";
 import type { Info } from "./info";
 import * as Prompt from "./prompt";
-import { sessionFromRow } from "./rows";
+import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
 import * as SessionOps from "./session";
-import * as Store from "./store";
 
 /**
  * Subagents (the task tool): a child session of the calling session — `parentId` the
@@ -47,6 +46,10 @@ export async function runSubagent(s: Services, caller: Caller, request: Subagent
   report();
   const stop = s.bus.subscribe({ teamId: child.teamId, sessionId: child.id }, (event) => {
     if (event.name !== Event.PartUpdated.name) return;
+    // Every event of the child passes here (each streamed delta too): only its tool parts
+    // are read, and only those are validated.
+    const payload = event.payload as { part?: { type?: unknown } } | undefined;
+    if (payload?.part?.type !== "tool") return;
     const { part } = Event.PartUpdated.schema.parse(event.payload);
     if (part.type !== "tool") return;
     const title = part.state.status === "running" || part.state.status === "completed" ? part.state.title : undefined;
@@ -96,9 +99,12 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, req
 
 /** The child's answer: the text of its last reply; a failed or stopped reply is an error of the call. */
 async function finalText(s: Services, childId: string): Promise<string> {
-  const last = (await Store.history(s.db, childId)).findLast((m) => m.info.role === "assistant");
-  if (!last || last.info.role !== "assistant") throw new ToolError("The subagent did not answer.");
-  if (last.info.error) throw new ToolError(`The subagent failed: ${last.info.error.message ?? last.info.error.name}`);
-  const text = last.parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
+  // The child's last answer only (not its whole history).
+  const row = await s.db.message.findFirst({ where: { sessionId: childId, role: "assistant" }, orderBy: { id: "desc" } });
+  const info = row ? messageFromRow(row) : undefined;
+  if (!info || info.role !== "assistant") throw new ToolError("The subagent did not answer.");
+  if (info.error) throw new ToolError(`The subagent failed: ${info.error.message ?? info.error.name}`);
+  const parts = (await s.db.part.findMany({ where: { messageId: info.id, type: "text" }, orderBy: { id: "asc" } })).map(partFromRow);
+  const text = parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
   return text || "(The subagent finished without a final message.)";
 }
