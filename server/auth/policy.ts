@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
+import { Project } from "../project";
 import { ensureSampleProject } from "../project/sample";
 
 /**
@@ -105,9 +106,10 @@ export async function setUpNewUser(
       }
       const teamId = await createTeam(tx, user.id, teamNameFor(user.name));
       ensureSampleProject(policy.defaultProject);
-      const projectId = Id.ascending("project");
-      await tx.project.create({ data: { id: projectId, teamId, name: path.basename(policy.defaultProject), directory: policy.defaultProject } });
-      return { kind: "first", teamId, projectId };
+      // Stored as its real path, like every project, so overlap checks see through links.
+      const directory = await Project.realDirectory(policy.defaultProject, "The default project");
+      const project = await Project.insert(tx, { teamId, name: path.basename(policy.defaultProject), directory }, policy.defaultProject);
+      return { kind: "first", teamId, projectId: project.id };
     }
     if (await hasPendingInvitation(tx, user.email, now)) return { kind: "invited" };
     if (policy.signUp === "open") return { kind: "own-team", teamId: await createTeam(tx, user.id, teamNameFor(user.name)) };

@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TeamFixture, makeTeam, testDb } from "../../test/db";
+import { type TeamFixture, databaseUrl, makeTeam, testDb } from "../../test/db";
 import { parleyError } from "../../test/fixtures";
+import { type Db, createDb } from "../db/client";
+import { isParleyError } from "../errors";
 import * as Id from "../id";
 import { Session } from "../session";
 import { Project } from ".";
@@ -18,7 +20,7 @@ describe("projects (integration)", () => {
   beforeAll(async () => {
     base = mkdtempSync(path.join(os.tmpdir(), "parley-projects-"));
     root = path.join(base, "root");
-    for (const dir of ["app", "api", "nested/deep", "shared", "by-admin", "removable"]) mkdirSync(path.join(root, dir), { recursive: true });
+    for (const dir of ["app", "api", "nested/deep", "shared", "by-admin", "removable", "raced-1", "raced-2", "raced-3"]) mkdirSync(path.join(root, dir), { recursive: true });
     mkdirSync(path.join(base, "outside"));
     writeFileSync(path.join(root, "notes.txt"), "not a folder");
     symlinkSync(path.join(base, "outside"), path.join(root, "escape"));
@@ -67,6 +69,27 @@ describe("projects (integration)", () => {
     expect((await parleyError(create(other, "app-link"), "CONFLICT")).message).toMatch(/another team/);
     expect((await parleyError(create(team, "app-link"), "CONFLICT")).message).toMatch(/already a project of this team/);
     expect(await create(other, "shared")).toMatchObject({ teamId: other.teamId });
+  });
+
+  it("two server instances (each its own connection pool) registering one folder for two teams at once: one wins", async () => {
+    const instances: Db[] = [createDb(databaseUrl(), { max: 3 }), createDb(databaseUrl(), { max: 3 })];
+    try {
+      for (const folder of ["raced-1", "raced-2", "raced-3"]) {
+        const attempts = [0, 1, 2, 3, 4, 5].map((i) => {
+          const fixture = i % 2 === 0 ? team : other;
+          return Project.create({ ...fixture.ctx, db: instances[Math.floor(i / 2) % 2]! }, { directory: folder }, { root });
+        });
+        const settled = await Promise.allSettled(attempts);
+        const won = settled.filter((s) => s.status === "fulfilled");
+        expect(won, folder).toHaveLength(1);
+        for (const s of settled) {
+          if (s.status === "rejected") expect(isParleyError(s.reason) && s.reason.code, String(s.reason)).toBe("CONFLICT");
+        }
+        expect(await testDb().project.count({ where: { directory: path.join(root, folder) } })).toBe(1);
+      }
+    } finally {
+      await Promise.all(instances.map((db) => db.$disconnect()));
+    }
   });
 
   it("members cannot register or remove projects; admins can", async () => {

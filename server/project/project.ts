@@ -2,6 +2,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
+import type { Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
@@ -32,7 +33,8 @@ function within(parent: string, child: string): boolean {
   return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
 }
 
-async function realDirectory(directory: string, what: string): Promise<string> {
+/** The real path of an existing directory (INVALID when it is missing or not a directory). */
+export async function realDirectory(directory: string, what: string): Promise<string> {
   let real: string;
   try {
     real = await realpath(directory);
@@ -45,18 +47,43 @@ async function realDirectory(directory: string, what: string): Promise<string> {
 }
 
 /**
- * The canonical directory of a new project: inside `root` both as written (no `..` or
- * absolute path out of it) and once symbolic links are followed, an existing directory,
- * and not the root itself (which holds every team's projects).
+ * Where a stored path is on disk now: its real path, or itself (normalized) when it is
+ * gone. Rows stored before directories were canonical may hold a link or a `./`.
  */
-export async function resolveDirectory(root: string, directory: string): Promise<string> {
+async function currentLocation(directory: string): Promise<string> {
+  try {
+    return await realpath(directory);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return path.resolve(directory);
+    throw error;
+  }
+}
+
+/**
+ * The canonical directory of a new project and of the projects root: inside `root` both
+ * as written (no `..` or absolute path out of it) and once symbolic links are followed,
+ * an existing directory, and not the root itself (which holds every team's projects).
+ */
+export async function resolveDirectory(root: string, directory: string): Promise<{ directory: string; root: string }> {
   const realRoot = await realDirectory(root, "The projects root");
   const asWritten = path.resolve(root, directory);
   if (!within(path.resolve(root), asWritten)) throw ParleyError.invalid(`${directory} is outside the projects root ${root}`);
   const real = await realDirectory(asWritten, "The directory");
   if (!within(realRoot, real)) throw ParleyError.invalid(`${directory} leads outside the projects root ${root} (through a symbolic link)`);
   if (real === realRoot) throw ParleyError.invalid(`Choose a folder inside the projects root ${root}, not the root itself`);
-  return real;
+  return { directory: real, root: realRoot };
+}
+
+/**
+ * Whether a project at `directory` (real, inside `root`) would reach Parley's own places
+ * (settings.forbidden: the data directory, the database cluster, the projects root): being
+ * one, holding one, or lying inside one — except inside one that holds the projects root
+ * itself (the default root is `<data>/projects`).
+ */
+async function reachesParleyData(directory: string, root: string, forbidden: string[]): Promise<boolean> {
+  const places = await Promise.all(forbidden.map(currentLocation));
+  return places.some((place) => within(directory, place) || (within(place, directory) && !within(place, root)));
 }
 
 /** Where project directories may be registered (a server path): for the owners and admins who register them. */
@@ -66,26 +93,57 @@ export async function root(ctx: Pick<Context, "db" | "actor">, options: { root: 
 }
 
 /**
- * Registers a project directory for the actor's team (owners and admins only). A
- * directory belongs to one team: one inside, around or equal to another team's project
- * is refused, so no team can reach another's files through a project.
+ * Registration checks every team's projects, then inserts: two requests checking at once
+ * would both pass. So each takes one PostgreSQL advisory lock held until its transaction
+ * ends (pg_advisory_xact_lock) — shared by every server instance on the database — and
+ * checks only once it holds it, seeing any row inserted before. Chosen over a serializable
+ * transaction, which would need a retry loop around a rare, short write. The two-key form
+ * keeps it apart from the run lock's one-key (bigint) session locks.
  */
-export async function create(ctx: Pick<Context, "db" | "actor">, input: CreateInput, options: { root: string }): Promise<Info> {
-  await requireRole(ctx, ADMIN_ROLES, "register projects");
-  const directory = await resolveDirectory(options.root, input.directory);
-  const others = await ctx.db.project.findMany({ select: { teamId: true, directory: true } });
+const REGISTRATION_LOCK = { classId: 0x7061726c, objId: 0x70726a74 }; // "parl", "prjt"
+
+export interface NewProject {
+  teamId: string;
+  name: string;
+  /** A real path (realDirectory). */
+  directory: string;
+}
+
+/**
+ * Inserts a project in `tx` (a transaction, which keeps the registration lock until it
+ * ends) unless its directory is already one of the team's projects (CONFLICT) or lies
+ * inside, around or at another team's project (CONFLICT): a directory belongs to one team.
+ * `asGiven` names the directory in the message (another team's path is never shown).
+ */
+export async function insert(tx: Prisma.TransactionClient, project: NewProject, asGiven: string): Promise<Info> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK.classId}::int4, ${REGISTRATION_LOCK.objId}::int4)`;
+  const rows = await tx.project.findMany({ select: { teamId: true, directory: true } });
+  const others = await Promise.all(rows.map(async (row) => ({ teamId: row.teamId, places: [path.resolve(row.directory), await currentLocation(row.directory)] })));
   for (const other of others) {
-    if (other.teamId === ctx.actor.teamId && other.directory === directory) {
-      throw new ParleyError("CONFLICT", `${directory} is already a project of this team`);
-    }
-    if (other.teamId !== ctx.actor.teamId && (within(other.directory, directory) || within(directory, other.directory))) {
-      throw new ParleyError("CONFLICT", `${input.directory} overlaps a project of another team`);
+    if (other.teamId === project.teamId) {
+      if (other.places.includes(project.directory)) throw new ParleyError("CONFLICT", `${asGiven} is already a project of this team`);
+    } else if (other.places.some((place) => within(place, project.directory) || within(project.directory, place))) {
+      throw new ParleyError("CONFLICT", `${asGiven} overlaps a project of another team`);
     }
   }
-  const row = await ctx.db.project.create({
-    data: { id: Id.ascending("project"), teamId: ctx.actor.teamId, name: input.name ?? path.basename(directory), directory },
-  });
+  const row = await tx.project.create({ data: { id: Id.ascending("project"), ...project } });
   return info(row);
+}
+
+/**
+ * Registers a project directory for the actor's team (owners and admins only), stored as
+ * its real path. Refused: a folder outside the projects root, one reaching Parley's own
+ * data, and one inside, around or equal to another team's project — so no team can reach
+ * another's files, or Parley's, through a project.
+ */
+export async function create(ctx: Pick<Context, "db" | "actor" | "settings">, input: CreateInput, options: { root: string }): Promise<Info> {
+  await requireRole(ctx, ADMIN_ROLES, "register projects");
+  const { directory, root } = await resolveDirectory(options.root, input.directory);
+  if (await reachesParleyData(directory, root, ctx.settings.forbidden)) {
+    throw ParleyError.invalid(`${input.directory} overlaps Parley's own data (its data directory): choose another folder`);
+  }
+  const project = { teamId: ctx.actor.teamId, name: input.name ?? path.basename(directory), directory };
+  return ctx.db.$transaction((tx) => insert(tx, project, input.directory));
 }
 
 /** Unregisters a project (owners and admins only); refused while sessions use it. Its files stay. */
