@@ -25,7 +25,7 @@ import { createOfflineModel } from "../server/provider/offline";
 import { type Context, withActor } from "../server/services";
 import { Session } from "../server/session";
 import { Runners } from "../server/session/runner";
-import { wire } from "../server/session/wire";
+import { isStreamed, wire } from "../server/session/wire";
 import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
 import { ms, numberArg, stats, verdict } from "./figures";
 
@@ -55,7 +55,8 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-subagents-data-"));
   const db = createDb(database.url, { max: 20 });
   const bus = new Bus();
-  const link = await bridge(bus, database.url, { encode: wire });
+  // As the server runs it (server/runtime.ts): streamed changes go through PostgreSQL only while another instance listens.
+  const link = await bridge(bus, database.url, { encode: wire, optional: isStreamed });
   const model = createOfflineModel({});
   const services = await benchServices(db, database.url, {
     bus,
