@@ -180,6 +180,9 @@ async function main(): Promise<number> {
       OPENAI_API_KEY: "bench",
       PARLEY_MODEL: "compatible/bench",
       PARLEY_SMALL_MODEL: "compatible/bench",
+      // One user follows every session from one address: lift the caps on open streams.
+      PARLEY_LIVE_STREAMS_PER_USER: "10000",
+      PARLEY_LIVE_STREAMS_PER_ADDRESS: "10000",
     });
     await waitForServer(base, app, 900_000);
     const appPid = app.pid ?? 0;

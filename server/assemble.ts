@@ -4,7 +4,10 @@ import type { Bus } from "./bus/bus";
 import type { Config } from "./config";
 import { clusterDirectory } from "./db/cluster";
 import type { Db } from "./db/client";
+import { trustedProxies } from "./auth/client-address";
 import { AccessWatch } from "./live/access";
+import { DEFAULT_STREAM_LIMITS } from "./live/limits";
+import { LiveStreams } from "./live/streams";
 import { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
@@ -62,6 +65,7 @@ export function assemble(parts: Parts): Services {
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     access: new AccessWatch(parts.bus, parts.db),
+    streams: new LiveStreams(parts.bus, parts.settings.liveStreams ?? DEFAULT_STREAM_LIMITS, trustedProxies(parts.settings.trustedProxies ?? [])),
     streamedWrites: new StreamedWrites(parts.db, parts.settings.flushMs ?? FLUSH_MS),
     settings: parts.settings,
   };
@@ -97,6 +101,8 @@ export function configSettings(cfg: Config): Settings {
     compaction: cfg.compaction,
     share: cfg.share,
     publicUrl: cfg.publicUrl,
+    liveStreams: cfg.liveStreams,
+    trustedProxies: cfg.trustedProxies,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }

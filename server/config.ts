@@ -8,6 +8,7 @@ import { ModelOverrides } from "./provider/models";
 import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
 import { describeIssues } from "./fn";
 import { trustedProxies } from "./auth/client-address";
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -16,6 +17,7 @@ import { trustedProxies } from "./auth/client-address";
  */
 
 const ModelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"');
+const StreamCap = z.number().int().min(1).max(100_000);
 
 export const ConfigFileSchema = z
   .object({
@@ -42,6 +44,11 @@ export const ConfigFileSchema = z
     agents: AgentsConfig.optional(),
     /** Streaming: a part's changes that come less than `windowMs` after its last update are sent together (0: each at once). */
     stream: z.object({ windowMs: z.number().int().min(0).max(1000).optional() }).strict().optional(),
+    /** Caps on open live streams (SSE), per signed-in user, per client address and per share link. */
+    liveStreams: z
+      .object({ perUser: StreamCap.optional(), perAddress: StreamCap.optional(), perShare: StreamCap.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -69,6 +76,9 @@ const EnvSchema = z.object({
   PARLEY_SANDBOX: z.enum(["auto", "off"]).optional(),
   PARLEY_SANDBOX_NETWORK: z.enum(["none", "allow"]).optional(),
   PARLEY_STREAM_WINDOW_MS: z.coerce.number().int().min(0).max(1000).optional(),
+  PARLEY_LIVE_STREAMS_PER_USER: z.coerce.number().pipe(StreamCap).optional(),
+  PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
+  PARLEY_LIVE_STREAMS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
 });
 
 export interface Config {
@@ -109,6 +119,8 @@ export interface Config {
   agents: AgentsConfig;
   /** Coalescing window of a part's streamed changes (ms); undefined: the default (16). */
   stream: { windowMs: number | undefined };
+  /** Caps on open live streams (SSE): over one, a new stream is refused with 429. */
+  liveStreams: StreamLimits;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +182,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
     agents: fromFile.agents ?? {},
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
+    liveStreams: {
+      perUser: e.PARLEY_LIVE_STREAMS_PER_USER ?? fromFile.liveStreams?.perUser ?? DEFAULT_STREAM_LIMITS.perUser,
+      perAddress: e.PARLEY_LIVE_STREAMS_PER_ADDRESS ?? fromFile.liveStreams?.perAddress ?? DEFAULT_STREAM_LIMITS.perAddress,
+      perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
+    },
   };
 }
 

@@ -9,6 +9,7 @@ export type ParleyErrorCode =
   | "INVALID"
   | "BUSY"
   | "CONFLICT"
+  | "TOO_MANY"
   | "CORRUPT"
   | "INTERNAL";
 
@@ -58,6 +59,8 @@ export function httpStatus(code: ParleyErrorCode): number {
     case "BUSY":
     case "CONFLICT":
       return 409;
+    case "TOO_MANY":
+      return 429;
     case "CORRUPT":
     case "INTERNAL":
       return 500;

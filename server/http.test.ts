@@ -5,7 +5,7 @@ import { ParleyError } from "./errors";
 
 // A short heartbeat, read when the module loads.
 process.env.PARLEY_SSE_HEARTBEAT_MS = "20";
-const { errorResponse, restartStreams, sseResponse } = await import("./http");
+const { MAX_PENDING_BYTES, errorResponse, restartStreams, sseResponse } = await import("./http");
 
 async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, needle: string): Promise<string> {
   const decoder = new TextDecoder();
@@ -147,6 +147,26 @@ describe("sseResponse", () => {
     expect(ids(await second)).toEqual(["e1"]);
     expect(bus.subscriberCount).toBe(0);
     expect(restartStreams()).toBe(0);
+  });
+
+  it("drops a client that stops reading once it is MAX_PENDING_BYTES behind, and says so once; one that reads keeps its stream", async () => {
+    const bus = new Bus();
+    const closed = vi.fn();
+    const big = (n: number): Envelope => ({ ...event(n), payload: { n, pad: "x".repeat(64 * 1024) } });
+    const slow = sseResponse(new AbortController().signal, { subscribe: (send) => bus.subscribe({ teamId: "t" }, send), closed });
+    const reading = sseResponse(new AbortController().signal, { subscribe: (send) => bus.subscribe({ teamId: "t" }, send) });
+    const read = readAll(reading);
+    // One write per macrotask, as events of separate moments arrive: the slow client takes none.
+    const events = Math.ceil((2 * MAX_PENDING_BYTES) / (64 * 1024));
+    for (let n = 1; n <= events; n++) {
+      bus.deliver(big(n));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    expect(bus.subscriberCount).toBe(1);
+    expect(closed).toHaveBeenCalledOnce();
+    await expect(slow.body!.getReader().read()).rejects.toMatchObject({ name: "AbortError" });
+    restartStreams();
+    expect(ids(await read)).toHaveLength(events);
   });
 
   it("an end asked for while the initial events are read waits for them and for the live ones held meanwhile", async () => {

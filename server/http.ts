@@ -24,6 +24,12 @@ function frame(event: Envelope): string {
 }
 
 export const HEARTBEAT_MS = Number(process.env.PARLEY_SSE_HEARTBEAT_MS ?? 15_000);
+/**
+ * What a stream may hold that its client has not taken yet (bytes). A client that falls
+ * further behind (it stopped reading, its network is too slow) is dropped instead of
+ * queued for without bound: its browser reconnects and reads the current state again.
+ */
+export const MAX_PENDING_BYTES = 1024 * 1024;
 
 export interface EventSource {
   /**
@@ -36,6 +42,8 @@ export interface EventSource {
    * from the server side once what was sent is flushed (e.g. a revoked share link).
    */
   subscribe(send: (event: Envelope) => void, end: () => void): () => void;
+  /** Called once when the stream ends, however it ends (e.g. to count it out of a cap). */
+  closed?(): void;
 }
 
 /** The `end` of every SSE stream this process has open. */
@@ -65,20 +73,24 @@ const SSE_HEADERS = {
  */
 export function sseResponse(signal: AbortSignal, source: EventSource): Response {
   let stream: SseStream | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    // Runs at once, inside the constructor: the source is subscribed when this returns.
-    start(controller) {
-      stream = new SseStream(controller, signal, source);
-      stream.start();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      // Runs at once, inside the constructor: the source is subscribed when this returns.
+      start(controller) {
+        stream = new SseStream(controller, signal, source);
+        stream.start();
+      },
+      cancel() {
+        stream?.close("cancel");
+      },
     },
-    cancel() {
-      stream?.close("cancel");
-    },
-  });
+    // The queue counts bytes: its desiredSize goes below 0 once the client is MAX_PENDING_BYTES behind.
+    { highWaterMark: MAX_PENDING_BYTES, size: (chunk) => chunk.byteLength },
+  );
   return new Response(body, { headers: SSE_HEADERS });
 }
 
-type CloseReason = "cancel" | "abort" | "end" | "failed";
+type CloseReason = "cancel" | "abort" | "end" | "failed" | "behind";
 
 /** One open SSE response: its subscription, heartbeat, and the events held while the initial ones are read. */
 class SseStream {
@@ -147,8 +159,11 @@ class SseStream {
 
   close(reason: CloseReason, error?: unknown): void {
     if (!this.open) return;
-    // What was queued goes out before a close from this side.
-    if (reason === "end") this.flush();
+    // What was queued goes out before a close from this side (unless that closes the stream itself).
+    if (reason === "end") {
+      this.flush();
+      if (!this.open) return;
+    }
     this.open = false;
     openStreams.delete(this.end);
     clearInterval(this.heartbeat);
@@ -157,6 +172,10 @@ class SseStream {
     // A cancelled stream is already closed (closing it again would throw); error() never throws.
     if (reason === "abort" || reason === "end") this.controller.close();
     else if (reason === "failed") this.controller.error(error);
+    // What the client has not taken is thrown away with the connection (an AbortError, which
+    // Next.js takes as a client gone rather than a failure to report).
+    else if (reason === "behind") this.controller.error(new DOMException("the client fell too far behind", "AbortError"));
+    this.source.closed?.();
   }
 
   private send(event: Envelope): void {
@@ -177,6 +196,8 @@ class SseStream {
     const text = this.pending;
     this.pending = "";
     if (!this.open || text === "") return;
+    // Still holding more than MAX_PENDING_BYTES from earlier writes: the client is not keeping up.
+    if ((this.controller.desiredSize ?? 0) < 0) return this.close("behind");
     try {
       this.controller.enqueue(this.encoder.encode(text));
     } catch (error) {

@@ -1,4 +1,6 @@
 import type { AccessWatch } from "./live/access";
+import type { StreamLimits } from "./live/limits";
+import type { LiveStreams } from "./live/streams";
 import type { LanguageModel } from "ai";
 import { z } from "zod";
 import type { Agents } from "./agent/agent";
@@ -81,6 +83,10 @@ export interface Settings {
   share: "auto" | "manual" | "disabled";
   /** Base of share URLs, e.g. "https://parley.example.com"; relative URLs when unset. */
   publicUrl?: string | undefined;
+  /** Caps on open live streams per user, address and share link; default DEFAULT_STREAM_LIMITS. */
+  liveStreams?: StreamLimits;
+  /** Reverse proxies whose X-Forwarded-For is believed (server/auth/client-address.ts); default none. */
+  trustedProxies?: string[];
 }
 
 /** Runs subagents in child sessions (server/session/subagent.ts), for the task tool. */
@@ -113,6 +119,8 @@ export interface Services {
   subagents: Subagents;
   /** Live streams of members, ended when their access ends (server/live/access.ts). */
   access: AccessWatch;
+  /** Live streams open on this process: their caps, and runners' sync answers to each (server/live/streams.ts). */
+  streams: LiveStreams;
   /** Streamed part changes of every running turn, persisted together (session/writer.ts). */
   streamedWrites: StreamedWrites;
   settings: Settings;

@@ -1,10 +1,11 @@
 "use client";
 
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider, isServer } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import { reloadTo } from "@/components/auth/client";
+import { MAX_BATCH_CALLS, PUBLIC_PROCEDURES } from "@/lib/trpc-batch";
 import type { AppRouter } from "@/server/trpc/router";
 
 /** tRPC + React Query for client components: `const trpc = useTRPC()`. */
@@ -60,7 +61,14 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc" })],
+      // The server batches members' calls (at most MAX_BATCH_CALLS) and never a share link's.
+      links: [
+        splitLink({
+          condition: (op) => PUBLIC_PROCEDURES.has(op.path),
+          true: httpLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: MAX_BATCH_CALLS }),
+        }),
+      ],
     }),
   );
   return (

@@ -6,6 +6,7 @@ import * as SessionEvent from "../session/events";
 import type { Info } from "../session/info";
 import { SyncRequested } from "../session/runner";
 import { Ready } from "./events";
+import type { LiveStreams } from "./streams";
 
 /**
  * What one audience's live stream is made of. The bus picks the events declared for the
@@ -15,6 +16,8 @@ import { Ready } from "./events";
  */
 export interface Feed {
   bus: Bus;
+  /** Where the runners' answers to this stream's sync request arrive (see `Start.sync`). */
+  streams: LiveStreams;
   filter: Filter & { audience: Audience };
   /** What becomes of one event of the filter; sent unchanged when omitted. */
   route?(event: Envelope): Routed;
@@ -36,7 +39,10 @@ export type Routed = Envelope | "skip" | "end";
 export interface Start {
   /** The session as this audience sees it now. */
   info: Info;
-  /** Sessions whose runners should resend in full what they are streaming now. */
+  /**
+   * Sessions whose runners should send this stream (and no other) the full state of what
+   * they are streaming now, from whichever instance runs them.
+   */
   sync: Iterable<string>;
 }
 
@@ -51,8 +57,13 @@ export function opening(info: Info): Envelope[] {
   return [envelope(SessionEvent.Updated, { info }, scope), envelope(Ready, { sessionId: info.id, status: info.status }, scope)];
 }
 
-/** The event source of an SSE response (server/http.ts) for a feed. */
-export function eventSource(feed: Feed): EventSource {
+/**
+ * The event source of an SSE response (server/http.ts) for a feed; `closed` is called once
+ * when the stream ends.
+ */
+export function eventSource(feed: Feed, closed?: () => void): EventSource {
+  /** This stream, as the runners' answers to its sync request are addressed. */
+  const connection = randomUUID();
   // Set by subscribe, which the response always calls before `initial`.
   let finish = () => {};
   const source: EventSource = {
@@ -64,18 +75,27 @@ export function eventSource(feed: Feed): EventSource {
         if (feed.farewell) send(feed.farewell());
         end();
       };
-      const unsubscribe = feed.bus.subscribe(feed.filter, (event) => {
+      const deliver = (event: Envelope) => {
         if (ended) return;
         const routed = feed.route ? feed.route(event) : event;
         if (routed === "end") finish();
         else if (routed !== "skip") send(routed);
-      });
+      };
+      const unsubscribe = feed.bus.subscribe(feed.filter, deliver);
+      // A runner's answer: the full parts it streams, as this audience would get them live.
+      const unsync = feed.start
+        ? feed.streams.onSync(connection, (parts, scope) => {
+            for (const part of parts) deliver(envelope(SessionEvent.PartUpdated, { part }, scope));
+          })
+        : undefined;
       const unguard = feed.guard?.(() => finish());
       return () => {
         unguard?.();
+        unsync?.();
         unsubscribe();
       };
     },
+    ...(closed ? { closed } : {}),
   };
   const { start } = feed;
   if (start) {
@@ -85,8 +105,10 @@ export function eventSource(feed: Feed): EventSource {
         finish();
         return [];
       }
-      // Ask the runners (on whichever instance) to resend in full what is streaming now.
-      for (const id of state.sync) feed.bus.publish(SyncRequested, { sessionId: id }, { teamId: state.info.teamId, sessionId: id });
+      // Ask the runners (on whichever instance) for what is streaming now, for this stream only.
+      const sessionIds = [...state.sync];
+      const request = { sessionIds, connection, instance: feed.bus.instanceId };
+      if (sessionIds.length) feed.bus.publish(SyncRequested, request, { teamId: state.info.teamId });
       return opening(state.info);
     };
   }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeTeam, type TeamFixture } from "../../test/db";
+import { is } from "../bus/bus";
 import { parleyError, userMessage } from "../../test/fixtures";
 import { type Frame, sseReader } from "../../test/sse";
 import * as Id from "../id";
@@ -13,6 +14,9 @@ import { liveStream } from "./stream";
  * events each audience gets is what the events declare, the opening is named, and the
  * runners are asked to resend what is streaming.
  */
+
+/** A request for a stream, from a client without an address of its own (no cap on addresses applies). */
+const request = (signal: AbortSignal) => new Request("http://parley.test/events", { signal });
 
 /** The session an event is about, as its scope says. */
 const sessionOf = (frame: Frame): string | undefined => (frame as Frame & { scope: { sessionId?: string } }).scope.sessionId;
@@ -30,7 +34,7 @@ describe("live streams (integration)", () => {
     const request = { id: Id.ascending("permission"), sessionId, permission: "bash", patterns: ["ls"], always: [], metadata: {}, time: { created: 1 } };
     bus.publish(PermissionEvent.Asked, { request }, scope);
     bus.publish(SessionEvent.TodoUpdated, { sessionId, todos: [] }, scope);
-    bus.publish(SyncRequested, { sessionId }, scope);
+    bus.publish(SyncRequested, { sessionIds: [sessionId], connection: "elsewhere", instance: bus.instanceId }, scope);
     await Session.updateMessage(team.ctx, userMessage(sessionId));
     await Session.update(team.ctx, sessionId, { title: last });
   }
@@ -39,7 +43,7 @@ describe("live streams (integration)", () => {
   /** The sessions the runners were asked to resync while `work` ran. */
   async function syncsDuring(work: () => Promise<void>): Promise<string[]> {
     const asked: string[] = [];
-    const stop = team.ctx.bus.subscribeAll((e) => (e.name === SyncRequested.name ? asked.push(e.scope.sessionId ?? "") : undefined));
+    const stop = team.ctx.bus.subscribeAll((e) => (is(e, SyncRequested) ? asked.push(...e.payload.sessionIds) : undefined));
     try {
       await work();
     } finally {
@@ -54,7 +58,7 @@ describe("live streams (integration)", () => {
     const abort = new AbortController();
     let stream: ReturnType<typeof sseReader> | undefined;
     const synced = await syncsDuring(async () => {
-      stream = sseReader(await liveStream(abort.signal, { audience: "member", ctx: team.ctx, sessionId: info.id }));
+      stream = sseReader(await liveStream(request(abort.signal), { audience: "member", ctx: team.ctx, sessionId: info.id }));
       await stream.until(() => stream!.events.length >= 2, "the opening");
     });
     const events = stream!.events;
@@ -77,7 +81,7 @@ describe("live streams (integration)", () => {
   it("team: session and permission events of every session of the team, live only; another team is unknown", async () => {
     const info = await Session.create(team.ctx, { projectId: team.projectId, title: "Team view" });
     const abort = new AbortController();
-    const stream = sseReader(await liveStream(abort.signal, { audience: "team", ctx: team.ctx, teamId: team.teamId }));
+    const stream = sseReader(await liveStream(request(abort.signal), { audience: "team", ctx: team.ctx, teamId: team.teamId }));
     await publishEveryKind(info.id, "Team last");
     await stream.until(() => stream.events.some(titled("Team last")), "the last rename");
     expect(stream.events.map((e) => e.name)).toEqual(["permission.asked", "session.updated"]);
@@ -85,7 +89,7 @@ describe("live streams (integration)", () => {
     await stream.pump;
 
     const other = await makeTeam({ services: team.ctx });
-    await parleyError(liveStream(new AbortController().signal, { audience: "team", ctx: team.ctx, teamId: other.teamId }), "NOT_FOUND");
+    await parleyError(liveStream(request(new AbortController().signal), { audience: "team", ctx: team.ctx, teamId: other.teamId }), "NOT_FOUND");
   });
 
   it("viewer: the shared session as a viewer sees it, stream.ready, then session, message and todo events, never a permission", async () => {
@@ -95,7 +99,7 @@ describe("live streams (integration)", () => {
     const abort = new AbortController();
     let stream: ReturnType<typeof sseReader> | undefined;
     const synced = await syncsDuring(async () => {
-      stream = sseReader(await liveStream(abort.signal, { audience: "viewer", services: team.ctx, shareId }));
+      stream = sseReader(await liveStream(request(abort.signal), { audience: "viewer", services: team.ctx, shareId }));
       await stream.until(() => stream!.events.length >= 2, "the opening");
     });
     const events = stream!.events;

@@ -5,6 +5,7 @@ import type { Actor, Context } from "../services";
 import { Session } from "../session";
 import type { AccessWatch } from "./access";
 import { type Feed, eventSource } from "./feed";
+import type { LiveStreams, StreamOwner } from "./streams";
 import { type ViewerServices, viewerFeed } from "./viewer";
 
 /**
@@ -16,16 +17,32 @@ import { type ViewerServices, viewerFeed } from "./viewer";
  *   events of its tree, until the link is revoked (server/live/viewer.ts);
  * - team: the member's own team — session and permission events of every session, for
  *   lists and the dashboard, live only.
- * Access is checked before anything is streamed: the promise rejects with the domain
- * error (NOT_FOUND, INVALID…) for the route to answer.
+ * Each user, client address and share link may hold only so many streams at once
+ * (server/live/streams.ts): one more is refused with TOO_MANY. Access is checked before
+ * anything is streamed: the promise rejects with the domain error (NOT_FOUND, INVALID,
+ * TOO_MANY…) for the route to answer.
  */
 export type Watch =
   | { audience: "member"; ctx: Context; sessionId: string }
   | { audience: "viewer"; services: ViewerServices; shareId: string }
-  | { audience: "team"; ctx: { bus: Bus; actor: Actor; access: AccessWatch }; teamId: string };
+  | { audience: "team"; ctx: TeamContext; teamId: string };
 
-export async function liveStream(signal: AbortSignal, watch: Watch): Promise<Response> {
-  return sseResponse(signal, eventSource(await feed(watch)));
+type TeamContext = { bus: Bus; actor: Actor; access: AccessWatch; streams: LiveStreams };
+
+/** The live stream `req` asks for (its headers tell the client's address, its signal when it leaves). */
+export async function liveStream(req: Request, watch: Watch): Promise<Response> {
+  const streams = watch.audience === "viewer" ? watch.services.streams : watch.ctx.streams;
+  const release = streams.admit(owner(req.headers, watch));
+  try {
+    return sseResponse(req.signal, eventSource(await feed(watch), release));
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+function owner(headers: Headers, watch: Watch): StreamOwner {
+  return watch.audience === "viewer" ? { headers, shareId: watch.shareId } : { headers, userId: watch.ctx.actor.userId };
 }
 
 function feed(watch: Watch): Promise<Feed> {
@@ -43,6 +60,7 @@ async function memberFeed(ctx: Context, sessionId: string): Promise<Feed> {
   const info = await Session.get(ctx, sessionId);
   return {
     bus: ctx.bus,
+    streams: ctx.streams,
     filter: { teamId: info.teamId, sessionId: info.id, audience: "member" },
     start: async () => ({ info: await Session.get(ctx, info.id), sync: [info.id] }),
     ...guarded(ctx),
@@ -50,9 +68,9 @@ async function memberFeed(ctx: Context, sessionId: string): Promise<Feed> {
 }
 
 /** A member streams their own team only; any other team is unknown to them. */
-async function teamFeed(ctx: { bus: Bus; actor: Actor; access: AccessWatch }, teamId: string): Promise<Feed> {
+async function teamFeed(ctx: TeamContext, teamId: string): Promise<Feed> {
   if (teamId !== ctx.actor.teamId) throw ParleyError.notFound("team", teamId);
-  return { bus: ctx.bus, filter: { teamId, audience: "team" }, ...guarded(ctx) };
+  return { bus: ctx.bus, streams: ctx.streams, filter: { teamId, audience: "team" }, ...guarded(ctx) };
 }
 
 /** A member's stream ends with the access it was opened with: a sign-out, a removal from the team (live/access.ts). */

@@ -7,6 +7,7 @@ import type { Info } from "../session/info";
 import { Revoked } from "../share/events";
 import { type ViewerScope, descendants, errorForViewer, forViewer, messageForViewer, partForViewer, resolve, resolveScoped } from "../share/share-view";
 import { type Feed, type Routed, type Start, envelope } from "./feed";
+import type { LiveStreams } from "./streams";
 
 /**
  * The live events of a share link, for an anonymous viewer: those declared for viewers
@@ -20,18 +21,20 @@ import { type Feed, type Routed, type Start, envelope } from "./feed";
 export interface ViewerServices {
   db: Db;
   bus: Bus;
+  streams: LiveStreams;
   settings: Pick<Settings, "publicUrl" | "share" | "dataDir">;
 }
 
 /** The feed of a share link; NOT_FOUND when the link is unknown or revoked. */
 export async function viewerFeed(services: ViewerServices, shareId: string): Promise<Feed> {
-  const { db, bus } = services;
+  const { db, bus, streams } = services;
   const options = { publicUrl: services.settings.publicUrl, mode: services.settings.share, dataDir: services.settings.dataDir };
   const { root, scope } = await resolveScoped(db, shareId, options);
   /** The shared tree, grown as children are created. */
   const tree = new Set(await descendants(db, root.id));
   return {
     bus,
+    streams,
     filter: { teamId: root.teamId, audience: "viewer" },
     route: (event) => route(event, tree, root.id, shareId, scope),
     // Read after subscribing, so a revoke or a child created in between is not missed.

@@ -130,10 +130,10 @@ export class Processor {
     return this.services.clock.now();
   }
 
-  /** Republish the full state of every part still streaming (no delta), for clients that just connected. */
-  resync(): void {
+  /** The full state of every part still streaming, for a client that just connected. */
+  streamingParts(): Part[] {
     const tools = [...this.tools.values()].filter((part) => part.state.status === "pending" || part.state.status === "running");
-    this.writer.resync([...this.texts.values(), ...tools]);
+    return [...this.texts.values(), ...tools];
   }
 
   async updateTool(callId: string, update: ToolPatch): Promise<void> {

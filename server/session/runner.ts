@@ -1,18 +1,34 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { define } from "../bus/bus";
+import { define, is } from "../bus/bus";
 import type { Bus, Envelope } from "../bus/bus";
 import type { RunLock } from "./lock";
+import { Part } from "./message";
 
 /**
  * The runners of this process, one per session, and the cross-instance abort: an abort
  * asked on any instance is published and stops the runner wherever it runs.
  */
 export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }), { audience: [] });
-/** A client (re)connected: the runner republishes the full state of what is streaming. */
-export const SyncRequested = define("runner.sync", z.object({ sessionId: z.string() }), { audience: [] });
+/**
+ * A live stream (re)connected and needs the full state of what the runners of these
+ * sessions are streaming now: whichever instance runs one answers with `Synced`, addressed
+ * to that one stream (`connection`, open on the instance `instance`), never to the
+ * session's other clients.
+ */
+export const SyncRequested = define(
+  "runner.sync",
+  z.object({ sessionIds: z.array(z.string()), connection: z.string(), instance: z.string() }),
+  { audience: [] },
+);
+export type SyncRequested = z.infer<typeof SyncRequested.schema>;
+
+/** The answer to a SyncRequested: the parts a runner streams now, for one stream (server/live/streams.ts). */
+export const Synced = define("runner.synced", z.object({ connection: z.string(), parts: z.array(Part) }), { audience: [] });
 
 export interface Resyncable {
-  resync(): void;
+  /** The full state of every part still streaming. */
+  streamingParts(): Part[];
 }
 
 export interface Runner {
@@ -40,11 +56,26 @@ export class Runners {
       if (event.name === AbortRequested.name) {
         const { sessionId } = AbortRequested.schema.parse(event.payload);
         this.running.get(sessionId)?.abort.abort("Aborted by the user");
-      } else if (event.name === SyncRequested.name) {
-        const { sessionId } = SyncRequested.schema.parse(event.payload);
-        this.running.get(sessionId)?.current?.resync();
+      } else if (is(event, SyncRequested)) {
+        this.sync(bus, event.payload, event.scope.teamId);
       }
     });
+  }
+
+  /**
+   * Answer a sync request for the sessions this process runs. The answer is for one
+   * stream: handed to this process's subscribers only when the stream is open here, sent
+   * to the other instances (the PostgreSQL bridge) otherwise.
+   */
+  private sync(bus: Bus, request: SyncRequested, teamId: string): void {
+    for (const sessionId of request.sessionIds) {
+      const parts = this.running.get(sessionId)?.current?.streamingParts();
+      if (!parts?.length) continue;
+      const payload = { connection: request.connection, parts };
+      const scope = { teamId, sessionId };
+      if (request.instance === bus.instanceId) bus.deliver({ id: randomUUID(), name: Synced.name, payload, scope, time: Date.now() });
+      else bus.publish(Synced, payload, scope, { trusted: true });
+    }
   }
 
   get(sessionId: string): Runner | undefined {

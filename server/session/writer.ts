@@ -69,12 +69,6 @@ export class TurnWriter {
     this.services.streamedWrites.schedule(this);
   }
 
-  /** Publish the full state of parts still streaming (for clients that just connected), after what is held. */
-  resync(parts: Part[]): void {
-    this.release();
-    for (const part of parts) Store.publishPart(this.services, this.teamId, part);
-  }
-
   async message(info: Message): Promise<void> {
     this.release();
     await this.enqueue(async () => {

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { TRPCRequestInfo } from "@trpc/server/http";
 import { ZodError } from "zod";
 import { type ParleyErrorCode, isParleyError } from "../errors";
 import type { SignedIn } from "../auth/member";
@@ -12,8 +13,24 @@ export type TrpcContext = Context & { signedIn?: SignedIn | null };
 /** What every request starts with: `actor` is missing when nobody is signed in or the user is in no team. */
 export type TrpcRequestContext = Omit<TrpcContext, "actor"> & { actor: Actor | undefined };
 
-/** Every call starts here: one from a page of another site is refused before anything runs. */
-export async function createTrpcContext({ req }: { req: Request }): Promise<TrpcRequestContext> {
+/** What a procedure may declare about itself. */
+interface Meta {
+  /** Callable without a sign-in (a share link's procedures): never batched. */
+  public?: boolean;
+}
+
+/**
+ * Every call starts here: one from a page of another site is refused before anything
+ * runs, and so is a batch the caller may not send (lib/trpc-batch.ts). The route caps a
+ * batch's size before this (`maxBatchSize`); here, a batch holding a public procedure is
+ * refused before anything is read, and one from a caller who is not signed in before any
+ * of its calls runs (each would be refused anyway).
+ */
+export async function createTrpcContext({ req, info }: { req: Request; info?: TRPCRequestInfo }): Promise<TrpcRequestContext> {
+  const batched = info !== undefined && info.isBatchCall && info.calls.length > 1;
+  if (batched && info.calls.some((call) => (call.procedure?._def.meta as Meta | undefined)?.public === true)) {
+    throw new TRPCError({ code: "BAD_REQUEST", message: "A share link's procedures cannot be batched: send one call per request." });
+  }
   const ctx = await requestContext(req.headers);
   try {
     assertSameOrigin(req, ctx.settings.publicUrl);
@@ -21,6 +38,7 @@ export async function createTrpcContext({ req }: { req: Request }): Promise<Trpc
     if (isParleyError(error)) throw new TRPCError({ code: TRPC_CODE[error.code], message: error.message, cause: error });
     throw error;
   }
+  if (batched && !ctx.signedIn) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue: only members may batch calls." });
   return ctx;
 }
 
@@ -31,11 +49,12 @@ const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
   INVALID: "BAD_REQUEST",
   BUSY: "CONFLICT",
   CONFLICT: "CONFLICT",
+  TOO_MANY: "TOO_MANY_REQUESTS",
   CORRUPT: "INTERNAL_SERVER_ERROR",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
 
-const t = initTRPC.context<TrpcRequestContext>().create({
+const t = initTRPC.context<TrpcRequestContext>().meta<Meta>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     // An error nobody expected (a driver failure, a bug) can carry server paths, SQL or
@@ -73,7 +92,7 @@ export const procedure = t.procedure.use(mapDomainErrors).use(requireMember);
  * For anonymous share viewers (server/share): the member context is taken away — no
  * actor, no bus, no services — and only what reading a share link needs is left.
  */
-export const publicProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) =>
+export const publicProcedure = t.procedure.meta({ public: true }).use(mapDomainErrors).use(({ ctx, next }) =>
   next({
     // tRPC merges the new context into the old one: every member service is taken away explicitly.
     ctx: {

@@ -11,7 +11,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ sessionI
     const { sessionId } = await params;
     const ctx = await memberContext(req.headers);
     assertSameOrigin(req, ctx.settings.publicUrl);
-    return await liveStream(req.signal, { audience: "member", ctx, sessionId });
+    return await liveStream(req, { audience: "member", ctx, sessionId });
   } catch (error) {
     return errorResponse(error);
   }

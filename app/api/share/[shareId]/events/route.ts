@@ -15,7 +15,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ shareId:
     const { shareId } = await params;
     const { services } = await runtime();
     assertSameOrigin(req, services.settings.publicUrl);
-    return await liveStream(req.signal, { audience: "viewer", services, shareId });
+    return await liveStream(req, { audience: "viewer", services, shareId });
   } catch (error) {
     return errorResponse(error);
   }

@@ -11,7 +11,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ teamId: 
     const { teamId } = await params;
     const ctx = await memberContext(req.headers);
     assertSameOrigin(req, ctx.settings.publicUrl);
-    return await liveStream(req.signal, { audience: "team", ctx, teamId });
+    return await liveStream(req, { audience: "team", ctx, teamId });
   } catch (error) {
     return errorResponse(error);
   }

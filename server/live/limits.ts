@@ -1,0 +1,11 @@
+/** Caps on the live streams (SSE) one instance keeps open (server/live/streams.ts); settings, see server/config.ts. */
+export interface StreamLimits {
+  /** Open streams per signed-in user (session and team streams). */
+  perUser: number;
+  /** Open streams per client address, signed in or not. */
+  perAddress: number;
+  /** Open streams per share link, whoever holds it. */
+  perShare: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perUser: 20, perAddress: 50, perShare: 100 };
