@@ -39,11 +39,6 @@ const RATE = numberArg("rate", 50);
 const RUNS = numberArg("runs", 15, { integer: true });
 /** The warm-up load: this many sessions streaming for 2 s. */
 const WARMUP_SESSIONS = 50;
-/** After the warm-up, wait (at most this long) until the server uses at most SETTLED_MS_PER_S of CPU per second. */
-const SETTLE_MAX_MS = 60_000;
-const SETTLED_MS_PER_S = 5;
-/** How long the idle server's own CPU use is measured, to take it off the fixed cost. */
-const IDLE_MS = 5_000;
 const LOADS = (process.argv.includes("--loads") ? (process.argv[process.argv.indexOf("--loads") + 1] ?? "") : "50,200")
   .split(",")
   .map(Number)
@@ -215,24 +210,28 @@ async function main(): Promise<number> {
     // then as on a server that has been working; its memory is counted in the loads' peaks).
     await run(api, projectId, clients, provider, appPid, WARMUP_SESSIONS, Math.round(RATE * 2), RAMP_MS);
     for (let i = 0; i < 2; i++) await run(api, projectId, clients, provider, appPid, 1, 10, 0);
-    // Let the work a load leaves behind (PostgreSQL's autovacuum, a checkpoint) finish first.
-    for (let waited = 0; waited < SETTLE_MAX_MS; waited += 2_000) {
-      const before = cpuMs(appPid);
-      await sleep(2_000);
-      if (cpuMs(appPid) - before <= 2 * SETTLED_MS_PER_S) break;
-    }
-    const idle0 = cpuMs(appPid);
-    const idleT0 = performance.now();
-    await sleep(IDLE_MS);
-    const idlePerMs = (cpuMs(appPid) - idle0) / (performance.now() - idleT0);
+    // Each run is followed by as long a pause, whose CPU (the idle server's own: timers,
+    // PostgreSQL's background work) is taken off that run's.
     const fixed: Run[] = [];
-    for (let i = 0; i < RUNS; i++) fixed.push(await run(api, projectId, clients, provider, appPid, 1, 10, 0));
-    const fixedMs = trimmedMean(fixed.map((r) => r.cpu - idlePerMs * r.window));
+    const samples: number[] = [];
+    const idleRates: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await run(api, projectId, clients, provider, appPid, 1, 10, 0);
+      const idle0 = cpuMs(appPid);
+      const t0 = performance.now();
+      await sleep(r.window);
+      const idle = cpuMs(appPid) - idle0;
+      idleRates.push(idle / (performance.now() - t0));
+      fixed.push(r);
+      samples.push(r.cpu - idle);
+    }
+    const idlePerMs = stats(idleRates).median;
+    const fixedMs = trimmedMean(samples);
     const names = [...new Set(fixed.flatMap((r) => [...r.split.keys()]))];
     const byProcess = names.map((name) => `${name} ${trimmedMean(fixed.map((r) => r.split.get(name) ?? 0)).toFixed(0)} ms`).join(", ");
     log(`1 session, 10 deltas (a new session's first prompt, with its title request), ${RUNS} runs after a warm-up (${WARMUP_SESSIONS} sessions streaming for 2 s, then 2 prompts):`);
     line(`fixed server CPU per prompt: ${fixedMs.toFixed(1)} ms (target ≤ ${TARGETS.fixedCpuMs})`, fixedMs <= TARGETS.fixedCpuMs);
-    line(`  the idle server's own ${(idlePerMs * 1000).toFixed(1)} ms/s taken off (measured over ${IDLE_MS / 1000} s; runs of ${(stats(fixed.map((r) => r.window)).median / 1000).toFixed(2)} s)`);
+    line(`  each run's CPU minus that of an equally long idle pause after it (median ${(idlePerMs * 1000).toFixed(1)} ms/s; runs of ${(stats(fixed.map((r) => r.window)).median / 1000).toFixed(2)} s)`);
     line(`  by process (idle included): ${byProcess}`);
 
     for (const n of LOADS) {

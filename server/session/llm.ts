@@ -1,4 +1,4 @@
-import { type ModelMessage, type TextStreamPart, type ToolSet, streamText } from "ai";
+import { type ModelMessage, type TextStreamPart, type ToolSet, experimental_streamTextLowMemory as streamTextOnce } from "ai";
 import type { ResolvedModel } from "../services";
 
 /**
@@ -20,9 +20,13 @@ export interface StreamHandle {
   fullStream: AsyncIterable<TextStreamPart<ToolSet>>;
 }
 
-/** Start a streamed model call. */
+/**
+ * Start a streamed model call. Its one consumer reads `fullStream` once, so the AI SDK's
+ * single-consumer variant is used: `streamText` keeps every chunk for replay (a tee of the
+ * whole stream), which costs a copy per chunk and memory for the whole answer.
+ */
 export function stream(request: LlmRequest): StreamHandle {
-  return streamText({
+  return streamTextOnce({
     model: request.model.language,
     system: request.system,
     messages: request.messages,
