@@ -85,3 +85,18 @@ test("session list shows cost, tokens and the parent marker; search filters by t
   await expect(view.title).toHaveText(parent.title);
   await expect(page.getByTestId("children-list").getByRole("link", { name: child.title })).toBeVisible();
 });
+
+test("a session link from before the 64-bit ids (the old 12-hex form of its id) still opens the session", async ({ page }) => {
+  const title = `Old link ${Date.now().toString(36)}`;
+  const list = new SessionListPage(page);
+  const view = new SessionPage(page);
+  await list.goto();
+  const id = await list.createSession();
+  await view.rename(title);
+  // The form the migration rewrote: 48 bits of (ms × 0x1000 + counter), inverted for a session.
+  const value = (1n << 64n) - 1n - BigInt(`0x${id.slice(4, 20)}`);
+  const legacy = `ses_${((1n << 48n) - 1n - (value % (1n << 48n))).toString(16).padStart(12, "0")}${id.slice(20)}`;
+  await page.goto(`/sessions/${legacy}`);
+  await page.waitForURL(`**/sessions/${id}`);
+  await expect(view.title).toHaveText(title);
+});

@@ -158,3 +158,37 @@ describe("Id time field (SPEC §1: it must not wrap for centuries)", () => {
     expect(second > first).toBe(true);
   });
 });
+
+describe("fromLegacy", () => {
+  const random = "AbCdEfGhIjKlMn";
+  /** An id of the legacy format for a millisecond and counter (its 48-bit field wraps). */
+  const legacy = (prefix: string, ms: number, counter: number) => {
+    let value = (BigInt(ms) * 0x1000n + BigInt(counter)) % (1n << 48n);
+    if (prefix === "ses") value = (1n << 48n) - 1n - value;
+    return `${prefix}_${value.toString(16).padStart(12, "0")}${random}`;
+  };
+  const current = (prefix: string, ms: number, counter: number) => {
+    let value = BigInt(ms) * 0x1000n + BigInt(counter);
+    if (prefix === "ses") value = (1n << 64n) - 1n - value;
+    return `${prefix}_${value.toString(16).padStart(16, "0")}${random}`;
+  };
+  const july = Date.UTC(2026, 6, 20, 12, 0, 0, 123);
+  const november = Date.UTC(2026, 10, 25, 9, 0, 0, 456);
+
+  it("gives the id the migration gave: same millisecond (across the 2026-08-14 wrap), counter and random part", () => {
+    for (const prefix of ["ses", "msg", "prt", "per"]) {
+      for (const ms of [july, november]) {
+        expect(Id.fromLegacy(legacy(prefix, ms, 7), november + 60_000)).toBe(current(prefix, ms, 7));
+      }
+    }
+    // July's and November's legacy fields are out of order; their new ids are not.
+    expect(legacy("msg", july, 0) > legacy("msg", november, 0)).toBe(true);
+    expect((Id.fromLegacy(legacy("msg", july, 0), november) ?? "") < (Id.fromLegacy(legacy("msg", november, 0), november) ?? "")).toBe(true);
+  });
+
+  it("leaves ids of the current format, and kinds that were not migrated, alone", () => {
+    expect(Id.fromLegacy(current("ses", november, 1))).toBeUndefined();
+    expect(Id.fromLegacy(legacy("usr", july, 1))).toBeUndefined();
+    expect(Id.fromLegacy("ses_nonsense")).toBeUndefined();
+  });
+});

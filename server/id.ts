@@ -131,3 +131,31 @@ export function assert(kind: IdKind, id: string): string {
   }
   return id;
 }
+
+/** The legacy time field wrapped every 2^36 ms; its 48 bits held ms × 0x1000 + counter. */
+const LEGACY_WRAP_MS = 1n << 36n;
+const LEGACY_MAX_TIME = (1n << 48n) - 1n;
+const LEGACY_MIGRATED = /^(ses|msg|prt|per)_([0-9a-f]{12})([0-9A-Za-z]{14})$/;
+
+/**
+ * The id that a legacy id of a migrated kind (session, message, part, permission request)
+ * has had since the migration `20261125080000_ids_64bit_time`, so that links made before it
+ * still lead somewhere; undefined for any other id. Of the milliseconds the wrapped field
+ * could mean, the one nearest `now` is taken (the migration took the one nearest the row's
+ * creation: the two agree for ids made less than 2^35 ms, about 397 days, ago), exactly as
+ * the migration computes it.
+ */
+export function fromLegacy(id: string, now: number = Date.now()): string | undefined {
+  const match = LEGACY_MIGRATED.exec(id);
+  if (!match) return undefined;
+  const [, prefix = "", hex = "", random = ""] = match;
+  const descendingId = prefix === "ses";
+  let value = BigInt(`0x${hex}`);
+  if (descendingId) value = LEGACY_MAX_TIME - value;
+  const low = value / COUNTER;
+  const ref = BigInt(Math.floor(now));
+  const wraps = (ref - low + LEGACY_WRAP_MS / 2n) / LEGACY_WRAP_MS;
+  let time = (low + (wraps > 0n ? wraps : 0n) * LEGACY_WRAP_MS) * COUNTER + (value % COUNTER);
+  if (descendingId) time = MAX_TIME - time;
+  return `${prefix}_${time.toString(16).padStart(TIME_HEX, "0")}${random}`;
+}

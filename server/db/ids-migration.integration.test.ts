@@ -137,6 +137,10 @@ describe("migration 20261125080000_ids_64bit_time", () => {
     // The counter survives: the two ids of one millisecond keep their order.
     const text = await renamed("Part", old.julyText);
     expect(text.slice(4, 20)).toBe(((JULY + 1000) * 0x1000 + 1).toString(16).padStart(16, "0"));
+    // A link made before the migration finds the same row (Id.fromLegacy, used by the session page).
+    expect(Id.fromLegacy(old.julySession, NOVEMBER)).toBe(await renamed("Session", old.julySession));
+    expect(Id.fromLegacy(old.novemberSession, NOVEMBER)).toBe(await renamed("Session", old.novemberSession));
+    expect(Id.fromLegacy(old.julyText, NOVEMBER)).toBe(text);
   });
 
   it("old and new ids sort by creation time, across the 2026-08-14 wrap", async () => {
