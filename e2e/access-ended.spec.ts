@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { AuthPages, TeamPageObject } from "./pages/auth-pages";
 import { SessionListPage } from "./pages/session-list-page";
 import { SessionPage } from "./pages/session-page";
-import { E2E_PASSWORD } from "./support/auth";
-import { E2E_DATA_DIR } from "./support/seed";
+import { person, projectFolder, signUp, tag } from "./support/people";
 
 /**
  * A session page left open keeps its live stream: once the member is removed from the team,
@@ -14,21 +11,12 @@ import { E2E_DATA_DIR } from "./support/seed";
  * later changes (here: the session's new title, which an open page shows live).
  */
 
-const tag = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
-const person = (first: string) => {
-  const t = tag();
-  return { name: `${first} ${t}`, email: `${first.toLowerCase()}-${t}@e2e.parley.test`, password: E2E_PASSWORD };
-};
-
 async function signedUpOwner(browser: Browser) {
   const owner = await (await browser.newContext()).newPage();
-  await owner.goto("/sign-up");
-  await new AuthPages(owner).fillSignUp(person("Olga"));
-  await owner.waitForURL((url) => url.pathname === "/");
+  await signUp(owner, person("Olga"));
   const team = new TeamPageObject(owner);
   await team.goto();
-  const folder = `access-${tag()}`;
-  mkdirSync(path.resolve(E2E_DATA_DIR, "projects", folder), { recursive: true });
+  const folder = projectFolder(`access-${tag()}`);
   await team.addProject(folder);
   await expect(owner.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
   const list = new SessionListPage(owner);

@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { AuthPages, TeamPageObject } from "./pages/auth-pages";
+import { person, projectFolder, signUp, tag } from "./support/people";
 import { SessionListPage } from "./pages/session-list-page";
 import { SessionPage } from "./pages/session-page";
-import { E2E_PASSWORD } from "./support/auth";
-import { E2E_DATA_DIR } from "./support/seed";
 
 /**
  * Sign-up, sign-in and teams in the browser. Every test starts from browser
@@ -14,36 +11,9 @@ import { E2E_DATA_DIR } from "./support/seed";
  * runs with open sign-up, so a user without an invitation gets a team of their own.
  */
 
-const tag = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
-
-interface Person {
-  name: string;
-  email: string;
-  password: string;
-}
-const person = (first: string): Person => {
-  const t = tag();
-  return { name: `${first} ${t}`, email: `${first.toLowerCase()}-${t}@e2e.parley.test`, password: E2E_PASSWORD };
-};
-
 async function freshPage(browser: Browser): Promise<Page> {
   const context = await browser.newContext();
   return context.newPage();
-}
-
-/** Signs up through the sign-up page; ends on the session list. */
-async function signUp(page: Page, who: Person): Promise<AuthPages> {
-  await page.goto("/sign-up");
-  const auth = new AuthPages(page);
-  await auth.fillSignUp(who);
-  await page.waitForURL((url) => url.pathname === "/");
-  return auth;
-}
-
-/** A folder inside the server's projects root (<data dir>/projects), for a project of the test's own. */
-function projectFolder(name: string): string {
-  mkdirSync(path.resolve(E2E_DATA_DIR, "projects", name), { recursive: true });
-  return name;
 }
 
 // `account` (the worker's signed-up user) makes sure this is not a fresh install, where

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Runtime, type TestApp, openApp } from "./app";
-import { type Browser, authCall, signIn, signUp } from "./auth";
+import { type Runtime, type TestApp, openApp, trpcData } from "./app";
+import { type Browser, authCall, joinTeam, signIn, signUp } from "./auth";
 import { sseReader } from "./sse";
 
 /**
@@ -27,22 +27,10 @@ describe("live streams end when access ends (integration, through HTTP)", () => 
   let projectId: string;
   const aborts: AbortController[] = [];
 
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await app.call(procedure, input, who.headers);
-    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
-    expect(res.status, `${procedure}: ${body.error?.message ?? ""}`).toBe(200);
-    return body.result?.data as T;
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
   /** A member of Ann's team (invited, signed up, accepted). */
-  async function member(email: string): Promise<Browser> {
-    const invited = await authCall(auth, "/organization/invite-member", { email, role: "member", organizationId: teamId }, ann.headers);
-    expect(invited.status).toBe(200);
-    const invitationId = (invited.body as { id: string }).id;
-    const who = await signUp(auth, email, undefined, invitationId);
-    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, who.headers)).status).toBe(200);
-    return who;
-  }
+  const member = (email: string) => joinTeam(auth, ann, teamId, email);
 
   /** The session stream and the team stream of `who`, open and past their opening. */
   async function streams(who: Browser, sessionId: string) {

@@ -6,8 +6,8 @@ import * as Id from "../server/id";
 import type { Part } from "../server/session/message";
 import { SessionEvent } from "../server/session";
 import { PUBLIC_PROCEDURES } from "../lib/trpc-batch";
-import { type TestApp, allProcedures, openApp } from "./app";
-import { type Browser, ORIGIN, authCall, signUp } from "./auth";
+import { type TestApp, allProcedures, openApp, trpcData } from "./app";
+import { type Browser, ORIGIN, joinTeam, signUp } from "./auth";
 import { type Frame, sseReader } from "./sse";
 // What the launcher preloads into the server (`node --import`): the peer header is the server's own.
 import "../scripts/peer-address.mjs";
@@ -40,21 +40,9 @@ describe("amplification limits (integration, through HTTP)", () => {
   /** Streams the current test opened, ended after it. */
   let aborts: AbortController[] = [];
 
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await app.call(procedure, input, who.headers);
-    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
-    expect(res.status, `${procedure}: ${body.error?.message ?? ""}`).toBe(200);
-    return body.result?.data as T;
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
-  async function member(email: string): Promise<Browser> {
-    const invited = await authCall(auth, "/organization/invite-member", { email, role: "member", organizationId: teamId }, ann.headers);
-    expect(invited.status).toBe(200);
-    const invitationId = (invited.body as { id: string }).id;
-    const who = await signUp(auth, email, undefined, invitationId);
-    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, who.headers)).status).toBe(200);
-    return who;
-  }
+  const member = (email: string) => joinTeam(auth, ann, teamId, email);
 
   /** A batch of queries in one GET, as tRPC's batch link sends it. */
   async function batch(calls: [procedure: string, input?: unknown][], headers: Headers) {

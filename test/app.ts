@@ -79,6 +79,28 @@ async function trpcCall(trpc: TrpcRoute, procedure: string, input: unknown, head
   return { status: res.status, text: await res.text() };
 }
 
+/** A tRPC call's answer as a test reads it: the status, the data, the error's message and the raw text. */
+export interface TrpcAnswer<T> {
+  status: number;
+  data: T;
+  message: string;
+  text: string;
+}
+
+/** A tRPC call through the app's Route Handler with `headers` (a browser's sign-in, or none), parsed. */
+export async function trpcAnswer<T>(app: TestApp, procedure: string, input: unknown, headers: Headers): Promise<TrpcAnswer<T>> {
+  const res = await app.call(procedure, input, headers);
+  const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
+  return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "", text: res.text };
+}
+
+/** A tRPC call that must succeed: its data (anything but a 200 throws, naming the procedure and the error). */
+export async function trpcData<T>(app: TestApp, procedure: string, input: unknown, headers: Headers): Promise<T> {
+  const answer = await trpcAnswer<T>(app, procedure, input, headers);
+  if (answer.status !== 200) throw new Error(`${procedure}: HTTP ${answer.status} ${answer.message}`);
+  return answer.data;
+}
+
 /** The procedures of the router, with their kind. */
 export function allProcedures(): Procedures {
   return procedures;

@@ -52,3 +52,23 @@ export async function signIn(auth: Auth, email: string): Promise<Browser> {
   const user = (res.body as { user: { id: string } }).user;
   return { userId: user.id, email, headers: cookieHeader(res.cookies) };
 }
+
+/**
+ * A new member of `teamId`: invited by `inviter` (an owner or admin), signed up through the
+ * invitation (invite mode needs it) and accepting it.
+ */
+export async function joinTeam(
+  auth: Auth,
+  inviter: Browser,
+  teamId: string,
+  email: string,
+  options: { role?: "member" | "admin"; name?: string } = {},
+): Promise<Browser> {
+  const invited = await authCall(auth, "/organization/invite-member", { email, role: options.role ?? "member", organizationId: teamId }, inviter.headers);
+  if (invited.status !== 200) throw new Error(`inviting ${email} failed: ${invited.status} ${JSON.stringify(invited.body)}`);
+  const invitationId = (invited.body as { id: string }).id;
+  const who = await signUp(auth, email, options.name, invitationId);
+  const accepted = await authCall(auth, "/organization/accept-invitation", { invitationId }, who.headers);
+  if (accepted.status !== 200) throw new Error(`${email} could not accept the invitation: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return who;
+}

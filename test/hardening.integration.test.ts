@@ -5,8 +5,8 @@ import { encodeCursor } from "../server/cursor";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
-import { type TestApp, openApp } from "./app";
-import { type Browser, authCall, signUp } from "./auth";
+import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { sseReader } from "./sse";
 
 /**
@@ -35,20 +35,8 @@ describe("hardening (integration, through HTTP)", () => {
   let dataDir: string;
   const anonymous = new Headers();
 
-  async function call<T>(procedure: string, input: unknown, who: Headers): Promise<{ status: number; data: T; message: string; text: string }> {
-    const res = await app.call(procedure, input, who);
-    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
-    return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "", text: res.text };
-  }
-
-  async function invite(email: string, role: "member" | "admin", name?: string): Promise<Browser> {
-    const invited = await authCall(auth, "/organization/invite-member", { email, role, organizationId: teamId }, ann.headers);
-    expect(invited.status).toBe(200);
-    const invitationId = (invited.body as { id: string }).id;
-    const who = await signUp(auth, email, name, invitationId);
-    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, who.headers)).status).toBe(200);
-    return who;
-  }
+  const call = <T>(procedure: string, input: unknown, who: Headers) => trpcAnswer<T>(app, procedure, input, who);
+  const invite = (email: string, role: "member" | "admin", name?: string) => joinTeam(auth, ann, teamId, email, { role, ...(name ? { name } : {}) });
 
   beforeAll(async () => {
     app = await openApp("hardening", (dir) => {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
-import { type Runtime, type TestApp, openApp } from "./app";
-import { type Browser, authCall, signUp } from "./auth";
+import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
 
 /**
  * The permission policy as members meet it, through the real tRPC Route Handler with real
@@ -23,11 +23,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
   let bob: Browser;
   let projectId: string;
 
-  async function call<T>(procedure: string, input: unknown, who: Browser): Promise<{ status: number; data: T; message: string }> {
-    const res = await app.call(procedure, input, who.headers);
-    const body = JSON.parse(res.text) as { result?: { data: T }; error?: { message: string } };
-    return { status: res.status, data: body.result?.data as T, message: body.error?.message ?? "" };
-  }
+  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
 
   async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
     const res = await call<T>(procedure, input, who);
@@ -79,10 +75,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
     projectId = first!.id;
     const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    const invited = await authCall(auth, "/organization/invite-member", { email: "bob@policy.test", role: "member", organizationId: teamId }, ann.headers);
-    const invitationId = (invited.body as { id: string }).id;
-    bob = await signUp(auth, "bob@policy.test", "Bob", invitationId);
-    expect((await authCall(auth, "/organization/accept-invitation", { invitationId }, bob.headers)).status).toBe(200);
+    bob = await joinTeam(auth, ann, teamId, "bob@policy.test", { name: "Bob" });
   });
 
   afterAll(async () => {

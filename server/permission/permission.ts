@@ -65,6 +65,11 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
+/** Stored "always" approvals as the allow rules they are. */
+function allowRules(approvals: Array<{ permission: string; pattern: string }>): Ruleset {
+  return approvals.map((a) => ({ permission: a.permission, pattern: a.pattern, action: "allow" as const }));
+}
+
 export class Permissions {
   private readonly waiters = new Map<string, Waiter>();
   private readonly configRules: Ruleset;
@@ -82,7 +87,10 @@ export class Permissions {
 
   /** The rules of a session of a project, as its tools are checked: defaults, config, policy, agent, session. */
   async stack(teamId: string, projectId: string, agent: string, session: Ruleset | undefined): Promise<RuleStack> {
-    const policy = await Policy.read(this.db, teamId, projectId);
+    return this.stackOf(await Policy.read(this.db, teamId, projectId), agent, session);
+  }
+
+  private stackOf(policy: Policy.Policy, agent: string, session: Ruleset | undefined): RuleStack {
     return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: this.agents.get(agent).permission, session };
   }
 
@@ -104,15 +112,9 @@ export class Permissions {
                 FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${agent}) AS approvals,
              (SELECT coalesce(json_agg(json_build_object('teamId', o."teamId", 'directory', o.directory)), '[]'::json)
                 FROM "Project" o WHERE o.id <> ${projectId}) AS projects`;
-    const stack: RuleStack = {
-      defaults: DEFAULTS,
-      config: this.configRules,
-      team: Policy.rulesOf(row?.team, `team ${teamId}`),
-      project: Policy.rulesOf(row?.project, `project ${projectId}`),
-      agent: this.agents.get(agent).permission,
-      session,
-    };
-    const approvals: Ruleset = (row?.approvals ?? []).map((a) => ({ permission: a.permission, pattern: a.pattern, action: "allow" as const }));
+    const policy = { team: Policy.rulesOf(row?.team, `team ${teamId}`), project: Policy.rulesOf(row?.project, `project ${projectId}`) };
+    const stack = this.stackOf(policy, agent, session);
+    const approvals = allowRules(row?.approvals ?? []);
     return { stack, layers: layers(stack, approvals), projects: row?.projects ?? [] };
   }
 
@@ -124,7 +126,7 @@ export class Permissions {
   /** Allow rules the team stored with "always" for this project and agent. */
   async approvals(projectId: string, agent: string): Promise<Ruleset> {
     const rows = await this.db.permissionApproval.findMany({ where: { projectId, agent }, orderBy: { createdAt: "asc" } });
-    return rows.map((row) => ({ permission: row.permission, pattern: row.pattern, action: "allow" as const }));
+    return allowRules(rows);
   }
 
   /**
