@@ -19,13 +19,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Bus } from "../server/bus/bus";
-import { bridge } from "../server/bus/postgres";
+import { bridge, everyEvent } from "../server/bus/postgres";
 import { createDb } from "../server/db/client";
 import { createOfflineModel } from "../server/provider/offline";
 import { type Context, withActor } from "../server/services";
 import { Session } from "../server/session";
 import { Runners } from "../server/session/runner";
-import { isStreamed, wire } from "../server/session/wire";
+import { wire } from "../server/session/wire";
 import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
 import { ms, numberArg, stats, verdict } from "./figures";
 
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   const db = createDb(database.url, { max: 20 });
   const bus = new Bus();
   // As the server runs it (server/runtime.ts): streamed changes go through PostgreSQL only while another instance listens.
-  const link = await bridge(bus, database.url, { encode: wire, optional: isStreamed });
+  const link = await bridge(bus, database.url, { encode: wire, optional: everyEvent });
   const model = createOfflineModel({});
   const services = await benchServices(db, database.url, {
     bus,

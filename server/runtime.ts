@@ -1,13 +1,13 @@
 import { configServices } from "./assemble";
 import { Bus } from "./bus/bus";
-import { type Bridge, bridge, describeDbError } from "./bus/postgres";
+import { type Bridge, bridge, describeDbError, everyEvent } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { createDb } from "./db/client";
 import { restartStreams } from "./http";
 import { Sandbox } from "./sandbox/sandbox";
 import type { Services } from "./services";
 import { Session } from "./session";
-import { isStreamed, wire } from "./session/wire";
+import { wire } from "./session/wire";
 import { sweepToolOutput } from "./tool/truncate";
 
 /**
@@ -38,9 +38,10 @@ async function boot(): Promise<Runtime> {
   }
   const db = createDb(cfg.databaseUrl);
   const bus = new Bus();
-  // After a reconnection, browsers streaming from this instance may have missed events of
-  // the others: end their streams so they reconnect and read the stored state again.
-  const link = await bridge(bus, cfg.databaseUrl, { encode: wire, optional: isStreamed, onReconnect: () => restartStreams() });
+  // Events go through PostgreSQL only while another instance listens (a lone server NOTIFYs
+  // nothing). After a reconnection, browsers streaming from this instance may have missed
+  // events of the others: end their streams so they reconnect and read the stored state again.
+  const link = await bridge(bus, cfg.databaseUrl, { encode: wire, optional: everyEvent, onReconnect: () => restartStreams() });
   const sandbox = await Sandbox.create(cfg.sandbox);
   const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
   log(`[runtime] ${sandbox.describe()}`);

@@ -7,7 +7,7 @@ import * as Id from "../id";
 import { PartUpdated } from "../session/events";
 import type { Part } from "../session/message";
 import { Bus, type Envelope, define } from "./bus";
-import { type Bridge, CHANNEL, bridge } from "./postgres";
+import { type Bridge, CHANNEL, bridge, everyEvent } from "./postgres";
 
 /** Server coordination (no audience), like runner.sync. */
 const Coordinate = define("test.bridge.coordinate", z.object({ sessionId: z.string() }));
@@ -227,6 +227,50 @@ describe("PostgreSQL bus bridge (integration)", () => {
       expect(problems).toEqual([]);
     } finally {
       await Promise.all([lx.close(), ly?.close(), watcher.end()]);
+    }
+  });
+
+  it("as a server runs it (every event optional): a lone instance NOTIFYs nothing but its hello; a new instance gets every event published once its bridge is connected", async () => {
+    const name = `parley-bus-every-${Id.ascending("team")}`;
+    const watcher = new pg.Client({ connectionString: databaseUrl() });
+    await watcher.connect();
+    const notified: string[] = [];
+    watcher.on("notification", (message) => notified.push(message.payload ?? ""));
+    await watcher.query(`LISTEN ${CHANNEL}`);
+    const open: Bridge[] = [];
+    try {
+      const s = scope();
+      const x = new Bus();
+      open.push(await bridge(x, databaseUrl(), { log, name, optional: everyEvent }));
+      x.publish(PartUpdated, { part: s.part("nobody listens") }, s.where);
+      await open[0]?.flush();
+      // A round trip through PostgreSQL: the watcher has everything NOTIFYed before it (the
+      // marker is a valid message for the other tests' bridges: an answer to nobody's hello).
+      const marker = '{"o":"watcher","h":2}';
+      await watcher.query("SELECT pg_notify($1, $2)", [CHANNEL, marker]);
+      await until(() => notified.includes(marker), "the marker");
+      const fromX = notified.filter((n) => n.startsWith(`{"o":${JSON.stringify(x.instanceId)}`));
+      expect(fromX).toEqual([`{"o":${JSON.stringify(x.instanceId)},"h":1}`]);
+      await Promise.all(open.splice(0).map((b) => b.close()));
+
+      // Each round, a lone instance X and a new one Y: the first event X publishes once Y's
+      // bridge is connected reaches Y (X answered Y's hello before; without that wait, X
+      // could still think it is alone and skip it).
+      for (let round = 0; round < 6; round++) {
+        const x = new Bus();
+        const y = new Bus();
+        const onY: string[] = [];
+        y.subscribe({ teamId: s.teamId }, (e) => onY.push((e.payload as { part: Part }).part.id));
+        open.push(await bridge(x, databaseUrl(), { log, name, optional: everyEvent }));
+        open.push(await bridge(y, databaseUrl(), { log, name, optional: everyEvent }));
+        const part = s.part(`round ${round}`);
+        x.publish(PartUpdated, { part }, s.where);
+        await until(() => onY.includes(part.id), `round ${round}'s event on the new instance`, 3_000);
+        await Promise.all(open.splice(0).map((b) => b.close()));
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await Promise.all([...open.map((b) => b.close()), watcher.end()]);
     }
   });
 });

@@ -20,11 +20,17 @@ const MAX_QUEUED = 10_000;
 /** How often a bridge with optional events looks for other instances (ms). */
 const PEER_CHECK_MS = 5_000;
 
-/** One NOTIFY: a batch of events inline, the id of one parked event, or a new instance saying hello. */
+/** How long a new instance waits for the others to answer its hello (ms). */
+const HELLO_WAIT_MS = 1_000;
+
+/**
+ * One NOTIFY: a batch of events inline, the id of one parked event, a new instance saying
+ * hello (h: 1), or another instance answering it (h: 2, "I send you everything from now on").
+ */
 const Wire = z.union([
   z.object({ o: z.string(), es: z.array(z.unknown()) }),
   z.object({ o: z.string(), r: z.string() }),
-  z.object({ o: z.string(), h: z.literal(1) }),
+  z.object({ o: z.string(), h: z.union([z.literal(1), z.literal(2)]) }),
 ]);
 
 /**
@@ -58,14 +64,18 @@ export interface BridgeOptions {
   /** Called after a lost connection is back: events from other instances may have been missed. */
   onReconnect?: () => void;
   /**
-   * Events other instances can do without because their receivers recover from a gap
-   * (streamed text deltas: a full part follows every gap). They are sent only while
-   * another instance is known to listen — one whose bridge has the same `name` — found by
-   * looking at the database's connections every few seconds and when an instance starts
-   * (it says hello). A lone server so sends none of its streamed deltas through PostgreSQL.
+   * Events sent only while another instance is known to listen — one whose bridge has the
+   * same `name` — found by looking at the database's connections every few seconds and
+   * when an instance starts: it says hello, every other instance answers once it sends it
+   * everything, and connect() resolves after those answers (at most HELLO_WAIT_MS). So an
+   * instance gets every such event published after it connected (what was published
+   * before is in the database it reads then), and a lone server NOTIFYs nothing at all.
    */
   optional?: (event: Envelope) => boolean;
 }
+
+/** `optional` for a server: every event is sent only while another instance listens. */
+export const everyEvent = (): boolean => true;
 
 /** Errors that mean the connection itself is gone (not that one query was refused). */
 export function isConnectionError(error: unknown): boolean {
@@ -124,6 +134,9 @@ export class BusBridge implements Bridge {
   private peerCheck: ReturnType<typeof setInterval> | undefined;
   /** How every NOTIFY of this instance begins: its own come back to it and are skipped unread. */
   private readonly own: string;
+  /** Answers to this instance's latest hello, and who waits for them. */
+  private answers = 0;
+  private onAnswer: (() => void) | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -157,32 +170,67 @@ export class BusBridge implements Bridge {
     return this;
   }
 
-  /** Say hello to the other instances (they start sending optional events) and look for them. */
+  /**
+   * Say hello to the other instances (they start sending optional events), look for them,
+   * and wait until each has answered (or HELLO_WAIT_MS passed): from then on they send
+   * this instance every event.
+   */
   private async hello(connection: Connection): Promise<void> {
+    this.answers = 0;
     try {
       await connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":1}`]);
     } catch (error) {
       this.log("[bus] could not greet the other instances", error);
+      return;
     }
-    await this.checkPeers();
+    const others = await this.checkPeers();
+    // Each bridge holds two connections (LISTEN and NOTIFY).
+    const expected = Math.ceil(others / 2);
+    if (expected === 0 || this.answers >= expected) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onAnswer = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, HELLO_WAIT_MS);
+      timer.unref?.();
+      this.onAnswer = () => {
+        if (this.answers >= expected) done();
+      };
+    });
   }
 
-  /** Whether any connection of the database is another instance's bridge (same name, not ours). */
-  private async checkPeers(): Promise<void> {
+  /** Count the connections of other instances' bridges (same name, not ours); sets `peers`. */
+  private async checkPeers(): Promise<number> {
     const connection = this.current;
-    if (!connection || this.closed) return;
+    if (!connection || this.closed) return 0;
     const own = connection.pids;
     try {
       const result = await connection.sender.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND NOT (pid = ANY($2::int[]))",
         [this.name, own],
       );
-      this.peers = (result.rows[0]?.n ?? 1) > 0;
+      const others = result.rows[0]?.n ?? 1;
+      this.peers = others > 0;
+      return others;
     } catch (error) {
       // Unknown: send everything, as with peers.
       this.peers = true;
       if (!isConnectionError(error)) this.log("[bus] could not look for other instances", error);
+      return 0;
     }
+  }
+
+  /** Another instance said hello: send it everything from now on, and tell it so. */
+  private answerHello(): void {
+    this.peers = true;
+    const connection = this.current;
+    if (!connection) return;
+    // Queued on the sender behind every event already handed to it, so it arrives after them.
+    connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":2}`]).catch((error: unknown) => {
+      if (!isConnectionError(error)) this.log("[bus] could not answer another instance's hello", error);
+    });
   }
 
   private get name(): string {
@@ -299,7 +347,15 @@ export class BusBridge implements Bridge {
     if (wire.o === this.bus.instanceId) return;
     // Another instance listens: it gets optional events from now on.
     this.peers = true;
-    if ("h" in wire) return;
+    if ("h" in wire) {
+      if (wire.h === 1) {
+        this.answerHello();
+      } else {
+        this.answers++;
+        this.onAnswer?.();
+      }
+      return;
+    }
     const bodies = "es" in wire ? wire.es : [await this.unpark(reader, wire.r)];
     for (const body of bodies) this.deliver(body);
   }

@@ -25,12 +25,3 @@ export function wire(event: Envelope): Envelope {
   encoded.set(event, out);
   return out;
 }
-
-/**
- * A streamed change of a part (a text delta, a tool's input as it streams): receivers
- * that miss one recover at the part's next full update, so other instances get these
- * only while some instance listens (server/bus/postgres.ts BridgeOptions.optional).
- */
-export function isStreamed(event: Envelope): boolean {
-  return event.name === PartUpdated.name && (event.payload as { delta?: unknown }).delta !== undefined;
-}
