@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMessage } from "./parse";
+import { describeAll, parseMessage } from "./parse";
 
 describe("offline model: reading the user's message", () => {
   it.each([
@@ -114,5 +114,14 @@ describe("offline model: reading the user's message", () => {
   it("finds nothing in small talk", () => {
     expect(parseMessage("hello there, how are you?").steps).toEqual([]);
     expect(parseMessage("").steps).toEqual([]);
+  });
+});
+
+describe("describeAll", () => {
+  it("lists up to three requests one by one and counts many by kind", () => {
+    const reads = ["a.ts", "b.ts", "c.ts"].map((filePath) => ({ kind: "read" as const, filePath }));
+    expect(describeAll(reads)).toEqual(["read `a.ts`", "read `b.ts`", "read `c.ts`"]);
+    const jobs = Array.from({ length: 10 }, (_, i) => ({ kind: "task" as const, description: `job ${i}`, prompt: `do job ${i}` }));
+    expect(describeAll([...jobs, { kind: "bash", command: "ls" }])).toEqual(["hand 10 jobs to subagents", "run `ls`"]);
   });
 });

@@ -394,6 +394,32 @@ export function parseMessage(text: string): Plan {
   return plan;
 }
 
+/** More requests than this in one sentence are counted by kind instead of listed one by one. */
+const LISTED = 3;
+
+const PLURAL: Record<Request["kind"], (n: number) => string> = {
+  list: (n) => `list ${n} folders`,
+  read: (n) => `read ${n} files`,
+  grep: (n) => `run ${n} searches`,
+  glob: (n) => `find files for ${n} patterns`,
+  write: (n) => `write ${n} files`,
+  edit: (n) => `make ${n} edits`,
+  bash: (n) => `run ${n} commands`,
+  todo: (n) => `write ${n} todo lists`,
+  task: (n) => `hand ${n} jobs to subagents`,
+};
+
+/**
+ * Several requests in one phrase: each described while there are few ("read `a` and read `b`"),
+ * counted by kind when there are many ("hand 10 jobs to subagents"), as a person would say it.
+ */
+export function describeAll(requests: Request[]): string[] {
+  if (requests.length <= LISTED) return requests.map(describe);
+  const byKind = new Map<Request["kind"], Request[]>();
+  for (const r of requests) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  return [...byKind].map(([kind, group]) => (group.length === 1 && group[0] ? describe(group[0]) : PLURAL[kind](group.length)));
+}
+
 /** A short human description of a request ("read `README.md`"). */
 export function describe(request: Request): string {
   switch (request.kind) {

@@ -4,7 +4,7 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from "@ai-sdk/provider";
-import { type Failure, type Plan, type Request, describe, parseMessage } from "./parse";
+import { type Failure, type Plan, type Request, describe, describeAll, parseMessage } from "./parse";
 import {
   COMPACTION,
   type CompletedCall,
@@ -276,8 +276,8 @@ function specialTurn(conversation: Conversation, plan: Plan, base: Base, hasTool
 function toolStep(conversation: Conversation, plan: Plan, runnable: Runnable, base: Base, failure: TurnFailure): Turn {
   const stepIndex = conversation.steps.length;
   const calls = runnable.steps[stepIndex] ?? [];
-  const now = joinAnd((runnable.requests[stepIndex] ?? []).map(describe));
-  const later = runnable.requests.slice(stepIndex + 1).map((rs) => joinAnd(rs.map(describe)));
+  const now = joinAnd(describeAll(runnable.requests[stepIndex] ?? []));
+  const later = runnable.requests.slice(stepIndex + 1).map((rs) => joinAnd(describeAll(rs)));
   const done = conversation.steps[stepIndex - 1] ?? [];
   const text = [
     stepIndex === 0 ? (failure?.failure.times ? failureNote(failure.failure) : "") : done.map(summarize).join("\n\n"),
@@ -288,7 +288,7 @@ function toolStep(conversation: Conversation, plan: Plan, runnable: Runnable, ba
     .join("\n\n");
   const reasoning =
     stepIndex === 0
-      ? `The user asked me to ${joinAnd(plan.steps.flat().map(describe))}. ${runnable.steps.length > 1 ? `That takes ${runnable.steps.length} steps; step 1: ` : "I'll "}${calls.length === 1 ? "make one tool call" : `make ${calls.length} tool calls at once`}.`
+      ? `The user asked me to ${joinAnd(describeAll(plan.steps.flat()))}. ${runnable.steps.length > 1 ? `That takes ${runnable.steps.length} steps; step 1: ` : "I'll "}${calls.length === 1 ? "make one tool call" : `make ${calls.length} tool calls at once`}.`
       : `Step ${stepIndex} is done (${done.length} result${done.length === 1 ? "" : "s"}). Step ${stepIndex + 1} of ${runnable.steps.length}: ${now}.`;
   return { ...base, reasoning: reasoning.replace(/`/g, ""), text, calls, finish: "tool-calls", failure };
 }
