@@ -2,6 +2,7 @@ import { constants as fsConstants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { MAX_TEXT_BYTES } from "../../lib/attachments";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -30,7 +31,7 @@ export const MAX_SCANNED = 20_000;
 /** How long a listing may walk before it answers with what it found. */
 const SCAN_MS = 1_500;
 /** The largest file a mention brings to the model (the same as an attached text file). */
-export const MAX_MENTION_BYTES = 256 * 1024;
+export const MAX_MENTION_BYTES = MAX_TEXT_BYTES;
 
 export const FilesInput = z.object({
   sessionId: Id.schema("session"),
