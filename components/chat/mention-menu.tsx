@@ -30,6 +30,8 @@ export interface MentionCompletion {
   onKeyDown: (event: KeyboardEvent<HTMLTextAreaElement>) => boolean;
   choose: (index: number) => void;
   searching: boolean;
+  /** The query the files shown answer (undefined while they are those of an earlier one). */
+  answered: string | undefined;
 }
 
 /**
@@ -42,6 +44,8 @@ export function useMentionCompletion(input: { sessionId: string; text: string; c
   const typed = activeMention(input.text, input.caret);
   // Escape closes the list for the mention it was open for (reopened by another @).
   const [dismissed, setDismissed] = useState<number>();
+  // Once that mention is gone (deleted, or the caret left it), a new one opens the list again.
+  if (dismissed !== undefined && typed?.start !== dismissed) setDismissed(undefined);
   const mention = typed && typed.start !== dismissed ? typed : undefined;
   const query = useDebounced(mention?.query ?? "", DEBOUNCE_MS);
   const found = useQuery(
@@ -88,6 +92,7 @@ export function useMentionCompletion(input: { sessionId: string; text: string; c
     onKeyDown,
     choose,
     searching: found.isFetching,
+    answered: found.data && !found.isPlaceholderData ? query : undefined,
   };
 }
 
@@ -96,7 +101,11 @@ export function MentionMenu({ completion }: { completion: MentionCompletion }) {
   const { mention, files, active } = completion;
   if (!mention) return null;
   return (
-    <div className="absolute inset-x-2 bottom-full z-20 mb-2 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-lg" data-testid="mention-menu">
+    <div
+      className="absolute inset-x-2 bottom-full z-20 mb-2 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-lg"
+      data-testid="mention-menu"
+      data-query={completion.answered}
+    >
       <p className="border-b border-zinc-100 px-3 py-1.5 text-xs text-zinc-600">
         {files.length > 0 ? "Mention a project file — ↑↓ to choose, Enter or Tab to insert, Esc to close" : completion.searching ? "Looking for files…" : `No project file matches “${mention.query}”`}
       </p>
