@@ -64,7 +64,9 @@ export function rank(file: string, query: string): number | undefined {
   if (lower.startsWith(q)) return 0;
   const name = lower.slice(lower.lastIndexOf("/") + 1);
   if (name.startsWith(q)) return 1;
-  if (lower.includes(q) || q.includes("/")) return lower.includes(q) ? 2 : undefined;
+  if (lower.includes(q)) return 2;
+  // A query with a "/" names a path: only paths containing it match.
+  if (q.includes("/")) return undefined;
   let at = 0;
   for (const char of q) {
     at = name.indexOf(char, at);
