@@ -9,6 +9,8 @@ import { defineConfig, devices } from "@playwright/test";
  */
 const PORT = Number(process.env.PARLEY_E2E_PORT ?? 3100);
 const DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
+/** Where specs start a fake OpenAI-compatible server (e2e/support/fake-provider.ts) for the `compatible/*` models. */
+const FAKE_OPENAI_PORT = Number(process.env.PARLEY_E2E_OPENAI_PORT ?? PORT + 1);
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
@@ -59,6 +61,11 @@ export default defineConfig({
       // Two attempts per model step: a retried failure still shows (e2e/chat.spec.ts), and a
       // reply that keeps failing ends in seconds instead of minutes (e2e/revert.spec.ts).
       PARLEY_RETRY_MAX_ATTEMPTS: "2",
+      // The offline model stays the default; `compatible/e2e-vision` (e2e/parley.config.json, a
+      // model that sees images) is answered by the fake server a spec starts on this port.
+      PARLEY_MODEL: "offline/parley-offline",
+      OPENAI_BASE_URL: `http://127.0.0.1:${FAKE_OPENAI_PORT}/v1`,
+      PARLEY_CONFIG: "e2e/parley.config.json",
       PORT: String(PORT),
     },
   },

@@ -8,7 +8,7 @@ import { SessionPage } from "./pages/session-page";
 const OFFLINE = { providerId: "offline", modelId: "parley-offline" };
 /** The offline model's usable context: 32,000 − min(4,096, 32,000) (server/provider/models.ts). */
 const OFFLINE_USABLE = 27_904;
-const DEFAULT_TITLE = /^New session - \d{4}-/;
+const DEFAULT_TITLE = /^New session - [A-Z][a-z]{2} \d{1,2}, \d{4}/;
 
 test.describe("context and compaction in the chat", () => {
   test.setTimeout(90_000);

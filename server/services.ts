@@ -51,6 +51,8 @@ export interface ResolvedModel {
   language: LanguageModel;
   limit: { context: number; input?: number; output: number };
   cost: Prices;
+  /** Whether the model sees images; false sends a note in their place. Unset: images are sent as they are. */
+  images?: boolean;
 }
 
 /** The models of this server: resolving a `provider/model` reference, the default, the small one. */

@@ -61,6 +61,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "session.revert": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "session.unrevert": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "session.rerun": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA, text: "run rm -rf ." }), other: "denied" },
+  "session.files": { input: (f) => ({ sessionId: f.sessionA, query: "" }), other: "denied" },
   "message.page": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "message.get": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "message.part": { input: (f) => ({ sessionId: f.sessionA, partId: f.partA }), other: "denied" },

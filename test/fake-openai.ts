@@ -64,7 +64,7 @@ export interface ChatRequestBody {
 
 export interface ChatMessage {
   role: string;
-  content?: string | { type: string; text?: string }[] | null;
+  content?: string | { type: string; text?: string; image_url?: { url: string } }[] | null;
   tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
   [key: string]: unknown;
@@ -232,7 +232,8 @@ function parseBody(text: string): ChatRequestBody {
   return parsed as ChatRequestBody;
 }
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+/** `port`: listen there (a server started elsewhere knows where to find it), else on any free port. */
+export async function startFakeOpenAI(options: { port?: number } = {}): Promise<FakeOpenAI> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -292,7 +293,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   fake.url = `http://127.0.0.1:${port}`;
   return fake;

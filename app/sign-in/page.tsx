@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { AuthCard, SignInForm } from "@/components/auth/auth-form";
+import { invitationPreview } from "@/server/auth/invitation";
 import { currentSignedIn } from "@/server/auth/page";
 import { safeNext } from "@/server/auth/paths";
 import { isFreshInstall } from "@/server/auth/policy";
@@ -15,12 +16,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   const next = safeNext(typeof query.next === "string" ? query.next : undefined);
   if (await currentSignedIn()) redirect(next);
   // Nobody has signed up yet: the first visitor creates the first team.
-  if (await isFreshInstall((await runtime()).services.db)) redirect("/sign-up");
-  const invitation = /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
-  const signUpHref = invitation ? `/sign-up?invitation=${encodeURIComponent(invitation)}` : "/sign-up";
+  const db = (await runtime()).services.db;
+  if (await isFreshInstall(db)) redirect("/sign-up");
+  const invitationId = /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
+  const signUpHref = invitationId ? `/sign-up?invitation=${encodeURIComponent(invitationId)}` : "/sign-up";
+  // Signing in to accept an invitation: the invited email is filled in.
+  const invitation = invitationId ? await invitationPreview(db, invitationId) : undefined;
   return (
-    <AuthCard title="Sign in to Parley">
-      <SignInForm next={next} signUpHref={signUpHref} />
+    <AuthCard title="Sign in to Parley" subtitle={invitation ? `Sign in as ${invitation.email} to join ${invitation.teamName}.` : undefined}>
+      <SignInForm next={next} signUpHref={signUpHref} email={invitation?.email} />
     </AuthCard>
   );
 }

@@ -37,8 +37,8 @@ function FormError({ message }: { message: string | undefined }) {
   );
 }
 
-/** Email + password sign-in; then back to `next` (already checked to stay on this site). */
-export function SignInForm({ next, signUpHref }: { next: string; signUpHref: string }) {
+/** Email + password sign-in; then back to `next` (already checked to stay on this site). `email` prefills the email (an invitation's). */
+export function SignInForm({ next, signUpHref, email }: { next: string; signUpHref: string; email?: string | undefined }) {
   const [error, setError] = useState<string>();
   const [pending, setPending] = useState(false);
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -57,7 +57,7 @@ export function SignInForm({ next, signUpHref }: { next: string; signUpHref: str
   return (
     <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
       <Field label="Email">
-        <input name="email" type="email" autoComplete="email" required className={INPUT} />
+        <input name="email" type="email" autoComplete="email" required defaultValue={email} className={INPUT} />
       </Field>
       <Field label="Password">
         <input name="password" type="password" autoComplete="current-password" required className={INPUT} />
@@ -80,8 +80,9 @@ export function SignInForm({ next, signUpHref }: { next: string; signUpHref: str
 /**
  * Name, email and password. With an invitation, the new account accepts it at once and
  * lands in the inviting team; otherwise the server decides the team (server/auth/policy.ts).
+ * `email` prefills the email (the one invited).
  */
-export function SignUpForm({ invitationId, signInHref }: { invitationId: string | undefined; signInHref: string }) {
+export function SignUpForm({ invitationId, signInHref, email }: { invitationId: string | undefined; signInHref: string; email?: string | undefined }) {
   const [error, setError] = useState<string>();
   const [pending, setPending] = useState(false);
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -115,7 +116,7 @@ export function SignUpForm({ invitationId, signInHref }: { invitationId: string 
         <input name="name" autoComplete="name" required maxLength={100} className={INPUT} />
       </Field>
       <Field label="Email">
-        <input name="email" type="email" autoComplete="email" required className={INPUT} />
+        <input name="email" type="email" autoComplete="email" required defaultValue={email} className={INPUT} />
       </Field>
       <Field label="Password">
         <input name="password" type="password" autoComplete="new-password" required minLength={8} maxLength={128} className={INPUT} />

@@ -4,8 +4,9 @@ import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Icon } from "@/components/parts/icons";
 import { Button } from "@/components/ui/button";
-import { EmptyState, ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
+import { ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
 import { CompactionRow } from "./compaction-row";
+import { EmptySession } from "./empty-session";
 import { MessageView } from "./message-view";
 import { type RevertPoint, shownMessages } from "./revert";
 import { type ChatRow, chatRows, estimateRowSize } from "./rows";
@@ -154,7 +155,7 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
       <ListTop live={live} />
       {snapshot.error ? <LoadError error={snapshot.error} onRetry={live.retry} /> : null}
       <CorruptRows rows={snapshot.corrupt} />
-      {rows.length === 0 ? <EmptyState title="No messages yet">This session has no conversation yet.</EmptyState> : null}
+      {rows.length === 0 ? <EmptySession /> : null}
       <div
         ref={listRef}
         data-testid="message-list"

@@ -11,6 +11,7 @@ describe("model catalog", () => {
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       tools: true,
       reasoning: true,
+      images: false,
     });
   });
 
@@ -24,6 +25,7 @@ describe("model catalog", () => {
       expect(model.cost.output, id).toBeGreaterThan(model.cost.input);
       expect(model.cost.cacheRead, id).toBeLessThan(model.cost.input);
       expect(model.tools).toBe(true);
+      expect(model.images, id).toBe(true);
     }
     expect(resolveModel("openai/gpt-4.1-mini")).toMatchObject({
       limit: { context: 1_047_576, output: 32_768 },
@@ -50,6 +52,7 @@ describe("model catalog", () => {
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       tools: true,
       reasoning: false,
+      images: false,
     });
   });
 
@@ -57,6 +60,8 @@ describe("model catalog", () => {
     const overrides = ModelOverrides.parse({
       "openai/gpt-4o": { cost: { input: 2 }, limit: { output: 4096 } },
       "compatible/llama3.1": { name: "Llama 3.1 (local)", limit: { context: 131_072, output: 8192 }, cost: { input: 0.1, output: 0.2 } },
+      "compatible/llava": { images: true },
+      "openai/gpt-4.1": { images: false },
     });
     expect(resolveModel("openai/gpt-4o", overrides)).toMatchObject({
       name: "GPT-4o",
@@ -68,6 +73,9 @@ describe("model catalog", () => {
       limit: { context: 131_072, output: 8192 },
       cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0 },
     });
+    expect(resolveModel("compatible/llama3.1", overrides).images).toBe(false);
+    expect(resolveModel("compatible/llava", overrides).images).toBe(true);
+    expect(resolveModel("openai/gpt-4.1", overrides).images).toBe(false);
     // Other models are untouched.
     expect(resolveModel("openai/gpt-4o-mini", overrides).cost.input).toBe(0.15);
   });
@@ -85,6 +93,7 @@ describe("model catalog", () => {
     expect(ModelOverrides.safeParse({ "openai/gpt-4o": { limit: { context: 1.5 } } }).success).toBe(false);
     expect(ModelOverrides.safeParse({ "openai/gpt-4o": { price: 1 } }).success).toBe(false);
     expect(ModelOverrides.safeParse({ "openai/gpt-4o": { name: "Mine" } }).success).toBe(true);
+    expect(ModelOverrides.safeParse({ "openai/gpt-4o": { images: "yes" } }).success).toBe(false);
   });
 
   it('parses "provider/model" refs, keeping slashes in the model id', () => {

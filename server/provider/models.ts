@@ -3,9 +3,10 @@ import { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline/
 
 /**
  * The model catalog: context/output limits and USD prices per million tokens
- * (input, output, cache read, cache write). Entries can be overridden — or unknown models
- * described — in config (`ModelOverrides`). A model the catalog does not know still works:
- * limits 0 (which turns overflow detection off) and cost 0.
+ * (input, output, cache read, cache write), and whether it takes images. Entries can be
+ * overridden — or unknown models described — in config (`ModelOverrides`). A model the
+ * catalog does not know still works: limits 0 (which turns overflow detection off), cost 0,
+ * and no images until the config says it takes them.
  */
 
 export interface ModelRef {
@@ -38,6 +39,8 @@ export interface ModelInfo {
   cost: ModelCost;
   tools: boolean;
   reasoning: boolean;
+  /** Whether the model accepts images in its input (vision); otherwise an attached image is described to it in text. */
+  images: boolean;
 }
 
 const REF = /^[^/\s]+\/\S+$/;
@@ -71,6 +74,8 @@ function openai(
     cost: { input: price[0], output: price[1], cacheRead: price[2], cacheWrite: 0 },
     tools: true,
     reasoning,
+    // Every OpenAI model of the catalog takes images as input.
+    images: true,
   };
 }
 
@@ -89,6 +94,7 @@ export const CATALOG: readonly ModelInfo[] = [
     cost: free,
     tools: true,
     reasoning: true,
+    images: false,
   },
   openai("gpt-4.1", "GPT-4.1", GPT41, [2, 8, 0.5], false),
   openai("gpt-4.1-mini", "GPT-4.1 mini", GPT41, [0.4, 1.6, 0.1], false),
@@ -108,6 +114,8 @@ const Tokens = z.number().int().nonnegative();
 export const ModelOverride = z
   .object({
     name: z.string().min(1).optional(),
+    /** The model accepts images (a vision model); unknown models are taken not to until told. */
+    images: z.boolean().optional(),
     limit: z.object({ context: Tokens, input: Tokens, output: Tokens }).partial().strict().optional(),
     cost: z
       .object({ input: NonNegative, output: NonNegative, cacheRead: NonNegative, cacheWrite: NonNegative })
@@ -119,7 +127,7 @@ export const ModelOverride = z
 export type ModelOverride = z.infer<typeof ModelOverride>;
 
 /**
- * Config entry `models`: "provider/model" → partial {name, limit, cost}. Overrides a
+ * Config entry `models`: "provider/model" → partial {name, images, limit, cost}. Overrides a
  * catalog entry field by field, or describes a model the catalog does not know
  * (e.g. `"compatible/llama3.1": {"limit": {"context": 131072, "output": 8192}}`).
  */
@@ -144,7 +152,7 @@ export function isKnownModel(ref: ModelRef | string): boolean {
 
 /**
  * The catalog entry for `ref` with config overrides applied; a model nobody describes
- * gets limits 0 and cost 0, tools on, reasoning off.
+ * gets limits 0 and cost 0, tools on, reasoning and images off.
  */
 export function resolveModel(ref: ModelRef | string, overrides?: ModelOverrides): ModelInfo {
   const r = typeof ref === "string" ? parseModelRef(ref) : ref;
@@ -156,6 +164,7 @@ export function resolveModel(ref: ModelRef | string, overrides?: ModelOverrides)
     cost: free,
     tools: true,
     reasoning: false,
+    images: false,
   };
   const override = overrides?.[formatModelRef(r)];
   if (!override) return { ...base, limit: { ...base.limit }, cost: { ...base.cost } };
@@ -163,6 +172,7 @@ export function resolveModel(ref: ModelRef | string, overrides?: ModelOverrides)
   return {
     ...base,
     name: override.name ?? base.name,
+    images: override.images ?? base.images,
     limit,
     cost: { ...base.cost, ...definedOnly(override.cost) },
   };

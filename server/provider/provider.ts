@@ -180,9 +180,10 @@ export interface LoadedModel {
   language: LanguageModelV4;
   limit: ModelInfo["limit"];
   cost: ModelInfo["cost"];
+  images: boolean;
 }
 
 export function loadModel(ref: ModelRef, cfg: ProviderConfig): LoadedModel {
   const info = resolveModel(ref, cfg.models);
-  return { ref: { providerId: ref.providerId, modelId: ref.modelId }, info, language: languageModel(ref, cfg), limit: info.limit, cost: info.cost };
+  return { ref: { providerId: ref.providerId, modelId: ref.modelId }, info, language: languageModel(ref, cfg), limit: info.limit, cost: info.cost, images: info.images };
 }

@@ -17,3 +17,4 @@ export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info
 export { prompt, compact, abort, rerun, recoverInterrupted, PromptInput, CompactInput, RerunInput } from "./prompt";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
+export { files, FilesInput } from "./project-files";

@@ -150,7 +150,7 @@ async function summarize(s: Services, input: ProcessInput, summary: AssistantMes
     overflows: (tokens) => fillsWindow(tokens, model.limit),
   });
   const result = await s.runners.streaming(input.sessionId, processor, () =>
-    processor.run(() => LLM.stream({ model, system: SUMMARY_PROMPT, messages: toModelMessages(upTo), abortSignal: input.signal })),
+    processor.run(() => LLM.stream({ model, system: SUMMARY_PROMPT, messages: toModelMessages(upTo, { images: model.images }), abortSignal: input.signal })),
   );
   if (result === "stop") return false;
   const failure = await summaryFailure(s, result, processor.message);

@@ -4,15 +4,17 @@ import { defaultTitle, forkTitle, isDefaultTitle } from "./info";
 describe("session titles", () => {
   const at = Date.UTC(2026, 10, 21, 9, 5, 7, 42);
 
-  it("default titles name root and child sessions with the ISO time", () => {
-    expect(defaultTitle(false, at)).toBe("New session - 2026-11-21T09:05:07.042Z");
-    expect(defaultTitle(true, at)).toBe("Child session - 2026-11-21T09:05:07.042Z");
+  it("default titles name root and child sessions with a readable UTC time, not an ISO timestamp", () => {
+    expect(defaultTitle(false, at)).toBe("New session - Nov 21, 2026, 09:05 UTC");
+    expect(defaultTitle(true, at)).toBe("Child session - Nov 21, 2026, 09:05 UTC");
+    expect(defaultTitle(false, Date.UTC(2027, 0, 3, 23, 59, 59, 999))).toBe("New session - Jan 3, 2027, 23:59 UTC");
   });
 
-  it("isDefaultTitle recognises exactly the two default shapes", () => {
+  it("isDefaultTitle recognises exactly the default shapes: readable, and the ISO form of older sessions", () => {
     expect(isDefaultTitle(defaultTitle(false, at))).toBe(true);
     expect(isDefaultTitle(defaultTitle(true, at))).toBe(true);
     expect(isDefaultTitle("New session - 2026-11-21T09:05:07.042Z")).toBe(true);
+    expect(isDefaultTitle("Child session - 2026-11-21T09:05:07.042Z")).toBe(true);
 
     for (const title of [
       "New session",
@@ -26,6 +28,11 @@ describe("session titles", () => {
       "Fix login New session - 2026-11-21T09:05:07.042Z",
       "New session - 2026-11-21T09:05:07.042Z (fork #1)",
       "Child session - 2026-11-21T09:05:07.042Z\n",
+      "New session - Nov 21, 2026",
+      "New session - Nov 21, 2026, 9:05 UTC",
+      "New session - November 21, 2026, 09:05 UTC",
+      "New session - Nov 21, 2026, 09:05 UTC (fork #1)",
+      "Notes on New session - Nov 21, 2026, 09:05 UTC",
       "Refactor the parser",
       "",
     ]) {

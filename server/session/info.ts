@@ -60,14 +60,29 @@ export type Info = z.infer<typeof Info>;
 
 export const Title = refuseNul(z.string().trim().min(1, "title is empty").max(MAX_TITLE, `title is longer than ${MAX_TITLE} characters`), "a title");
 
-const DEFAULT_TITLE = /^(New session|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+/** "Nov 23, 2026, 17:53 UTC": readable by a person, the same for every reader (the server's time zone is nobody's). */
+const READABLE_TITLE = new RegExp(String.raw`^(New session|Child session) - (${MONTHS.join("|")}) \d{1,2}, \d{4}, \d{2}:\d{2} UTC$`);
+/** Titles given before readable ones: "New session - 2026-11-23T17:53:10.298Z" (still replaced by a generated title). */
+const ISO_TITLE = /^(New session|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export function defaultTitle(isChild: boolean, now: number): string {
-  return `${isChild ? "Child session" : "New session"} - ${new Date(now).toISOString()}`;
+function readableTime(now: number): string {
+  const at = new Date(now);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${MONTHS[at.getUTCMonth()]} ${at.getUTCDate()}, ${at.getUTCFullYear()}, ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())} UTC`;
 }
 
+/**
+ * The title a session has until a generated one replaces it: "New session - Nov 23, 2026,
+ * 17:53 UTC" ("Child session - …" for a child).
+ */
+export function defaultTitle(isChild: boolean, now: number): string {
+  return `${isChild ? "Child session" : "New session"} - ${readableTime(now)}`;
+}
+
+/** Whether a title is a default one (readable, or the ISO form of older sessions): a generated title may replace it. */
 export function isDefaultTitle(title: string): boolean {
-  return DEFAULT_TITLE.test(title);
+  return READABLE_TITLE.test(title) || ISO_TITLE.test(title);
 }
 
 /**

@@ -285,7 +285,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const request = {
     model,
     system: systemPrompt({ agent, directory: input.directory, model: model.ref, lastStep }),
-    messages: toModelMessages(messages),
+    messages: toModelMessages(messages, { images: model.images }),
     tools: scope ? toolSet(s, scope) : {},
     abortSignal: signal,
   };

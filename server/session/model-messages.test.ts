@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as Id from "../id";
 import type { AssistantMessage, MessageError, Part, UserMessage, WithParts } from "./message";
 import { emptyTokens } from "./message";
-import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, toModelMessages } from "./model-messages";
+import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, imageNote, toModelMessages } from "./model-messages";
 
 /** toModelMessages, rule by rule. */
 
@@ -162,6 +162,24 @@ describe("toModelMessages", () => {
         ],
       },
     ]);
+  });
+
+  it("gives a model that cannot see images a note in place of each image, and keeps text files as text", () => {
+    const b64 = Buffer.from("hello\n").toString("base64");
+    const history = [
+      user([
+        text("what is in these?"),
+        { type: "file", mime: "image/png", filename: "shot.png", url: "data:image/png;base64,iVBORw0KGgo=" },
+        { type: "file", mime: "text/plain", filename: "notes.txt", url: `data:text/plain;base64,${b64}` },
+      ]),
+    ];
+    expect(toModelMessages(history, { images: false })[0]?.content).toEqual([
+      { type: "text", text: "what is in these?" },
+      { type: "text", text: imageNote("shot.png") },
+      { type: "text", text: "Called the read tool on notes.txt:\nhello\n" },
+    ]);
+    expect(imageNote("shot.png")).toContain("cannot see images");
+    expect(toModelMessages(history, { images: true })[0]?.content).toContainEqual({ type: "file", data: "data:image/png;base64,iVBORw0KGgo=", mediaType: "image/png", filename: "shot.png" });
   });
 
   it("sends stored provider metadata back as providerOptions (reasoning signatures, item ids), even on empty signed reasoning", () => {

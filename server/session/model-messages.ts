@@ -7,6 +7,9 @@ import type { FilePart, WithParts } from "./message";
  * becomes "What did we do so far?", failed assistant turns are skipped (unless aborted
  * with real content), cleared tool outputs are replaced, and a tool left pending or
  * running gets an "interrupted" error result so that no call is without a result.
+ * Attached text files become text; images stay image parts for a model that sees them
+ * (the Chat Completions API gets them as `image_url` data URLs) and become a short note
+ * for one that does not.
  */
 
 export const COMPACTION_QUESTION = "What did we do so far?";
@@ -22,14 +25,20 @@ function decodeDataUrl(url: string): string | undefined {
   return match[2] ? Buffer.from(body, "base64").toString("utf8") : decodeURIComponent(body);
 }
 
-function fileContent(part: FilePart): Exclude<UserContent, string>[number] | undefined {
+/** What a model that cannot see images gets in place of one. */
+export function imageNote(name: string): string {
+  return `[Image ${name} attached: this model cannot see images, so its content is not included.]`;
+}
+
+function fileContent(part: FilePart, options: ModelMessageOptions): Exclude<UserContent, string>[number] | undefined {
+  const name = part.filename ?? part.source?.path ?? "file";
   if (TEXT_MIME.test(part.mime)) {
     const text = decodeDataUrl(part.url);
     if (text === undefined) return undefined;
-    const name = part.filename ?? part.source?.path ?? "file";
     return { type: "text", text: `Called the read tool on ${name}:\n${text}` };
   }
   if (part.url.startsWith("data:")) {
+    if (part.mime.startsWith("image/") && options.images === false) return { type: "text", text: imageNote(name) };
     return { type: "file", data: part.url, mediaType: part.mime, ...(part.filename ? { filename: part.filename } : {}) };
   }
   return undefined;
@@ -53,7 +62,12 @@ function hasRealContent(message: WithParts): boolean {
   );
 }
 
-export function toModelMessages(history: WithParts[]): ModelMessage[] {
+export interface ModelMessageOptions {
+  /** Whether the model sees images (unset: images are sent as image parts, as to a vision model). */
+  images?: boolean | undefined;
+}
+
+export function toModelMessages(history: WithParts[], options: ModelMessageOptions = {}): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const message of history) {
     if (message.parts.length === 0) continue;
@@ -64,7 +78,7 @@ export function toModelMessages(history: WithParts[]): ModelMessage[] {
           if (part.ignored || part.text.trim() === "") continue;
           content.push({ type: "text", text: part.text });
         } else if (part.type === "file") {
-          const file = fileContent(part);
+          const file = fileContent(part, options);
           if (file) content.push(file);
         } else if (part.type === "compaction") {
           content.push({ type: "text", text: COMPACTION_QUESTION });

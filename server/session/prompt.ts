@@ -11,6 +11,7 @@ import * as Compaction from "./compaction";
 import { isDefaultTitle } from "./info";
 import { start, unanswered } from "./loop";
 import { ModelRef, type Part, type UserMessage } from "./message";
+import { MentionPath, type MentionedFile, mentionedFile } from "./project-files";
 import { closeStrandedTools, recover } from "./recovery";
 import { messageFromRow, sessionFromRow } from "./rows";
 import { AbortRequested, Runners } from "./runner";
@@ -34,6 +35,8 @@ export const PromptPart = z.discriminatedUnion("type", [
     filename: refuseNul(z.string().max(500), "a file name").optional(),
     url: refuseNul(z.string().max(10_000_000), "a file's URL"),
   }),
+  /** `@src/greet.ts`: a file of the project, read when the message is written and stored as a file part with its content. */
+  z.object({ type: z.literal("mention"), path: MentionPath }),
 ]);
 
 export const PromptInput = z.object({
@@ -54,6 +57,13 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
   const row = await sessionRow(ctx, data.sessionId);
   const session = sessionFromRow(row);
+  const agent = ctx.agents.choose(data.agent ?? session.agent).name;
+  // Mentioned files are read before anything changes: one that cannot be read refuses the message.
+  const inputs = await Promise.all(
+    data.parts.map(async (p): Promise<Exclude<typeof p, { type: "mention" }> | ({ type: "file" } & MentionedFile)> =>
+      p.type === "mention" ? { type: "file", ...(await mentionedFile(ctx, row, p.path, agent)) } : p,
+    ),
+  );
   // A pending revert becomes final: the messages it hid are deleted.
   await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
@@ -62,12 +72,14 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     sessionId: session.id,
     role: "user",
     time: { created: time },
-    agent: ctx.agents.choose(data.agent ?? session.agent).name,
+    agent,
     model: data.model ?? session.model ?? ctx.models.default(),
   };
-  const parts: Part[] = data.parts.map((p) => {
+  const parts: Part[] = inputs.map((p) => {
     const base = { id: Id.ascending("part"), sessionId: session.id, messageId: user.id };
-    if (p.type === "file") return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) };
+    if (p.type === "file") {
+      return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}), ...("source" in p ? { source: p.source } : {}) };
+    }
     const mention = subtaskOf(ctx.agents, p.text);
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };

@@ -21,8 +21,8 @@ describe("Session create/get (integration)", () => {
     const ctx = { ...team.ctx, clock: { now: () => AT } };
     const root = await Session.create(ctx, { projectId: team.projectId });
     const child = await Session.create(ctx, { projectId: team.projectId, parentId: root.id });
-    expect(root.title).toBe("New session - 2026-01-02T03:04:05.678Z");
-    expect(child.title).toBe("Child session - 2026-01-02T03:04:05.678Z");
+    expect(root.title).toBe("New session - Jan 2, 2026, 03:04 UTC");
+    expect(child.title).toBe("Child session - Jan 2, 2026, 03:04 UTC");
     expect(child.parentId).toBe(root.id);
     expect(root.parentId).toBeUndefined();
     expect(root.time).toEqual({ created: AT, updated: AT });

@@ -24,4 +24,6 @@ export const sessionRouter = router({
   unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
   rerun: procedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
   compact: procedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
+  /** Files of the session's project matching what follows an `@` in the composer. */
+  files: procedure.input(Session.FilesInput).query(({ ctx, input }) => Session.files(ctx, input)),
 });
