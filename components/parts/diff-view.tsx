@@ -99,7 +99,7 @@ const ROW_STYLE: Record<DiffRow["kind"], string> = {
 const SIGN: Record<DiffRow["kind"], string> = { context: " ", del: "-", add: "+" };
 
 function Row({ row, numbers }: { row: DiffRow; numbers: boolean }) {
-  const number = "w-px px-2 text-right align-top whitespace-nowrap text-zinc-500 tabular-nums select-none";
+  const number = "w-px px-2 text-right align-top whitespace-nowrap text-zinc-600 tabular-nums select-none";
   return (
     <tr data-testid="diff-row" data-kind={row.kind} className={ROW_STYLE[row.kind]}>
       {numbers ? (
@@ -115,7 +115,7 @@ function Row({ row, numbers }: { row: DiffRow; numbers: boolean }) {
       <td aria-hidden="true" className="w-px pl-2 align-top select-none">
         {SIGN[row.kind]}
       </td>
-      <td className="pr-3 pl-1 break-all whitespace-pre-wrap">
+      <td data-testid="diff-line-text" className="pr-3 pl-1 whitespace-pre-wrap [overflow-wrap:anywhere]">
         {row.segments ? <Segments segments={row.segments} kind={row.kind} /> : <Visible text={row.text} />}
         {row.noNewline ? (
           <span data-testid="diff-no-newline" className="ml-2 rounded bg-zinc-200/70 px-1 font-sans text-[11px] text-zinc-700 select-none">
@@ -149,7 +149,7 @@ function Visible({ text }: { text: string }): ReactNode {
   return text.split("\r").map((piece, i) => (
     <Fragment key={i}>
       {i > 0 ? (
-        <span data-testid="diff-cr" title="Carriage return (CRLF line ending)" className="text-amber-700">
+        <span data-testid="diff-cr" title="Carriage return (CRLF line ending)" className="font-semibold">
           ␍
         </span>
       ) : null}

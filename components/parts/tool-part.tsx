@@ -28,9 +28,9 @@ function durationOf(state: ToolState): number | undefined {
   return state.status === "completed" || state.status === "error" ? state.time.end - state.time.start : undefined;
 }
 
-/** The first line of a tool's error, for the card's one-line summary. */
+/** A tool's error on one line (its start: the summary cuts it to the card's width), for the card's summary. */
 function errorLine(state: ToolState): string | undefined {
-  return state.status === "error" ? state.error.split("\n", 1)[0]?.trim() || undefined : undefined;
+  return state.status === "error" ? state.error.slice(0, 300).replace(/\s+/g, " ").trim() || undefined : undefined;
 }
 
 /**
