@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures";
 import { SessionPage } from "./pages/session-page";
+import { ToolCard } from "./pages/tool-card";
 import { seedShowcase } from "./support/showcase";
 
 const PART_TYPES = ["text", "reasoning", "file", "tool", "step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "retry", "compaction"] as const;
@@ -35,12 +36,19 @@ test.describe("session page renders stored messages", () => {
     await expect(fallback).toContainText('"url": "https://example.com/style-guide"');
     await expect(view.tool("running")).toContainText("export function in src");
     const task = view.tool("completed").filter({ hasText: "Open child session" });
+    await new ToolCard(task).open();
     await expect(task.getByRole("link", { name: "Open child session →" })).toHaveAttribute("href", `/sessions/${child.id}`);
+    // read: the file as numbered, highlighted code.
+    const read = new ToolCard(view.tool("completed").filter({ has: page.getByTestId("tool-name").getByText("read", { exact: true }) }));
+    await read.open();
+    await expect(read.root.getByTestId("line-number")).toHaveText(["1", "2", "3"]);
+    await expect(read.root.getByTestId("code-view").locator(".hljs-keyword").first()).toHaveText("export");
 
     // The other parts show their content.
     await expect(view.part("patch")).toContainText("2 files changed");
     await expect(view.part("patch")).toContainText("src/greet.test.ts");
-    await expect(view.part("retry")).toContainText("Retry attempt 1");
+    await expect(view.part("retry")).toContainText("Attempt 1 failed");
+    await expect(view.part("retry")).toContainText("Attempt 2 went through.");
     await expect(view.part("retry")).toContainText("Rate limit reached");
     await expect(view.part("compaction")).toContainText("Conversation compacted");
     await expect(view.part("subtask")).toContainText("Subtask for @explore");

@@ -2,6 +2,7 @@ import { Session } from "../server/session";
 import { expect, test } from "./fixtures";
 import { openChat } from "./pages/chat";
 import { SharePage } from "./pages/share-page";
+import { ToolCard } from "./pages/tool-card";
 
 /**
  * Subagents with the offline model: the parent's task card follows the child live, opens
@@ -16,6 +17,7 @@ test("a subagent's progress shows live on the task card, which opens the child; 
   await chat.ask("use a subagent to `stream slowly and list files`");
   const card = page.locator('[data-part-type="tool"]').filter({ has: page.getByTestId("tool-name").getByText("task", { exact: true }) });
   await expect(card).toHaveAttribute("data-tool-status", "running", { timeout: 30_000 });
+  await new ToolCard(card).open();
   // Live: the child's list call appears on the card while the task still runs.
   await expect(card.getByTestId("task-progress-item").filter({ hasText: "list" })).toBeVisible({ timeout: 30_000 });
   await expect(card).toHaveAttribute("data-tool-status", "running");

@@ -1,8 +1,9 @@
 import { memo, useState } from "react";
-import { PartView } from "@/components/parts/registry";
+import { PartView, RetryPartsView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
+import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
@@ -40,16 +41,18 @@ const MemoPart = memo(function MemoPart({ part }: { part: Part }) {
 function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
-      {parts.map((part) =>
-        reply ? (
+      {groupRetries(parts).map((item) => {
+        if (item.kind === "retries") return <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} />;
+        const { part } = item;
+        return reply ? (
           <div key={part.id} className="group/part">
             <MemoPart part={part} />
             <PartRevertButton info={reply} part={part} />
           </div>
         ) : (
           <MemoPart key={part.id} part={part} />
-        ),
-      )}
+        );
+      })}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import type { SessionInfo } from "@/components/session/types";
-import { UnifiedDiff } from "@/components/parts/tools/files";
+import { UnifiedDiff } from "@/components/parts/diff-view";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
@@ -43,7 +43,7 @@ export function RevertBanner({ session, hidden, busy }: { session: SessionInfo; 
             ))}
           </ul>
           <div className="mt-2">
-            <UnifiedDiff diff={diff} />
+            <UnifiedDiff diff={diff} headers />
           </div>
         </details>
       ) : null}

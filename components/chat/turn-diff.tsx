@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { createContext, useContext, useState } from "react";
 import { Icon } from "@/components/parts/icons";
-import { UnifiedDiff } from "@/components/parts/tools/files";
+import { UnifiedDiff } from "@/components/parts/diff-view";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorNotice, Spinner, errorMessage } from "@/components/ui/feedback";
 import type { UserMessage } from "./types";
@@ -76,7 +76,7 @@ function TurnDiffBody({ source, messageId, files }: { source: DiffSource; messag
         <ErrorNotice title="Could not load the diff">{errorMessage(query.error)}</ErrorNotice>
       ) : query.data.text ? (
         <div data-testid="turn-diff-text">
-          <UnifiedDiff diff={query.data.text} />
+          <UnifiedDiff diff={query.data.text} headers />
           {query.data.truncated ? <p className="mt-1 text-xs text-zinc-500">The diff is cut here: it is very long.</p> : null}
         </div>
       ) : (

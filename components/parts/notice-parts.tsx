@@ -1,23 +1,13 @@
 import type { PartOf } from "@/components/chat/types";
-import { formatDateTime } from "@/components/ui/format";
 import { Icon } from "./icons";
+import { RetryCard } from "./retry-card";
 
-/** A failed model call that is being retried. */
+/**
+ * A failed model call that is being retried, on its own. The chat shows a message's retry
+ * parts together as one card (lib/retry-parts.ts), with how the call ended.
+ */
 export function RetryPartView({ part }: { part: PartOf<"retry"> }) {
-  const { error } = part;
-  return (
-    <div className="flex gap-2.5 rounded-xl border border-amber-200 bg-amber-50 px-3.5 py-2.5 text-sm">
-      <Icon name="retry" className="mt-0.5 size-4 text-amber-600" />
-      <div className="min-w-0">
-        <p className="font-medium text-amber-900">
-          Retry attempt {part.attempt}
-          {error.statusCode ? <span className="font-normal text-amber-700"> · HTTP {error.statusCode}</span> : null}
-          <span className="font-normal text-amber-700"> · {formatDateTime(part.time.created)}</span>
-        </p>
-        <p className="mt-0.5 break-words text-amber-800">{error.message}</p>
-      </div>
-    </div>
-  );
+  return <RetryCard retries={[part]} outcome={undefined} />;
 }
 
 /** Where the conversation was summarized to free context. */

@@ -1,10 +1,12 @@
 import type { ReactNode } from "react";
 import type { Part, PartOf, PartType } from "@/components/chat/types";
+import type { RetryOutcome, RetryPart } from "@/lib/retry-parts";
 import { AgentPartView, SubtaskPartView } from "./agent-parts";
 import { FilePartView } from "./file-part";
 import { CompactionPartView, RetryPartView } from "./notice-parts";
 import { PatchPartView } from "./patch-part";
 import { ReasoningPartView } from "./reasoning-part";
+import { RetryCard } from "./retry-card";
 import { SnapshotPartView, StepFinishPartView, StepStartPartView } from "./step-parts";
 import { TextPartView } from "./text-part";
 import { ToolPartView } from "./tool-part";
@@ -42,6 +44,15 @@ export function PartView({ part }: { part: Part }) {
   return (
     <div data-part-type={part.type} data-part-id={part.id} data-tool-status={part.type === "tool" ? part.state.status : undefined} className="min-w-0">
       <Renderer part={part} />
+    </div>
+  );
+}
+
+/** A message's retry parts as one card, with the root attributes of the first (see lib/retry-parts.ts). */
+export function RetryPartsView({ retries, outcome }: { retries: RetryPart[]; outcome: RetryOutcome | undefined }) {
+  return (
+    <div data-part-type="retry" data-part-id={retries[0]?.id} data-retries={retries.length} className="min-w-0">
+      <RetryCard retries={retries} outcome={outcome} />
     </div>
   );
 }

@@ -1,7 +1,11 @@
+"use client";
+
+import { useState } from "react";
 import type { PartOf, ToolState } from "@/components/chat/types";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatDuration } from "@/components/ui/format";
+import { CardOpenContext } from "./card-open";
 import { Icon } from "./icons";
 import { toolRenderer } from "./tools/registry";
 
@@ -24,28 +28,45 @@ function durationOf(state: ToolState): number | undefined {
   return state.status === "completed" || state.status === "error" ? state.time.end - state.time.start : undefined;
 }
 
-/** The card shared by every tool call: name, title, state badge, duration; the body comes from the tool's renderer. */
-export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
+/** A tool's error on one line (its start: the summary cuts it to the card's width), for the card's summary. */
+function errorLine(state: ToolState): string | undefined {
+  return state.status === "error" ? state.error.slice(0, 300).replace(/\s+/g, " ").trim() || undefined : undefined;
+}
+
+/**
+ * The card shared by every tool call, collapsed to one line (name, title, error, duration,
+ * state) until opened; the body comes from the tool's renderer. `forceOpen` keeps it open
+ * (e.g. while the call waits for a person's answer); the card stays open afterwards.
+ */
+export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">; forceOpen?: boolean }) {
   const { state } = part;
+  const [opened, setOpened] = useState(false);
+  const open = opened || forceOpen;
   const renderer = toolRenderer(part.tool);
   const status = state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
+  const failure = status === ABORTED ? undefined : errorLine(state);
   const title = titleOf(state) || renderer.summary?.(state.input);
   const duration = durationOf(state);
   const Body = renderer.Body;
   return (
     <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${status.ring}`}>
-      <details open className="group">
-        <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2.5 select-none hover:bg-zinc-50/80 [&::-webkit-details-marker]:hidden">
+      <details open={open} onToggle={(event) => setOpened(event.currentTarget.open)} className="group">
+        <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2 select-none hover:bg-zinc-50/80 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
           <span className={`grid size-7 shrink-0 place-items-center rounded-lg ${state.status === "error" ? "bg-red-50 text-red-500" : "bg-zinc-100 text-zinc-500"}`}>
             <Icon name={renderer.icon} className="size-4" />
           </span>
-          <span className="flex min-w-0 flex-1 flex-col sm:flex-row sm:items-baseline sm:gap-2">
-            <span data-testid="tool-name" className="font-mono text-[13px] font-semibold text-zinc-900">
+          <span className="flex min-w-0 flex-1 items-baseline gap-2">
+            <span data-testid="tool-name" className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">
               {part.tool}
             </span>
             {title ? (
-              <span data-testid="tool-title" className="truncate text-sm text-zinc-500">
+              <span data-testid="tool-title" className="min-w-0 truncate text-sm text-zinc-500">
                 {title}
+              </span>
+            ) : null}
+            {failure ? (
+              <span data-testid="tool-summary-error" className="min-w-0 truncate text-sm text-red-700" title={failure}>
+                {failure}
               </span>
             ) : null}
           </span>
@@ -62,7 +83,9 @@ export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
           <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
         </summary>
         <div className="border-t border-zinc-100 px-3.5 py-3">
-          <Body part={part} state={state} input={state.input} title={title} />
+          <CardOpenContext value={open}>
+            <Body part={part} state={state} input={state.input} title={title} />
+          </CardOpenContext>
         </div>
       </details>
     </div>

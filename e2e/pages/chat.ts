@@ -12,6 +12,8 @@ export interface Recording {
   statuses: string[];
   /** Every distinct text of the retry banner. */
   banners: string[];
+  /** Every distinct text of the retry card's next-attempt line (the transcript's retry card). */
+  retryCards: string[];
   /** Per text part id, every distinct text it showed. */
   texts: Record<string, string[]>;
 }
@@ -84,7 +86,7 @@ export class Chat {
    */
   async record(): Promise<void> {
     await this.page.evaluate(() => {
-      const recording: Recording = { tools: {}, firstSeen: {}, statuses: [], banners: [], texts: {} };
+      const recording: Recording = { tools: {}, firstSeen: {}, statuses: [], banners: [], retryCards: [], texts: {} };
       window.__chatRecording = recording;
       const take = () => {
         const status = document.querySelector<HTMLElement>('[data-testid="session-status"]')?.dataset.status;
@@ -107,6 +109,8 @@ export class Chat {
         }
         const banner = document.querySelector('[data-testid="retry-banner"]')?.textContent;
         if (banner && recording.banners[recording.banners.length - 1] !== banner) recording.banners.push(banner);
+        const card = document.querySelector('[data-testid="retry-card"] [data-testid="retry-next"]')?.textContent;
+        if (card && recording.retryCards[recording.retryCards.length - 1] !== card) recording.retryCards.push(card);
       };
       new MutationObserver(take).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
       take();

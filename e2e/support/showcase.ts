@@ -67,7 +67,7 @@ export async function seedShowcase(seed: Seeder, title = "Add a farewell helper 
         state: {
           status: "completed",
           input: { filePath: "src/greet.ts" },
-          output: "1\texport function greet(name: string): string {\n2\t  return `Hello, ${name}!`;\n3\t}",
+          output: ["<file>", ...GREET_BEFORE.trimEnd().split("\n").map((line, i) => `${String(i + 1).padStart(5, "0")}| ${line}`), "", "(End of file - total 3 lines)", "</file>"].join("\n"),
           title: "src/greet.ts",
           metadata: {},
           time: { start: t0 + 2600, end: t0 + 2640 },

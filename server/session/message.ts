@@ -181,9 +181,13 @@ export const SubtaskPart = PartBase.extend({
 
 export const RetryPart = PartBase.extend({
   type: z.literal("retry"),
+  /** The attempt that failed. */
   attempt: z.number().int().positive(),
+  /** How many attempts the call may make in all (absent on parts stored before it was kept). */
+  max: z.number().int().positive().optional(),
   error: APIError,
-  time: z.object({ created: z.number() }),
+  /** created: when the attempt failed; next: when the next attempt starts. */
+  time: z.object({ created: z.number(), next: z.number().optional() }),
 });
 
 export const CompactionPart = PartBase.extend({

@@ -440,7 +440,9 @@ describe("processor: provider errors", () => {
     const { info, parts } = await stored(t);
     expect(info.error).toBeUndefined();
     const [retry] = only(parts, "retry");
-    expect(retry).toMatchObject({ attempt: 1, error: { name: "APIError", statusCode: 429, isRetryable: true } });
+    expect(retry).toMatchObject({ attempt: 1, max: 3, error: { name: "APIError", statusCode: 429, isRetryable: true } });
+    // When the next attempt starts: the retry-after-ms wait after the failure.
+    expect(retry && (retry.time.next ?? 0) - retry.time.created).toBe(30);
     expect(only(parts, "text").map((p) => p.text)).toEqual(["ok"]);
     const statuses = t.rec.statuses();
     const retryStatus = statuses.find((s) => s.type === "retry");

@@ -177,23 +177,25 @@ export class Processor {
       const classified = this.turn.abort.aborted ? ABORTED : classify(error, this.message.providerId);
       const reason = retryable(classified);
       if (reason === undefined || attempt >= max || this.turn.abort.aborted) return this.fail(classified);
-      if (!(await this.waitToRetry(attempt, classified, reason))) return this.fail(ABORTED);
+      if (!(await this.waitToRetry(attempt, max, classified, reason))) return this.fail(ABORTED);
     }
   }
 
   /** Before another attempt: drop the failed one, record the retry, wait. False when aborted meanwhile. */
-  private async waitToRetry(attempt: number, error: MessageError, reason: string): Promise<boolean> {
+  private async waitToRetry(attempt: number, max: number, error: MessageError, reason: string): Promise<boolean> {
     const wait = delay(attempt, error, this.now());
     await this.discardAttempt();
+    const now = this.now();
     await this.savePart({
       ...this.base(),
       type: "retry",
       attempt,
+      max,
       error: error.name === "APIError" ? error : { name: "APIError", message: reason, isRetryable: true },
-      time: { created: this.now() },
+      time: { created: now, next: now + wait },
     });
     const sessionId = this.message.sessionId;
-    await Status.set(this.services, this.turn.teamId, sessionId, { type: "retry", attempt, message: reason, next: this.now() + wait });
+    await Status.set(this.services, this.turn.teamId, sessionId, { type: "retry", attempt, message: reason, next: now + wait });
     try {
       await sleep(wait, this.turn.abort);
     } catch {

@@ -1,4 +1,7 @@
-import { CodeBlock, type ToolBodyProps, ToolResult, ToolSection, field, metadataOf } from "./shared";
+import { parseReadOutput, readText } from "@/lib/read-output";
+import { CodeView } from "../code-view";
+import { TextDiff, UnifiedDiff } from "../diff-view";
+import { type ToolBodyProps, ToolResult, ToolSection, field, metadataOf } from "./shared";
 
 const pathOf = (input: Record<string, unknown>) => field(input, "filePath", "path", "file");
 
@@ -12,14 +15,28 @@ function PathLine({ path, extra, title }: { path: string | undefined; extra?: st
   );
 }
 
+/** read: the lines it returned as code, numbered as in the file and highlighted by the file's type. */
 export function ReadToolBody({ state, input, title }: ToolBodyProps) {
   const offset = field(input, "offset");
   const limit = field(input, "limit");
   const range = offset || limit ? `(${offset ? `from line ${offset}` : ""}${offset && limit ? ", " : ""}${limit ? `${limit} lines` : ""})` : undefined;
+  const path = pathOf(input);
+  const read = state.status === "completed" ? parseReadOutput(state.output) : undefined;
   return (
     <div className="space-y-3">
-      <PathLine path={pathOf(input)} extra={range} title={title} />
-      <ToolResult state={state} collapse />
+      <PathLine path={path} extra={range} title={title} />
+      {read ? (
+        <ToolSection label="Content" aside={state.status === "completed" && state.time.compacted ? <span className="text-[11px] text-zinc-500">hidden from the model (compacted)</span> : undefined}>
+          <CodeView code={readText(read)} path={path} firstLine={read.lines[0]?.number ?? 1} />
+          {read.note ? (
+            <p data-testid="read-note" className="mt-1.5 text-xs whitespace-pre-wrap text-zinc-500">
+              {read.note}
+            </p>
+          ) : null}
+        </ToolSection>
+      ) : (
+        <ToolResult state={state} collapse />
+      )}
     </div>
   );
 }
@@ -52,60 +69,11 @@ export function WriteToolBody({ state, input, title }: ToolBodyProps) {
         </ToolSection>
       ) : content !== undefined ? (
         <ToolSection label="Content">
-          <CodeBlock>{content}</CodeBlock>
+          <CodeView code={content} path={pathOf(input)} />
         </ToolSection>
       ) : null}
       <ToolResult state={state} />
     </div>
-  );
-}
-
-type DiffLine = { kind: " " | "-" | "+"; text: string };
-
-/** old → new: lines both share at the start and end are context, the rest removed then added. */
-function diffLines(before: string, after: string): DiffLine[] {
-  const a = before.split("\n");
-  const b = after.split("\n");
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return [
-    ...a.slice(0, head).map((text) => ({ kind: " " as const, text })),
-    ...a.slice(head, a.length - tail).map((text) => ({ kind: "-" as const, text })),
-    ...b.slice(head, b.length - tail).map((text) => ({ kind: "+" as const, text })),
-    ...a.slice(a.length - tail).map((text) => ({ kind: " " as const, text })),
-  ];
-}
-
-const LINE_STYLE: Record<DiffLine["kind"], string> = {
-  " ": "text-zinc-600",
-  "-": "bg-red-50 text-red-800",
-  "+": "bg-emerald-50 text-emerald-800",
-};
-
-/** A unified diff (server/tool/diff.ts) with added, removed and hunk lines colored. */
-export function UnifiedDiff({ diff }: { diff: string }) {
-  return (
-    <pre className="max-h-96 overflow-auto rounded-lg bg-white py-1 font-mono text-[12.5px] leading-relaxed ring-1 ring-zinc-200 ring-inset">
-      {diff.split("\n").map((line, i) => {
-        const style =
-          line.startsWith("+++") || line.startsWith("---")
-            ? "font-semibold text-zinc-500"
-            : line.startsWith("+")
-              ? LINE_STYLE["+"]
-              : line.startsWith("-")
-                ? LINE_STYLE["-"]
-                : line.startsWith("@@")
-                  ? "bg-sky-50 text-sky-700"
-                  : LINE_STYLE[" "];
-        return (
-          <div key={i} className={`px-3 whitespace-pre-wrap ${style}`}>
-            {line || " "}
-          </div>
-        );
-      })}
-    </pre>
   );
 }
 
@@ -115,21 +83,8 @@ function Counts({ metadata }: { metadata: Record<string, unknown> | undefined })
   if (typeof additions !== "number" || typeof deletions !== "number") return null;
   return (
     <span className="font-mono text-xs">
-      <span className="text-emerald-600">+{additions}</span> <span className="text-red-600">−{deletions}</span>
+      <span className="text-emerald-700">+{additions}</span> <span className="text-red-700">−{deletions}</span>
     </span>
-  );
-}
-
-function DiffLines({ before, after }: { before: string; after: string }) {
-  return (
-    <pre className="max-h-80 overflow-auto rounded-lg bg-white py-1 font-mono text-[12.5px] leading-relaxed ring-1 ring-zinc-200 ring-inset">
-      {diffLines(before, after).map((line, i) => (
-        <div key={i} className={`px-3 whitespace-pre-wrap ${LINE_STYLE[line.kind]}`}>
-          <span className="mr-2 opacity-60 select-none">{line.kind}</span>
-          {line.text}
-        </div>
-      ))}
-    </pre>
   );
 }
 
@@ -149,7 +104,28 @@ export function EditToolBody({ state, input, title }: ToolBodyProps) {
         </ToolSection>
       ) : before !== undefined || after !== undefined ? (
         <ToolSection label="Change">
-          <DiffLines before={before ?? ""} after={after ?? ""} />
+          <TextDiff name={pathOf(input) ?? "file"} before={before ?? ""} after={after ?? ""} />
+        </ToolSection>
+      ) : null}
+      <ToolResult state={state} />
+    </div>
+  );
+}
+
+/**
+ * patch / apply_patch (tools that take a whole patch, as OpenCode's do): the diff they
+ * report, else the patch they were given, one heading per file.
+ */
+export function PatchToolBody({ state, input }: ToolBodyProps) {
+  const metadata = metadataOf(state);
+  const diff = field(metadata, "diff") ?? field(input, "patchText", "patch", "diff", "input");
+  return (
+    <div className="space-y-3">
+      {contentHidden(input, metadata) ? (
+        <HiddenContent />
+      ) : diff ? (
+        <ToolSection label="Diff" aside={<Counts metadata={metadata} />}>
+          <UnifiedDiff diff={diff} headers />
         </ToolSection>
       ) : null}
       <ToolResult state={state} />

@@ -1,7 +1,7 @@
 import type { ComponentType } from "react";
 import type { IconName } from "../icons";
 import { BashToolBody, bashSummary } from "./bash";
-import { EditToolBody, ReadToolBody, WriteToolBody, fileSummary } from "./files";
+import { EditToolBody, PatchToolBody, ReadToolBody, WriteToolBody, fileSummary } from "./files";
 import { GenericToolBody } from "./generic";
 import { SearchToolBody, searchSummary } from "./search";
 import type { ToolBodyProps } from "./shared";
@@ -22,6 +22,8 @@ export const TOOL_RENDERERS: Record<string, ToolRenderer> = {
   read: { icon: "file", Body: ReadToolBody, summary: fileSummary },
   write: { icon: "pencil", Body: WriteToolBody, summary: fileSummary },
   edit: { icon: "pencil", Body: EditToolBody, summary: fileSummary },
+  patch: { icon: "diff", Body: PatchToolBody },
+  apply_patch: { icon: "diff", Body: PatchToolBody },
   list: { icon: "list", Body: SearchToolBody, summary: searchSummary },
   glob: { icon: "search", Body: SearchToolBody, summary: searchSummary },
   grep: { icon: "search", Body: SearchToolBody, summary: searchSummary },
