@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useState } from "react";
 import type { SessionInfo } from "@/components/session/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
+import { MESSAGE_BOX_ID } from "@/components/ui/keyboard";
 import { ModelPicker, type ModelRef, useModelChoice } from "./model-picker";
 import { RetryBanner, isRunning } from "./session-status";
 import type { Status, WithParts } from "./types";
@@ -35,7 +36,8 @@ function lastUserModel(messages: readonly WithParts[]): ModelRef | undefined {
  */
 export function Composer({ session, status, messages }: { session: SessionInfo; status: Status; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
-  const inputId = useId();
+  // The page's message box: "/" and the skip link focus it (components/ui/keyboard.ts).
+  const inputId = MESSAGE_BOX_ID;
   const [text, setText] = useState("");
   const choice = useModelChoice(session.id, lastUserModel(messages), session.model);
   const prompt = useMutation(trpc.session.prompt.mutationOptions());
@@ -82,6 +84,7 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
           value={text}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}
+          aria-keyshortcuts="/"
           rows={2}
           placeholder={running ? "The agent is working — a message sent now is queued and answered next" : "Ask the agent… (Enter to send, Shift+Enter for a new line; start with @explore or @general to hand a job to a subagent)"}
           className="block max-h-72 min-h-16 w-full resize-none rounded-t-2xl border-0 bg-transparent px-4 pt-3 pb-1 text-[15px] text-zinc-900 [field-sizing:content] placeholder:text-zinc-400 focus:ring-0 focus:outline-none"
