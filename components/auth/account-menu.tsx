@@ -4,15 +4,16 @@ import Link from "next/link";
 import { useState } from "react";
 import type { SignedIn } from "@/server/auth/member";
 import { authClient, authErrorMessage, reloadTo } from "./client";
-import { useKeepSignedIn } from "./use-keep-signed-in";
 
 const NEW_TEAM = "__new__";
 
-/** The header's right side: the team switcher (the active team is kept in the sign-in session), the user and sign-out. */
-export function AccountMenu({ account }: { account: SignedIn }) {
+/**
+ * The team switcher (the active team is kept in the sign-in session), the user and
+ * sign-out: in a row on the header's right side, or `stacked` in the phone menu.
+ */
+export function AccountMenu({ account, stacked = false }: { account: SignedIn; stacked?: boolean }) {
   const [error, setError] = useState<string>();
   const [pending, setPending] = useState(false);
-  useKeepSignedIn();
 
   async function switchTeam(teamId: string) {
     if (teamId === NEW_TEAM) {
@@ -38,17 +39,17 @@ export function AccountMenu({ account }: { account: SignedIn }) {
   }
 
   return (
-    <div className="ml-auto flex items-center gap-3 text-sm">
+    <div className={stacked ? "flex flex-col gap-4 text-sm" : "flex min-w-0 items-center gap-3 text-sm"}>
       {account.team ? (
-        <label className="flex items-center gap-1.5">
-          <span className="sr-only">Team</span>
+        <label className={stacked ? "flex flex-col gap-1.5" : "flex items-center gap-1.5"}>
+          <span className={stacked ? "text-xs font-medium text-zinc-600" : "sr-only"}>Team</span>
           <select
             data-testid="team-switcher"
             value={account.team.id}
             disabled={pending}
             onChange={(event) => void switchTeam(event.target.value)}
             title={error}
-            className="h-8 max-w-44 truncate rounded-lg border-0 bg-white pr-7 pl-2.5 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+            className={`h-8 truncate rounded-lg border-0 bg-white pr-7 pl-2.5 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600 ${stacked ? "w-full" : "max-w-44"}`}
           >
             {account.teams.map((team) => (
               <option key={team.id} value={team.id}>
@@ -59,14 +60,21 @@ export function AccountMenu({ account }: { account: SignedIn }) {
           </select>
         </label>
       ) : null}
-      <span className="hidden max-w-40 truncate text-zinc-500 md:inline" data-testid="signed-in-user" title={account.user.email}>
-        {account.user.name}
-      </span>
+      {stacked ? (
+        <div className="min-w-0" data-testid="signed-in-user">
+          <p className="truncate font-medium text-zinc-900">{account.user.name}</p>
+          <p className="truncate text-xs text-zinc-600">{account.user.email}</p>
+        </div>
+      ) : (
+        <span className="hidden max-w-40 truncate text-zinc-600 xl:inline" data-testid="signed-in-user" title={account.user.email}>
+          {account.user.name}
+        </span>
+      )}
       <button
         type="button"
         onClick={() => void signOut()}
         disabled={pending}
-        className="rounded-md px-2 py-1 font-medium text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50"
+        className={`rounded-md px-2 py-1 font-medium text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50 ${stacked ? "self-start ring-1 ring-zinc-300 ring-inset" : ""}`}
       >
         Sign out
       </button>
@@ -82,7 +90,7 @@ export function AccountMenu({ account }: { account: SignedIn }) {
 /** The header's right side for someone not signed in (on a share link, or the sign-in page). */
 export function SignInLink() {
   return (
-    <Link href="/sign-in" className="ml-auto rounded-md px-2 py-1 text-sm font-medium text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900">
+    <Link href="/sign-in" className="rounded-md px-2 py-1 text-sm font-medium text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900">
       Sign in
     </Link>
   );

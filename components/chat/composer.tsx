@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, useId, useLayoutEffect, useRef, useState } from "react";
+import { type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, useLayoutEffect, useRef, useState } from "react";
 import type { SessionInfo } from "@/components/session/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
+import { MESSAGE_BOX_ID } from "@/components/ui/keyboard";
 import { type ActiveMention, insertMention, mentionedPaths } from "@/lib/mentions";
 import { AttachButton, AttachmentChips, useAttachments } from "./attachments";
 import { useDraftOffers } from "./draft";
@@ -46,7 +47,8 @@ function carriesFiles(event: DragEvent): boolean {
  */
 export function Composer({ session, status, messages }: { session: SessionInfo; status: Status; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
-  const inputId = useId();
+  // The page's message box: "/" and the skip link focus it (components/ui/keyboard.ts).
+  const inputId = MESSAGE_BOX_ID;
   const box = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
@@ -181,6 +183,7 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
+          aria-keyshortcuts="/"
           rows={2}
           aria-autocomplete="list"
           aria-controls={completion.files.length > 0 ? completion.listId : undefined}

@@ -61,7 +61,7 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
           onChange={(event) => setText(event.target.value)}
           placeholder="Search by title"
           aria-label="Search by title"
-          className={`${control} w-full flex-1 px-3 placeholder:text-zinc-400`}
+          className={`${control} w-full px-3 placeholder:text-zinc-400 sm:flex-1`}
         />
         <label className="flex items-center gap-2 text-sm text-zinc-600">
           Sort by

@@ -9,7 +9,16 @@ import type { DashboardItem, DashboardTotals } from "./query";
 import type { TreeRow } from "./tree";
 
 const th = "px-3 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-500 uppercase";
-const td = "px-3 py-2.5 align-top whitespace-nowrap";
+/** A table cell from the `md` width up; below it (phones) each row is a card and its cells a two-column grid. */
+const cell = "px-3 py-2.5 align-top whitespace-nowrap max-md:p-0 max-md:whitespace-normal";
+/** A cell that, in a card, is labelled by its `data-label` (shown through ::before, so the cell's own text stays what it is). */
+const td = `${cell} max-md:flex max-md:flex-col max-md:gap-0.5 max-md:before:font-sans max-md:before:text-[11px] max-md:before:font-semibold max-md:before:tracking-wide max-md:before:text-zinc-500 max-md:before:uppercase max-md:before:content-[attr(data-label)]`;
+/** A cell spanning the whole card (the session, the totals' caption). */
+const wide = `${cell} max-md:col-span-2 max-md:block`;
+/** Numbers are right-aligned in the table; in a card they start on the left like the rest. */
+const num = "text-right max-md:text-left";
+/** A row: a table row, or a card of two columns on phones. */
+const card = "max-md:grid max-md:grid-cols-2 max-md:gap-x-4 max-md:gap-y-3 max-md:px-4 max-md:py-3.5";
 
 /** The sessions as a tree table, with the totals of the whole filter in its footer. */
 export function DashboardTable({
@@ -27,8 +36,8 @@ export function DashboardTable({
 }) {
   return (
     <div className="overflow-x-auto rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200">
-      <table data-testid="dashboard-table" className="min-w-full divide-y divide-zinc-200 text-sm">
-        <thead className="bg-zinc-50/80">
+      <table data-testid="dashboard-table" className="min-w-full divide-y divide-zinc-200 text-sm max-md:block">
+        <thead className="bg-zinc-50/80 max-md:hidden">
           <tr>
             <th scope="col" className={th}>
               Session
@@ -59,7 +68,7 @@ export function DashboardTable({
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-zinc-100">
+        <tbody className="divide-y divide-zinc-100 max-md:block">
           {rows.map((row) => (
             <Row
               key={row.item.session.id}
@@ -70,22 +79,22 @@ export function DashboardTable({
             />
           ))}
         </tbody>
-        <tfoot data-testid="dashboard-totals" className="border-t-2 border-zinc-200 bg-zinc-50/80 font-medium text-zinc-900">
-          <tr>
-            <td className={td} colSpan={5}>
+        <tfoot data-testid="dashboard-totals" className="border-t-2 border-zinc-200 bg-zinc-50/80 font-medium text-zinc-900 max-md:block">
+          <tr className={card}>
+            <td className={wide} colSpan={5}>
               Total for this filter: <span data-testid="totals-sessions">{totals.sessions.toLocaleString("en")}</span>{" "}
               {totals.sessions === 1 ? "session" : "sessions"}
             </td>
-            <td className={`${td} text-right font-mono tabular-nums`} data-testid="totals-cost">
+            <td className={`${td} ${num} font-mono tabular-nums`} data-label="Cost" data-testid="totals-cost">
               {formatCost(totals.cost)}
             </td>
-            <td className={`${td} text-right tabular-nums`} data-testid="totals-tokens" data-tokens={totalTokens(totals.tokens)} title={`${totalTokens(totals.tokens).toLocaleString("en")} tokens`}>
+            <td className={`${td} ${num} tabular-nums`} data-label="Tokens" data-testid="totals-tokens" data-tokens={totalTokens(totals.tokens)} title={`${totalTokens(totals.tokens).toLocaleString("en")} tokens`}>
               {formatTokens(totalTokens(totals.tokens))}
             </td>
-            <td className={`${td} text-right font-mono`} data-testid="totals-lines">
+            <td className={`${td} ${num} font-mono`} data-label="Lines" data-testid="totals-lines">
               <Lines additions={totals.additions} deletions={totals.deletions} />
             </td>
-            <td className={td} />
+            <td className={`${cell} max-md:hidden`} />
           </tr>
         </tfoot>
       </table>
@@ -102,9 +111,9 @@ function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>
       data-session-id={session.id}
       data-parent-id={session.parentId ?? ""}
       data-depth={row.depth}
-      className="transition-colors hover:bg-zinc-50"
+      className={`transition-colors hover:bg-zinc-50 ${card}`}
     >
-      <td className={`${td} max-w-md whitespace-normal`}>
+      <td className={`${wide} max-w-md whitespace-normal max-md:max-w-none`}>
         <div className="flex items-start gap-1.5" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
           {row.children > 0 ? (
             <button
@@ -148,32 +157,34 @@ function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>
           </div>
         </div>
       </td>
-      <td className={`${td} text-zinc-700`} title={author.email}>
-        {author.name || author.email}
+      <td className={`${td} text-zinc-700`} data-label="Author" title={author.email}>
+        <span className="block max-w-40 truncate max-md:max-w-none">{author.name || author.email}</span>
       </td>
-      <td className={`${td} text-zinc-700`}>{project.name}</td>
-      <td className={td} data-testid="row-status" data-status={status.type}>
+      <td className={`${td} text-zinc-700`} data-label="Project" title={project.name}>
+        <span className="block max-w-40 truncate max-md:max-w-none">{project.name}</span>
+      </td>
+      <td className={`${td} max-md:items-start`} data-label="Status" data-testid="row-status" data-status={status.type}>
         <StatusBadge status={status} />
       </td>
-      <td className={`${td} text-zinc-600`}>
+      <td className={`${td} text-zinc-600`} data-label="Updated">
         <RelativeTime time={session.time.updated} />
       </td>
-      <td className={`${td} text-right font-mono text-zinc-700 tabular-nums`} data-testid="row-cost">
+      <td className={`${td} ${num} font-mono text-zinc-700 tabular-nums`} data-label="Cost" data-testid="row-cost">
         {formatCost(session.cost)}
       </td>
-      <td className={`${td} text-right text-zinc-600 tabular-nums`} data-testid="row-tokens" data-tokens={tokens} title={`${tokens.toLocaleString("en")} tokens`}>
+      <td className={`${td} ${num} text-zinc-600 tabular-nums`} data-label="Tokens" data-testid="row-tokens" data-tokens={tokens} title={`${tokens.toLocaleString("en")} tokens`}>
         {formatCount(tokens)}
       </td>
-      <td className={`${td} text-right font-mono`} data-testid="row-lines">
-        {session.summary ? <Lines additions={session.summary.additions} deletions={session.summary.deletions} /> : <span className="text-zinc-300">—</span>}
+      <td className={`${td} ${num} font-mono`} data-label="Lines" data-testid="row-lines">
+        {session.summary ? <Lines additions={session.summary.additions} deletions={session.summary.deletions} /> : <span className="text-zinc-400">—</span>}
       </td>
-      <td className={td}>
+      <td className={td} data-label="Share">
         {session.share ? (
           <a href={session.share.url} target="_blank" rel="noopener noreferrer" data-testid="row-share" className="text-indigo-600 hover:text-indigo-800">
             Shared link
           </a>
         ) : (
-          <span className="text-zinc-300">—</span>
+          <span className="text-zinc-400">—</span>
         )}
       </td>
     </tr>

@@ -60,7 +60,7 @@ export function Dashboard() {
     });
 
   return (
-    <div className="space-y-6">
+    <div className="space-y-6" data-wide-layout>
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Dashboard</h1>
         <p className="mt-1 text-sm text-zinc-500">Every session of your team, child sessions under their parents, with cost and status as they change.</p>

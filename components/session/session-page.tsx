@@ -29,6 +29,7 @@ import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
 import { ShareButton } from "./share-button";
 import type { SessionInfo } from "./types";
+import { useSessionKeyboard } from "./use-session-keyboard";
 
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
@@ -44,6 +45,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const busy = isRunning(status);
   const actions = useMemo(() => ({ sessionId, busy, lastAssistantId }), [sessionId, busy, lastAssistantId]);
   const diffSource = useMemo(() => ({ kind: "member" as const, sessionId }), [sessionId]);
+  useSessionKeyboard({ sessionId, ready: Boolean(info && session.data), status, messages });
 
   if (live.deleted) {
     return (
@@ -64,18 +66,23 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     );
   }
   if (!info) return <Loading label="Loading session…" />;
+  // At least as tall as the screen below the header, the conversation taking the free
+  // space: the composer sits at the bottom of the screen even in a short session, and
+  // sticks there (composer.tsx) while a long one scrolls.
   return (
-    <div className="space-y-8">
+    <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-8 sm:min-h-[calc(100dvh-5.5rem-1px)]">
       <title>{`${info.title} · Parley`}</title>
       <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
-      <QueuedMessages messages={messages} status={status}>
-        <DiffSourceContext value={diffSource}>
-          <ChatActionsContext value={actions}>
-            <MessageList live={live} revert={info.revert} />
-          </ChatActionsContext>
-        </DiffSourceContext>
-      </QueuedMessages>
+      <div className="flex-1">
+        <QueuedMessages messages={messages} status={status}>
+          <DiffSourceContext value={diffSource}>
+            <ChatActionsContext value={actions}>
+              <MessageList live={live} revert={info.revert} />
+            </ChatActionsContext>
+          </DiffSourceContext>
+        </QueuedMessages>
+      </div>
       <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
       <PermissionPrompt sessionId={sessionId} />
       <Composer session={session.data} status={status} messages={messages} />

@@ -3,7 +3,11 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { AccountMenu, SignInLink } from "@/components/auth/account-menu";
+import { useKeepSignedIn } from "@/components/auth/use-keep-signed-in";
 import type { SignedIn } from "@/server/auth/member";
+import { MobileMenu } from "./mobile-menu";
+import type { Theme } from "./theme";
+import { ThemeSwitch } from "./theme-switch";
 
 const NAV = [
   { href: "/", label: "Sessions", match: (path: string) => path === "/" || path.startsWith("/sessions") },
@@ -12,37 +16,78 @@ const NAV = [
   { href: "/team", label: "Team", match: (path: string) => path.startsWith("/team") },
 ];
 
-/** `account`: who is signed in (from the root layout), null when nobody is. */
-export function Header({ account }: { account: SignedIn | null }) {
+/**
+ * `account`: who is signed in (from the root layout), null when nobody is; `theme`: the
+ * theme the page was rendered with. From the `lg` width up the navigation and the account
+ * controls sit in the bar; below it (phones, tablets) they are in a drawer behind "Menu".
+ */
+export function Header({ account, theme }: { account: SignedIn | null; theme: Theme }) {
   const pathname = usePathname();
+  const showNav = !pathname.startsWith("/share/") && Boolean(account?.team);
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200/80 bg-white/85 backdrop-blur">
-      <div className="mx-auto flex h-14 max-w-5xl items-center gap-6 px-4 sm:px-6">
+      <div className="mx-auto flex h-14 max-w-5xl items-center gap-6 px-4 group-has-[[data-wide-layout]]/page:max-w-7xl sm:px-6">
         <Link href="/" className="flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-indigo-600">
           <Logo />
           <span className="text-[15px] font-semibold tracking-tight text-zinc-900">Parley</span>
         </Link>
-        <nav aria-label="Main" className="flex items-center gap-1">
-          {pathname.startsWith("/share/") || !account?.team ? null : NAV.map((item) => {
-            const active = item.match(pathname);
-            return (
-              <Link
-                key={item.href}
-                href={item.href}
-                aria-current={active ? "page" : undefined}
-                className={`rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors ${
-                  active ? "bg-zinc-100 text-zinc-900" : "text-zinc-500 hover:text-zinc-900"
-                }`}
-              >
-                {item.label}
-              </Link>
-            );
-          })}
-        </nav>
-        {account ? <AccountMenu account={account} /> : <SignInLink />}
+        {account ? (
+          <SignedInControls account={account} theme={theme} pathname={pathname} showNav={showNav} />
+        ) : (
+          <div className="ml-auto flex items-center gap-3">
+            <ThemeSwitch initial={theme} />
+            <SignInLink />
+          </div>
+        )}
       </div>
     </header>
   );
+}
+
+function SignedInControls({ account, theme, pathname, showNav }: { account: SignedIn; theme: Theme; pathname: string; showNav: boolean }) {
+  useKeepSignedIn();
+  return (
+    <>
+      {showNav ? (
+        <nav aria-label="Main" className="hidden items-center gap-1 lg:flex">
+          <NavLinks pathname={pathname} />
+        </nav>
+      ) : null}
+      <div className="ml-auto hidden min-w-0 items-center gap-3 lg:flex">
+        <ThemeSwitch initial={theme} />
+        <AccountMenu account={account} />
+      </div>
+      <MobileMenu className="ml-auto lg:hidden">
+        {showNav ? (
+          <nav aria-label="Main" className="flex flex-col gap-1">
+            <NavLinks pathname={pathname} />
+          </nav>
+        ) : null}
+        <div className="border-t border-zinc-200 pt-4">
+          <AccountMenu account={account} stacked />
+        </div>
+        <div className="border-t border-zinc-200 pt-4">
+          <ThemeSwitch initial={theme} showLabels />
+        </div>
+      </MobileMenu>
+    </>
+  );
+}
+
+function NavLinks({ pathname }: { pathname: string }) {
+  return NAV.map((item) => {
+    const active = item.match(pathname);
+    return (
+      <Link
+        key={item.href}
+        href={item.href}
+        aria-current={active ? "page" : undefined}
+        className={`rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors ${active ? "bg-zinc-100 text-zinc-900" : "text-zinc-600 hover:text-zinc-900"}`}
+      >
+        {item.label}
+      </Link>
+    );
+  });
 }
 
 function Logo() {

@@ -1,0 +1,78 @@
+/**
+ * The app's keyboard shortcuts, as pure rules over a key event and where it happened, so the
+ * listeners (shortcut-help.tsx, the session page's Escape) stay small and the rules testable.
+ * A handler that uses a key itself (a completion list closing on Escape, say) calls
+ * `event.preventDefault()`: every rule here leaves a prevented event alone.
+ */
+
+/** The id of the page's message box (the chat composer), which "/" and the skip link focus. */
+export const MESSAGE_BOX_ID = "message-box";
+
+export interface Shortcut {
+  keys: string[];
+  description: string;
+}
+
+/** What the "?" help lists. */
+export const SHORTCUTS: Shortcut[] = [
+  { keys: ["/"], description: "Focus the message box" },
+  { keys: ["Esc"], description: "Stop the agent's reply while it works" },
+  { keys: ["Enter"], description: "Send the message" },
+  { keys: ["Shift", "Enter"], description: "New line in the message" },
+  { keys: ["?"], description: "Show these shortcuts" },
+];
+
+/** The parts of a KeyboardEvent the rules read. */
+export interface KeyInput {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+  defaultPrevented: boolean;
+  isComposing?: boolean;
+}
+
+/** The parts of the focused element the rules read (an Element in the browser). */
+export interface FocusTarget {
+  tagName: string;
+  isContentEditable?: boolean;
+  type?: string;
+  closest?: (selector: string) => unknown;
+}
+
+/** Input types whose keys are not text (a "/" pressed on a checkbox types nothing). */
+const NON_TEXT_INPUTS = new Set(["checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image"]);
+
+/** Whether keys pressed here type text (or pick an option), so single-key shortcuts must not fire. */
+export function isTypingTarget(target: FocusTarget | null): boolean {
+  if (!target) return false;
+  const tag = target.tagName.toUpperCase();
+  if (tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable === true) return true;
+  return tag === "INPUT" && !NON_TEXT_INPUTS.has((target.type ?? "text").toLowerCase());
+}
+
+/** Dialogs, menus and lists own their Escape (closing themselves). */
+const OVERLAY = 'dialog, [role="dialog"], [role="alertdialog"], [role="menu"], [role="listbox"]';
+
+function inOverlay(target: FocusTarget | null): boolean {
+  return Boolean(target?.closest?.(OVERLAY));
+}
+
+function plain(event: KeyInput): boolean {
+  return !event.ctrlKey && !event.metaKey && !event.altKey && !event.defaultPrevented && event.isComposing !== true;
+}
+
+export type GlobalShortcut = "focus-message-box" | "show-help";
+
+/** "/" focuses the message box and "?" opens the help, unless typed into a field. */
+export function globalShortcut(event: KeyInput, target: FocusTarget | null): GlobalShortcut | undefined {
+  if (!plain(event) || isTypingTarget(target) || inOverlay(target)) return undefined;
+  if (event.key === "/") return "focus-message-box";
+  if (event.key === "?") return "show-help";
+  return undefined;
+}
+
+/** Escape stops a running reply from anywhere on the session page (the message box too), but not from a dialog or menu. */
+export function stopsReply(event: KeyInput, target: FocusTarget | null, running: boolean): boolean {
+  return running && event.key === "Escape" && plain(event) && !inOverlay(target);
+}
