@@ -77,6 +77,15 @@ function setup(db: Db, flushMs = 40, windowMs = 0) {
 const deltas = (events: Envelope[]) => events.map((e) => (e.payload as { delta?: string }).delta);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Wait for a condition (a loaded machine runs timers late), failing after a generous deadline. */
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(10);
+  }
+}
+
 describe("TurnWriter", () => {
   it("publishes every delta at once and persists a burst of deltas once, within flushMs", async () => {
     const { db, writes } = fakeDb();
@@ -191,7 +200,7 @@ describe("TurnWriter", () => {
     const b = Id.ascending("part");
     await writer.part(text(a, "one"), "one");
     await other.part(text(b, "two"), "two");
-    await sleep(60);
+    await until(() => writes.length >= 2);
     expect(writes.map((w) => [w.id, w.text])).toEqual([
       [a, "one"],
       [b, "two"],
