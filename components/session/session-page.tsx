@@ -10,6 +10,7 @@ import { ChatActionsContext } from "@/components/chat/message-actions";
 import { RevertBanner } from "@/components/chat/revert-banner";
 import { shownMessages } from "@/components/chat/revert";
 import { SessionStatusBadge, isRunning, useSessionStatus } from "@/components/chat/session-status";
+import { ViewerIdContext } from "@/components/chat/message-view";
 import { DiffSourceContext } from "@/components/chat/turn-diff";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
@@ -30,7 +31,8 @@ import { SessionTitle } from "./session-title";
 import { ShareButton } from "./share-button";
 import type { SessionInfo } from "./types";
 
-export function SessionPage({ sessionId }: { sessionId: string }) {
+/** `viewerId`: the signed-in member (their own messages read "You"). */
+export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewerId?: string | undefined }) {
   const trpc = useTRPC();
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const live = useLiveSession(sessionId);
@@ -72,7 +74,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <QueuedMessages messages={messages} status={status}>
         <DiffSourceContext value={diffSource}>
           <ChatActionsContext value={actions}>
-            <MessageList live={live} revert={info.revert} />
+            <ViewerIdContext value={viewerId}>
+              <MessageList live={live} revert={info.revert} />
+            </ViewerIdContext>
           </ChatActionsContext>
         </DiffSourceContext>
       </QueuedMessages>
