@@ -1,4 +1,5 @@
 import type { PartOf, ToolState } from "@/components/chat/types";
+import { ToolQuestion } from "@/components/permission/inline";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatDuration } from "@/components/ui/format";
@@ -15,6 +16,8 @@ const STATUS: Record<ToolState["status"], { label: string; tone: Tone; ring: str
 /** What the server writes on a tool that was still open when its reply was stopped or cut off. */
 const ABORTED_TOOL = "Tool execution aborted";
 const ABORTED = { label: "Aborted", tone: "amber", ring: "border-amber-200" } as const;
+/** A running call that waits for a person to answer its permission question. */
+const WAITING = { label: "Waiting for approval", tone: "amber", ring: "border-amber-300" } as const;
 
 function titleOf(state: ToolState): string | undefined {
   return state.status === "running" || state.status === "completed" ? state.title : undefined;
@@ -24,16 +27,21 @@ function durationOf(state: ToolState): number | undefined {
   return state.status === "completed" || state.status === "error" ? state.time.end - state.time.start : undefined;
 }
 
-/** The card shared by every tool call: name, title, state badge, duration; the body comes from the tool's renderer. */
+/**
+ * The card shared by every tool call: name, title, state badge ("Waiting for approval" while
+ * a person has to answer its permission question), duration; the body comes from the
+ * tool's renderer; the open question itself, on a member's page, right below.
+ */
 export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
   const { state } = part;
   const renderer = toolRenderer(part.tool);
-  const status = state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
+  const waiting = state.status === "running" && state.approval !== undefined;
+  const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const title = titleOf(state) || renderer.summary?.(state.input);
   const duration = durationOf(state);
   const Body = renderer.Body;
   return (
-    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${status.ring}`}>
+    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${status.ring}`} data-waiting={waiting ? "approval" : undefined}>
       <details open className="group">
         <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2.5 select-none hover:bg-zinc-50/80 [&::-webkit-details-marker]:hidden">
           <span className={`grid size-7 shrink-0 place-items-center rounded-lg ${state.status === "error" ? "bg-red-50 text-red-500" : "bg-zinc-100 text-zinc-500"}`}>
@@ -56,7 +64,7 @@ export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
             </span>
           ) : null}
           <Badge tone={status.tone} data-testid="tool-status">
-            {state.status === "running" ? <Spinner className="size-3" /> : null}
+            {state.status === "running" && !waiting ? <Spinner className="size-3" /> : null}
             {status.label}
           </Badge>
           <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
@@ -65,6 +73,7 @@ export function ToolPartView({ part }: { part: PartOf<"tool"> }) {
           <Body part={part} state={state} input={state.input} title={title} />
         </div>
       </details>
+      <ToolQuestion messageId={part.messageId} callId={part.callId} />
     </div>
   );
 }

@@ -71,17 +71,18 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
       <title>{`${info.title} · Parley`}</title>
       <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
-      <QueuedMessages messages={messages} status={status}>
-        <DiffSourceContext value={diffSource}>
-          <ChatActionsContext value={actions}>
-            <ViewerIdContext value={viewerId}>
-              <MessageList live={live} revert={info.revert} />
-            </ViewerIdContext>
-          </ChatActionsContext>
-        </DiffSourceContext>
-      </QueuedMessages>
-      <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
-      <PermissionPrompt sessionId={sessionId} />
+      <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
+        <QueuedMessages messages={messages} status={status}>
+          <DiffSourceContext value={diffSource}>
+            <ChatActionsContext value={actions}>
+              <ViewerIdContext value={viewerId}>
+                <MessageList live={live} revert={info.revert} />
+              </ViewerIdContext>
+            </ChatActionsContext>
+          </DiffSourceContext>
+        </QueuedMessages>
+        <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
+      </PermissionPrompt>
       <Composer session={session.data} status={status} messages={messages} />
     </div>
   );
