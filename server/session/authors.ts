@@ -20,12 +20,14 @@ export async function authorsOf(db: Db, sessionId: string, rows: readonly { role
   if (users.length === 0) return NO_AUTHORS;
   const ids = [...new Set(users.flatMap((row) => (row.authorId ? [row.authorId] : [])))];
   const fallback = users.some((row) => row.authorId === null);
+  // Two index lookups in one statement: the named authors, and the session's author when needed.
   const found = await db.$queryRaw<{ id: string; name: string; ofSession: boolean }[]>`
-    SELECT u.id, u.name, u.id = s."authorId" AS "ofSession"
-    FROM "Session" s JOIN "User" u ON u.id = ANY(${ids}::text[]) OR (${fallback} AND u.id = s."authorId")
-    WHERE s.id = ${sessionId}`;
+    SELECT u.id, u.name, false AS "ofSession" FROM "User" u WHERE u.id = ANY(${ids}::text[])
+    UNION ALL
+    SELECT u.id, u.name, true AS "ofSession" FROM "Session" s JOIN "User" u ON u.id = s."authorId" WHERE s.id = ${sessionId} AND ${fallback}`;
   const byId = new Map(found.map((user) => [user.id, { id: user.id, name: user.name }]));
-  return { byId, fallback: fallback ? found.find((user) => user.ofSession) : undefined };
+  const own = found.find((user) => user.ofSession);
+  return { byId, fallback: own ? { id: own.id, name: own.name } : undefined };
 }
 
 /** The author of one user message row: the one it names, else the session's. */
