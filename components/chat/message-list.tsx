@@ -1,8 +1,9 @@
 "use client";
 
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { memo, use, useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Icon } from "@/components/parts/icons";
+import { InlineQuestionsContext } from "@/components/permission/inline";
 import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
 import { CompactionRow } from "./compaction-row";
@@ -25,7 +26,8 @@ const END_THRESHOLD = 80;
  * and follows new output while the reader is at the end (anchored to the end: streamed
  * text and new messages keep the view pinned there); scrolling up pauses that and shows
  * "Jump to latest". Older pages are fetched as the top comes near, and the message in
- * view keeps its place when they are prepended.
+ * view keeps its place when they are prepended. While a permission question waits inside
+ * a call, the view does not follow: it stays on the question (permission/inline.tsx).
  */
 export function MessageList({ live, revert }: { live: LiveSession; revert?: RevertPoint | undefined }) {
   const { snapshot } = live;
@@ -62,13 +64,17 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
   const [atEnd, setAtEnd] = useState(true);
   const positioned = useRef(false);
 
+  // While a permission question waits, the view stays where the question is: new output
+  // (another question below it, a queued message) does not pull it away from the reader.
+  const questions = use(InlineQuestionsContext);
+  const askingMessage = questions?.oldestMessageId;
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     estimateSize: (index) => estimateRowSize(rows[index]),
     getItemKey: (index) => rows[index]?.key ?? index,
     overscan: OVERSCAN,
     scrollMargin: margin,
-    anchorTo: "end",
+    anchorTo: askingMessage ? "start" : "end",
     followOnAppend: true,
     scrollEndThreshold: END_THRESHOLD,
   });
@@ -143,6 +149,20 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
   useEffect(() => {
     if (!snapshot.loadingOlder) maybeLoadOlder();
   }, [snapshot.loadingOlder, snapshot.olderCursor, maybeLoadOlder]);
+
+  // A permission question to bring into view in a message the list has not rendered (the
+  // reader is far from it): bring its row in; the question's card then shows itself whole.
+  const reveal = questions?.reveal;
+  const showAsking = useEffectEvent((messageId: string) => {
+    const index = rows.findIndex((row) => row.kind === "message" && row.message.info.id === messageId);
+    if (index < 0 || virtualizer.getVirtualItems().some((item) => item.index === index)) return;
+    virtualizer.scrollToIndex(index, { align: "end" });
+  });
+  const revealSeq = reveal?.seq;
+  const revealMessage = reveal?.messageId;
+  useEffect(() => {
+    if (revealMessage !== undefined && revealSeq !== undefined) showAsking(revealMessage);
+  }, [revealMessage, revealSeq]);
 
   const jumpToLatest = () => {
     virtualizer.scrollToEnd();

@@ -1,16 +1,23 @@
-import { memo, useState } from "react";
+import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
+import { authorLabel, initials } from "./author";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
 import { TurnDiff } from "./turn-diff";
 import { QueuedBadge } from "./queued";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
+
+/**
+ * The signed-in member looking at the conversation: their own messages read "You",
+ * everyone else's the author's name. A share page provides none: every author by name.
+ */
+export const ViewerIdContext = createContext<string | undefined>(undefined);
 
 /**
  * One message. Memoized on the message object: the store keeps that object while the
@@ -59,6 +66,8 @@ function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
 
 function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) {
   const [editing, setEditing] = useState(false);
+  const viewerId = use(ViewerIdContext);
+  const mine = info.author !== undefined && info.author.id === viewerId;
   // A compaction request is a marker in the conversation, not something the user wrote.
   if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
     return (
@@ -68,11 +77,13 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
     );
   }
   return (
-    <article data-testid="message" data-role="user" data-message-id={info.id} className="flex gap-3">
-      <Avatar role="user" />
+    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
+      {mine || !info.author ? <Avatar role="user" /> : <AuthorAvatar name={info.author.name} />}
       <div className="min-w-0 flex-1">
         <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
-          <span className="text-sm font-semibold text-zinc-900">You</span>
+          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
+            {authorLabel(info.author, viewerId)}
+          </span>
           <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
           <span className="font-mono">@{info.agent}</span>
           <QueuedBadge messageId={info.id} />
@@ -129,6 +140,15 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
         <AssistantMessageActions info={info} parts={parts} />
       </div>
     </article>
+  );
+}
+
+/** A teammate's avatar: their initials. */
+function AuthorAvatar({ name }: { name: string }) {
+  return (
+    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-teal-100 text-xs font-semibold text-teal-800" aria-hidden="true">
+      {initials(name) || <Icon name="user" className="size-4" />}
+    </span>
   );
 }
 

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { PartOf, ToolState } from "@/components/chat/types";
+import { ToolQuestion } from "@/components/permission/inline";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatDuration } from "@/components/ui/format";
@@ -19,6 +20,8 @@ const STATUS: Record<ToolState["status"], { label: string; tone: Tone; ring: str
 /** What the server writes on a tool that was still open when its reply was stopped or cut off. */
 const ABORTED_TOOL = "Tool execution aborted";
 const ABORTED = { label: "Aborted", tone: "amber", ring: "border-amber-200" } as const;
+/** A running call that waits for a person to answer its permission question. */
+const WAITING = { label: "Waiting for approval", tone: "amber", ring: "border-amber-300" } as const;
 
 function titleOf(state: ToolState): string | undefined {
   return state.status === "running" || state.status === "completed" ? state.title : undefined;
@@ -34,22 +37,25 @@ function errorLine(state: ToolState): string | undefined {
 }
 
 /**
- * The card shared by every tool call, collapsed to one line (name, title, error, duration,
- * state) until opened; the body comes from the tool's renderer. `forceOpen` keeps it open
- * (e.g. while the call waits for a person's answer); the card stays open afterwards.
+ * The card shared by every tool call, collapsed to one line (name, title, state badge —
+ * "Waiting for approval" while a person has to answer its permission question — error,
+ * duration) until opened; the body comes from the tool's renderer; the open question
+ * itself, on a member's page, right below. `forceOpen` keeps it open (as does waiting for
+ * an answer, so the person sees what they approve); the card stays open afterwards.
  */
 export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">; forceOpen?: boolean }) {
   const { state } = part;
   const [opened, setOpened] = useState(false);
-  const open = opened || forceOpen;
+  const waiting = state.status === "running" && state.approval !== undefined;
+  const open = opened || forceOpen || waiting;
   const renderer = toolRenderer(part.tool);
-  const status = state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
+  const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const failure = status === ABORTED ? undefined : errorLine(state);
   const title = titleOf(state) || renderer.summary?.(state.input);
   const duration = durationOf(state);
   const Body = renderer.Body;
   return (
-    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${status.ring}`}>
+    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${status.ring}`} data-waiting={waiting ? "approval" : undefined}>
       <details open={open} onToggle={(event) => setOpened(event.currentTarget.open)} className="group">
         <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2 select-none hover:bg-zinc-50/80 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
           <span className={`grid size-7 shrink-0 place-items-center rounded-lg ${state.status === "error" ? "bg-red-50 text-red-500" : "bg-zinc-100 text-zinc-500"}`}>
@@ -77,7 +83,7 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
             </span>
           ) : null}
           <Badge tone={status.tone} data-testid="tool-status">
-            {state.status === "running" ? <Spinner className="size-3" /> : null}
+            {state.status === "running" && !waiting ? <Spinner className="size-3" /> : null}
             {status.label}
           </Badge>
           <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
@@ -88,6 +94,7 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
           </CardOpenContext>
         </div>
       </details>
+      <ToolQuestion messageId={part.messageId} callId={part.callId} />
     </div>
   );
 }

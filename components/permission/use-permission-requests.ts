@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useEventSource } from "@/components/events/use-event-source";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import type { AppRouter } from "@/server/trpc/router";
@@ -54,8 +54,11 @@ export function usePermissionRequests(sessionId: string): PermissionRequests {
   });
   const [seen, setSeen] = useState<Seen>(() => ({ asked: new Map(), answered: new Set() }));
 
-  const forget = (requestId: string) =>
-    setSeen((current) => (current.answered.has(requestId) ? current : { ...current, answered: new Set(current.answered).add(requestId) }));
+  const forget = useCallback(
+    (requestId: string) =>
+      setSeen((current) => (current.answered.has(requestId) ? current : { ...current, answered: new Set(current.answered).add(requestId) })),
+    [],
+  );
 
   useEventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`, {
     onEvent: (event) => {

@@ -1,23 +1,32 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
+import type { Status } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { LoadMore } from "@/components/ui/load-more";
-import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { NewSessionButton } from "./new-session-button";
 import type { SessionInfo } from "./types";
 import { useTeamEvents } from "./use-team-events";
+import type { AppRouter } from "@/server/trpc/router";
 
 const PAGE_SIZE = 50;
 
-/** Every session of the team, newest activity first, with search and an archived view. */
-export function SessionList() {
+/** A session as the list shows it: with its author. */
+type ListedSession = inferRouterOutputs<AppRouter>["session"]["list"]["items"][number];
+
+/**
+ * Every session of the team, newest activity first, with search and an archived view;
+ * each row names its author ("by you" for `viewerId`'s own) and shows, live, when it runs.
+ */
+export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}) {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
@@ -25,7 +34,7 @@ export function SessionList() {
   const archived = params.get("archived") === "1";
   const [search, setSearch] = useState("");
   const term = useDeferredValue(search.trim());
-  useTeamEvents();
+  const statuses = useTeamEvents();
 
   const query = useInfiniteQuery({
     ...trpc.session.list.infiniteQueryOptions(
@@ -117,7 +126,13 @@ export function SessionList() {
           className={`divide-y divide-zinc-100 overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${query.isPlaceholderData ? "opacity-60" : ""}`}
         >
           {sessions.map((session) => (
-            <SessionRow key={session.id} session={session} parent={session.parentId ? byId.get(session.parentId) : undefined} />
+            <SessionRow
+              key={session.id}
+              session={session}
+              parent={session.parentId ? byId.get(session.parentId) : undefined}
+              status={statuses.get(session.id) ?? session.status ?? IDLE}
+              mine={session.author.id === viewerId}
+            />
           ))}
         </ul>
       )}
@@ -127,7 +142,9 @@ export function SessionList() {
   );
 }
 
-function SessionRow({ session, parent }: { session: SessionInfo; parent: SessionInfo | undefined }) {
+const IDLE: Status = { type: "idle" };
+
+function SessionRow({ session, parent, status, mine }: { session: ListedSession; parent: SessionInfo | undefined; status: Status; mine: boolean }) {
   const tokens = totalTokens(session.tokens);
   return (
     <li data-testid="session-row" data-session-id={session.id} className="group relative flex flex-col gap-2 px-4 py-3.5 transition-colors hover:bg-zinc-50 sm:flex-row sm:items-center sm:gap-6 sm:px-5">
@@ -144,10 +161,14 @@ function SessionRow({ session, parent }: { session: SessionInfo; parent: Session
           >
             {session.title}
           </Link>
+          <Running status={status} />
           {session.time.archived ? <Badge>Archived</Badge> : null}
           {session.share ? <Badge tone="indigo">Shared</Badge> : null}
         </div>
         <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500">
+          <span data-testid="session-author" data-author-id={session.author.id}>
+            by <span className="font-medium text-zinc-700">{mine ? "you" : session.author.name}</span>
+          </span>
           <span>
             Updated <RelativeTime time={session.time.updated} />
           </span>
@@ -175,5 +196,21 @@ function SessionRow({ session, parent }: { session: SessionInfo; parent: Session
         </div>
       </dl>
     </li>
+  );
+}
+
+/** Whether the session's agent is at work now (live from the team's status events). */
+function Running({ status }: { status: Status }) {
+  if (status.type === "idle") return null;
+  return status.type === "busy" ? (
+    <Badge tone="blue" data-testid="session-running" data-status="busy">
+      <Spinner className="size-3" />
+      Working
+    </Badge>
+  ) : (
+    <Badge tone="amber" data-testid="session-running" data-status="retry">
+      <Spinner className="size-3" />
+      Retrying
+    </Badge>
   );
 }

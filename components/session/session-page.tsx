@@ -10,6 +10,7 @@ import { ChatActionsContext } from "@/components/chat/message-actions";
 import { RevertBanner } from "@/components/chat/revert-banner";
 import { shownMessages } from "@/components/chat/revert";
 import { SessionStatusBadge, isRunning, useSessionStatus } from "@/components/chat/session-status";
+import { ViewerIdContext } from "@/components/chat/message-view";
 import { DiffSourceContext } from "@/components/chat/turn-diff";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
@@ -31,7 +32,8 @@ import { ShareButton } from "./share-button";
 import type { SessionInfo } from "./types";
 import { useSessionKeyboard } from "./use-session-keyboard";
 
-export function SessionPage({ sessionId }: { sessionId: string }) {
+/** `viewerId`: the signed-in member (their own messages read "You"). */
+export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewerId?: string | undefined }) {
   const trpc = useTRPC();
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const live = useLiveSession(sessionId);
@@ -74,17 +76,20 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <title>{`${info.title} · Parley`}</title>
       <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
-      <div className="flex-1">
-        <QueuedMessages messages={messages} status={status}>
-          <DiffSourceContext value={diffSource}>
-            <ChatActionsContext value={actions}>
-              <MessageList live={live} revert={info.revert} />
-            </ChatActionsContext>
-          </DiffSourceContext>
-        </QueuedMessages>
-      </div>
-      <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
-      <PermissionPrompt sessionId={sessionId} />
+      <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
+        <div className="flex-1">
+          <QueuedMessages messages={messages} status={status}>
+            <DiffSourceContext value={diffSource}>
+              <ChatActionsContext value={actions}>
+                <ViewerIdContext value={viewerId}>
+                  <MessageList live={live} revert={info.revert} />
+                </ViewerIdContext>
+              </ChatActionsContext>
+            </DiffSourceContext>
+          </QueuedMessages>
+        </div>
+        <RevertBanner session={info} hidden={shown.hidden} busy={isRunning(status)} />
+      </PermissionPrompt>
       <Composer session={session.data} status={status} messages={messages} />
     </div>
   );

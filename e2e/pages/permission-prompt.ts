@@ -4,10 +4,34 @@ import { type Locator, type Page, expect } from "@playwright/test";
 export class PermissionPrompt {
   readonly requests: Locator;
   readonly replyErrors: Locator;
+  /** The oldest pending question: the one single keys answer. */
+  readonly oldest: Locator;
+  readonly announcement: Locator;
 
   constructor(readonly page: Page) {
     this.requests = page.getByTestId("permission-request");
     this.replyErrors = page.getByTestId("permission-reply-error");
+    this.oldest = page.locator('[data-testid="permission-request"][data-oldest="true"]');
+    this.announcement = page.getByTestId("permission-announcement");
+  }
+
+  /**
+   * For each answer button of the card: whether it is what the page shows at its centre
+   * (not hidden under the sticky composer or header, and inside the viewport).
+   */
+  async buttonsOnTop(card: Locator): Promise<Record<string, boolean>> {
+    return card.locator("button[data-answer]").evaluateAll((buttons) =>
+      Object.fromEntries(
+        buttons.map((button) => {
+          const rect = button.getBoundingClientRect();
+          const x = rect.left + rect.width / 2;
+          const y = rect.top + rect.height / 2;
+          const inside = y >= 0 && y <= window.innerHeight && x >= 0 && x <= window.innerWidth;
+          const hit = inside ? document.elementFromPoint(x, y) : null;
+          return [button.getAttribute("data-answer") ?? "", hit !== null && button.contains(hit)];
+        }),
+      ),
+    );
   }
 
   /** The card asking for this command / path. */
@@ -27,8 +51,10 @@ export class PermissionPrompt {
 
   async reject(pattern: string, feedback?: string): Promise<void> {
     const card = this.request(pattern);
-    await card.getByRole("button", { name: "Reject…" }).click();
-    if (feedback) await card.getByRole("textbox", { name: /Tell the agent why/ }).fill(feedback);
+    if (feedback) {
+      await card.getByRole("button", { name: "Reject with feedback…" }).click();
+      await card.getByRole("textbox", { name: /Tell the agent why/ }).fill(feedback);
+    }
     await card.getByRole("button", { name: feedback ? "Reject with feedback" : "Reject", exact: true }).click();
     await expect(card).toHaveCount(0);
   }

@@ -54,6 +54,8 @@ export interface AskInput {
   request: PermissionRequest;
   tool?: { messageId: string; callId: string };
   signal: AbortSignal;
+  /** Told when the request is put to a person (not when the rules answer it). */
+  onAsked?: (request: Request) => void;
 }
 
 interface Waiter {
@@ -178,6 +180,7 @@ export class Permissions {
       throw error;
     }
     this.bus.publish(Asked, { request }, { teamId: input.teamId, sessionId: input.sessionId });
+    input.onAsked?.(request);
     const onAbort = () => {
       void this.settle(input.teamId, request.id, "reject", "aborted").catch((error: unknown) => {
         console.error("[permission] could not close an aborted request", error);

@@ -1,4 +1,4 @@
-export { create, get, list, children, update, touch, remove, CreateInput, ListInput, UpdateInput, type Page } from "./session";
+export { create, get, list, children, update, touch, remove, CreateInput, ListInput, UpdateInput, type Listed, type Page } from "./session";
 export { fork, ForkInput } from "./fork";
 export { share, unshare } from "./share";
 export {

@@ -68,8 +68,7 @@ export async function create(s: Services, input: CreateInput): Promise<{ info: U
     auto: input.auto,
     ...(input.overflow ? { overflow: true } : {}),
   };
-  await Store.createUserMessage(s, input.teamId, info, [part]);
-  return { info, parts: [part] };
+  return { info: await Store.createUserMessage(s, input.teamId, info, [part]), parts: [part] };
 }
 
 async function setCompacting(s: Services, sessionId: string, on: boolean): Promise<void> {

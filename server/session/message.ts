@@ -113,6 +113,8 @@ export const ToolStateRunning = z.object({
   title: z.string().optional(),
   metadata: Metadata.optional(),
   time: z.object({ start: z.number() }),
+  /** Set while the call waits for a person to answer its permission question (which permission it asks). */
+  approval: z.object({ permission: z.string() }).optional(),
 });
 export const ToolStateCompleted = z.object({
   status: z.literal("completed"),
@@ -239,9 +241,18 @@ const MessageBase = z.object({
   sessionId: Id.schema("session"),
 });
 
+/**
+ * Who wrote a user message. Stored as the message row's `authorId` column (never in its
+ * JSON) and read with the user's name; a message stored before authors were recorded
+ * reads as written by its session's author.
+ */
+export const Author = z.object({ id: z.string().min(1), name: z.string() });
+export type Author = z.infer<typeof Author>;
+
 export const UserMessage = MessageBase.extend({
   role: z.literal("user"),
   time: z.object({ created: z.number() }),
+  author: Author.optional(),
   agent: z.string().min(1),
   model: ModelRef,
   system: z.string().optional(),

@@ -46,7 +46,8 @@ export interface Turn {
 }
 
 type StreamEvent = TextStreamPart<ToolSet>;
-type ToolPatch = { title?: string; metadata?: Record<string, unknown> };
+/** A running tool's live changes; `approval` null: its permission question was answered. */
+type ToolPatch = { title?: string; metadata?: Record<string, unknown>; approval?: { permission: string } | null };
 type RunningState = Extract<ToolPart["state"], { status: "running" }>;
 type TextLike = PartOf<"text"> | PartOf<"reasoning">;
 
@@ -54,11 +55,14 @@ const ABORTED: MessageError = { name: "AbortedError", message: "Aborted by the u
 /** The error of a tool whose result the database refused. */
 export const RESULT_NOT_STORED = "The tool's result could not be stored";
 
-function patched(state: RunningState, patch: ToolPatch): RunningState {
+function patched(current: RunningState, patch: ToolPatch): RunningState {
+  const { approval, ...state } = current;
+  const waiting = patch.approval === undefined ? approval : (patch.approval ?? undefined);
   return {
     ...state,
     ...(patch.title !== undefined ? { title: patch.title } : {}),
     ...(patch.metadata !== undefined ? { metadata: { ...state.metadata, ...patch.metadata } } : {}),
+    ...(waiting ? { approval: waiting } : {}),
   };
 }
 
@@ -146,6 +150,7 @@ export class Processor {
         ...earlier,
         ...patch,
         ...(patch.metadata || earlier?.metadata ? { metadata: { ...earlier?.metadata, ...patch.metadata } } : {}),
+        ...(patch.approval === undefined && earlier?.approval !== undefined ? { approval: earlier.approval } : {}),
       });
       return;
     }

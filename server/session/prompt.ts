@@ -50,8 +50,9 @@ export const PromptInput = z.object({
 export type PromptInput = z.input<typeof PromptInput>;
 
 /**
- * Write the user's message, touch the session, name it in the background when it still
- * has its default title, and make sure a runner answers (unless `noReply`).
+ * Write the user's message (its author: the actor), touch the session, name it in the
+ * background when it still has its default title, and make sure a runner answers (unless
+ * `noReply`).
  */
 export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMessage> => {
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
@@ -84,13 +85,14 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
-  await Store.createUserMessage(ctx, session.teamId, user, parts);
+  // Written by the member who sent it.
+  const written = await Store.createUserMessage(ctx, session.teamId, user, parts, ctx.actor.userId);
   const touched = await Store.updateSession(ctx, session.id, { timeUpdated: new Date(time) }, { share: row.share });
   if (!session.parentId && isDefaultTitle(touched.title)) {
     Background.run(session.id, "title generation", () => Title.ensure(ctx, { teamId: session.teamId, sessionId: session.id, messageId: user.id, known: { session: row, parts } }));
   }
   if (!data.noReply) await start(ctx, session.teamId, session.id);
-  return user;
+  return written;
 });
 
 /** "@explore find where greet is defined": a job for a subagent, run before the model answers (server/session/subtask.ts). */

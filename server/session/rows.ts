@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { ParleyError } from "../errors";
 import type { Message as MessageRow, Part as PartRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
 import { Prisma } from "../db/generated/client";
+import { type Authors, authorOf } from "./authors";
 import { Info, Status } from "./info";
 import { Message, Part } from "./message";
 
@@ -83,12 +84,19 @@ export function json(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNu
   return value === undefined || value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 }
 
-export function messageFromRow(row: MessageRow): Message {
+/**
+ * A message from its row. A user message gets its author from `authors` (read for the
+ * rows of a page: server/session/authors.ts); without them it has none.
+ */
+export function messageFromRow(row: MessageRow, authors?: Authors): Message {
   const data = row.data;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw corrupt("Message", row.id, "data is not an object");
   }
-  const parsed = Message.safeParse({ ...data, id: row.id, sessionId: row.sessionId, role: row.role });
+  // The author is the row's column, never something the JSON claims.
+  const { author: _claimed, ...stored } = data as Record<string, unknown>;
+  const author = row.role === "user" && authors ? authorOf(row.authorId, authors) : undefined;
+  const parsed = Message.safeParse({ ...stored, id: row.id, sessionId: row.sessionId, role: row.role, ...(author ? { author } : {}) });
   if (!parsed.success) throw corrupt("Message", row.id, describeIssues(parsed.error));
   return parsed.data;
 }
@@ -111,8 +119,14 @@ export function partFromRow(row: PartRow): Part {
 
 /** The JSON stored in a Message/Part row: everything but the columns. */
 export function messageData(message: Message): Prisma.InputJsonValue {
-  const { id: _id, sessionId: _sessionId, role: _role, ...data } = message;
+  // A user message's author is the row's column (messageAuthorId), not part of its JSON.
+  const { id: _id, sessionId: _sessionId, role: _role, author: _author, ...data } = message as Message & { author?: unknown };
   return data as Prisma.InputJsonValue;
+}
+
+/** The author column of a message row: who wrote a user message (none for the model's). */
+export function messageAuthorId(message: Message): string | null {
+  return message.role === "user" ? (message.author?.id ?? null) : null;
 }
 
 export function partData(part: Part): Prisma.InputJsonValue {

@@ -13,7 +13,7 @@ import { removeOutputs } from "../tool/truncate";
 import { projectRow, sessionRow } from "./access";
 import * as Event from "./events";
 import { Info, Title, defaultTitle } from "./info";
-import { ModelRef } from "./message";
+import { type Author, ModelRef } from "./message";
 import { json, sessionFromRow } from "./rows";
 import { requireAuthorOrAdmin } from "./ownership";
 import * as Share from "./share";
@@ -101,7 +101,10 @@ export interface Page<T> {
 
 const Cursor = z.tuple([CursorTime, Id.schema("session")]);
 
-export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Info>> {
+/** A session as the team's list shows it: with its author's name. */
+export type Listed = Info & { author: Author };
+
+export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Listed>> {
   const filter = parse(ListInput, input);
   const where: Prisma.SessionWhereInput = { teamId: ctx.actor.teamId };
   if (filter.projectId) where.projectId = filter.projectId;
@@ -116,17 +119,17 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<In
   }
   const rows = await ctx.db.session.findMany({
     where,
-    include: { share: true },
+    include: { share: true, author: { select: { id: true, name: true } } },
     orderBy: [{ timeUpdated: "desc" }, { id: "asc" }],
     take: filter.limit + 1,
   });
   const page = rows.slice(0, filter.limit);
   const last = page.at(-1);
-  const items: Info[] = [];
-  const corrupt: Page<Info>["corrupt"] = [];
+  const items: Listed[] = [];
+  const corrupt: Page<Listed>["corrupt"] = [];
   for (const row of page) {
     try {
-      items.push(sessionFromRow(row, ctx.settings.publicUrl));
+      items.push({ ...sessionFromRow(row, ctx.settings.publicUrl), author: row.author });
     } catch (error) {
       corrupt.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
     }

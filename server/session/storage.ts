@@ -5,6 +5,7 @@ import { describeIssues, parse } from "../fn";
 import * as Id from "../id";
 import type { Context } from "../services";
 import { sessionRow } from "./access";
+import { NO_AUTHORS, authorsOf } from "./authors";
 import { Message, Part, type WithParts } from "./message";
 import { messageFromRow, partFromRow } from "./rows";
 import * as Store from "./store";
@@ -33,7 +34,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The newest page of messages (or the page before `before`), each with its parts in order. */
+/** The newest page of messages (or the page before `before`), each with its parts in order (and a user message with its author). */
 export async function messages(ctx: Context, sessionId: string, input: MessagesInput = {}): Promise<MessagePage> {
   const page = parse(MessagesInput, input);
   await sessionRow(ctx, sessionId);
@@ -52,9 +53,9 @@ export async function messagePage(db: Db, sessionId: string, input: z.output<typ
     take: limit + 1,
   });
   const page = rows.slice(0, limit).reverse();
-  const partRows = page.length
-    ? await db.part.findMany({ where: { messageId: { in: page.map((m) => m.id) } }, orderBy: { id: "asc" } })
-    : [];
+  const [partRows, authors] = page.length
+    ? await Promise.all([db.part.findMany({ where: { messageId: { in: page.map((m) => m.id) } }, orderBy: { id: "asc" } }), authorsOf(db, sessionId, page)])
+    : [[], NO_AUTHORS];
   const corrupt: MessagePage["corrupt"] = [];
   const byMessage = new Map<string, Part[]>();
   for (const row of partRows) {
@@ -70,7 +71,7 @@ export async function messagePage(db: Db, sessionId: string, input: z.output<typ
   const result: WithParts[] = [];
   for (const row of page) {
     try {
-      result.push({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] });
+      result.push({ info: messageFromRow(row, authors), parts: byMessage.get(row.id) ?? [] });
     } catch (error) {
       corrupt.push({ table: "Message", id: row.id, error: errorText(error) });
     }
@@ -89,8 +90,8 @@ export async function message(ctx: Context, sessionId: string, messageId: string
   await sessionRow(ctx, sessionId);
   const row = await ctx.db.message.findUnique({ where: { id: messageId } });
   if (!row || row.sessionId !== sessionId) throw ParleyError.notFound("message", messageId);
-  const parts = await ctx.db.part.findMany({ where: { messageId }, orderBy: { id: "asc" } });
-  return { info: messageFromRow(row), parts: parts.map(partFromRow) };
+  const [parts, authors] = await Promise.all([ctx.db.part.findMany({ where: { messageId }, orderBy: { id: "asc" } }), authorsOf(ctx.db, sessionId, [row])]);
+  return { info: messageFromRow(row, authors), parts: parts.map(partFromRow) };
 }
 
 export async function part(ctx: Context, sessionId: string, partId: string): Promise<Part> {

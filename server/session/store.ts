@@ -3,8 +3,9 @@ import type { Share as ShareRow } from "../db/generated/client";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
-import type { Message, Part, Tokens, UserMessage, WithParts } from "./message";
-import { messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
+import { authorsOf } from "./authors";
+import type { Author, Message, Part, Tokens, UserMessage, WithParts } from "./message";
+import { messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
 
 /**
  * The one write path of session data. Only this module writes message and part rows and
@@ -23,10 +24,10 @@ function scope(teamId: string, sessionId: string) {
   return { teamId, sessionId };
 }
 
-/** Every message of a session with its parts, oldest first. A row that cannot be read throws. */
+/** Every message of a session with its parts (user messages with their authors), oldest first. A row that cannot be read throws. */
 export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
-  const [messages, parts] = await Promise.all([
-    db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
+  const [[messages, authors], parts] = await Promise.all([
+    db.message.findMany({ where: { sessionId }, orderBy: { id: "asc" } }).then(async (rows) => [rows, await authorsOf(db, sessionId, rows)] as const),
     db.part.findMany({ where: { sessionId }, orderBy: { id: "asc" } }),
   ]);
   const byMessage = new Map<string, Part[]>();
@@ -35,36 +36,46 @@ export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
     list.push(partFromRow(row));
     byMessage.set(row.messageId, list);
   }
-  return messages.map((row) => ({ info: messageFromRow(row), parts: byMessage.get(row.id) ?? [] }));
+  return messages.map((row) => ({ info: messageFromRow(row, authors), parts: byMessage.get(row.id) ?? [] }));
 }
 
 // ---------------------------------------------------------------- messages and parts
 
-/** Write (create or replace) a message and tell everyone. */
+/** Write (create or replace) a message and tell everyone. A user message's author is stored when it is created, never changed. */
 export async function writeMessage(s: Services, teamId: string, info: Message): Promise<void> {
   await s.db.message.upsert({
     where: { id: info.id },
-    create: { id: info.id, sessionId: info.sessionId, role: info.role, data: messageData(info), timeCreated: new Date(info.time.created) },
+    create: { id: info.id, sessionId: info.sessionId, role: info.role, authorId: messageAuthorId(info), data: messageData(info), timeCreated: new Date(info.time.created) },
     update: { data: messageData(info), role: info.role },
   });
   s.bus.publish(Event.MessageUpdated, { info }, scope(teamId, info.sessionId));
 }
 
-/** A new user message with its parts, stored together, then published in order. */
-export async function createUserMessage(s: Services, teamId: string, info: UserMessage, parts: Part[]): Promise<void> {
-  // One statement (atomic on its own): the message, then its parts.
+/**
+ * A new user message with its parts, stored together, then published in order (with its
+ * author: `authorId`, the member who wrote it, or — for a message the server writes
+ * itself — the session's author). Returns the message as published.
+ */
+export async function createUserMessage(s: Services, teamId: string, info: UserMessage, parts: Part[], authorId?: string): Promise<UserMessage> {
+  // One statement (atomic on its own): the message, then its parts; it answers with the author's name.
   const rows = JSON.stringify(parts.map((part) => ({ id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) })));
-  await s.db.$executeRaw`
+  const [author] = await s.db.$queryRaw<Author[]>`
     WITH message AS (
-      INSERT INTO "Message" (id, "sessionId", role, data, "timeCreated")
-      VALUES (${info.id}, ${info.sessionId}, 'user', ${JSON.stringify(messageData(info))}::jsonb, ${new Date(info.time.created)})
-      RETURNING id
+      INSERT INTO "Message" (id, "sessionId", role, "authorId", data, "timeCreated")
+      VALUES (${info.id}, ${info.sessionId}, 'user', ${authorId ?? null}, ${JSON.stringify(messageData(info))}::jsonb, ${new Date(info.time.created)})
+      RETURNING id, "authorId"
+    ), written AS (
+      INSERT INTO "Part" (id, "messageId", "sessionId", type, data)
+      SELECT r.id, message.id, r."sessionId", r.type, r.data
+      FROM message, jsonb_to_recordset(${rows}::jsonb) AS r(id text, "messageId" text, "sessionId" text, type text, data jsonb)
     )
-    INSERT INTO "Part" (id, "messageId", "sessionId", type, data)
-    SELECT r.id, message.id, r."sessionId", r.type, r.data
-    FROM message, jsonb_to_recordset(${rows}::jsonb) AS r(id text, "messageId" text, "sessionId" text, type text, data jsonb)`;
-  s.bus.publish(Event.MessageUpdated, { info }, scope(teamId, info.sessionId));
+    SELECT u.id, u.name
+    FROM message JOIN "Session" s ON s.id = ${info.sessionId} JOIN "User" u ON u.id = COALESCE(message."authorId", s."authorId")`;
+  const { author: _claimed, ...rest } = info;
+  const written: UserMessage = author ? { ...rest, author: { id: author.id, name: author.name } } : rest;
+  s.bus.publish(Event.MessageUpdated, { info: written }, scope(teamId, info.sessionId));
   for (const part of parts) s.bus.publish(Event.PartUpdated, { part }, scope(teamId, info.sessionId));
+  return written;
 }
 
 /**
@@ -118,7 +129,7 @@ export async function removeMessage(s: Services, teamId: string, sessionId: stri
 export async function insertCopies(tx: Tx, messages: Message[], parts: Part[]): Promise<void> {
   if (messages.length) {
     await tx.message.createMany({
-      data: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
+      data: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, authorId: messageAuthorId(m), data: messageData(m), timeCreated: new Date(m.time.created) })),
     });
   }
   if (parts.length) {

@@ -108,17 +108,30 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
   return set;
 }
 
-function askFor(s: Services, scope: ToolScope, request: PermissionRequest, callId: string, signal: AbortSignal): Promise<void> {
-  return s.permissions.ask({
-    teamId: scope.teamId,
-    projectId: scope.projectId,
-    sessionId: scope.sessionId,
-    agent: scope.agent.name,
-    stack: scope.stack,
-    request,
-    tool: { messageId: scope.messageId, callId },
-    signal,
-  });
+/**
+ * Ask a call's permission. While a person has to answer, the tool part says so (its
+ * running state's `approval`), for everyone watching the session and its share link.
+ */
+async function askFor(s: Services, scope: ToolScope, request: PermissionRequest, callId: string, signal: AbortSignal): Promise<void> {
+  let asked = false;
+  try {
+    await s.permissions.ask({
+      teamId: scope.teamId,
+      projectId: scope.projectId,
+      sessionId: scope.sessionId,
+      agent: scope.agent.name,
+      stack: scope.stack,
+      request,
+      tool: { messageId: scope.messageId, callId },
+      signal,
+      onAsked: (asking) => {
+        asked = true;
+        update(scope, callId, { approval: { permission: asking.permission } });
+      },
+    });
+  } finally {
+    if (asked) update(scope, callId, { approval: null });
+  }
 }
 
 function toolContext(s: Services, scope: ToolScope, callId: string, signal: AbortSignal, ask: ToolContext["ask"]): ToolContext {
@@ -146,7 +159,7 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
 }
 
 /** Update a running tool's title and metadata live (a failure is logged: the tool goes on). */
-function update(scope: ToolScope, callId: string, patch: { title?: string; metadata?: Record<string, unknown> }): void {
+function update(scope: ToolScope, callId: string, patch: Parameters<Processor["updateTool"]>[1]): void {
   void scope.processor.updateTool(callId, patch).catch((error: unknown) => {
     console.error("[session] could not update a running tool", error);
   });

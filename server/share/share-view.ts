@@ -188,9 +188,19 @@ export function errorForViewer(error: MessageError): MessageError {
   }
 }
 
-/** A message as a viewer sees it: the directory it ran in relative to the project, unexpected errors generic. */
+const EMAIL = /^\s*([^\s@]+)@[^\s@]+\.[^\s@]+\s*$/;
+
+/** A member's name as a viewer sees it: a name that is an email address shows only what comes before the @. */
+export function nameForViewer(name: string): string {
+  return EMAIL.exec(name)?.[1] ?? name;
+}
+
+/**
+ * A message as a viewer sees it: its author by name only (never an email address), the
+ * directory it ran in relative to the project, unexpected errors generic.
+ */
 export function messageForViewer(info: Message): Message {
-  if (info.role !== "assistant") return info;
+  if (info.role !== "assistant") return info.author ? { ...info, author: { ...info.author, name: nameForViewer(info.author.name) } } : info;
   const cwd = path.relative(info.path.root, info.path.cwd);
   const shown = { ...info, path: { cwd: cwd === "" || path.isAbsolute(cwd) || cwd.startsWith("..") ? "." : cwd, root: "." } };
   return info.error ? { ...shown, error: errorForViewer(info.error) } : shown;

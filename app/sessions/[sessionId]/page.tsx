@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SessionPage } from "@/components/session/session-page";
+import { currentSignedIn } from "@/server/auth/page";
 import * as Id from "@/server/id";
 
 export const metadata: Metadata = { title: "Session" };
@@ -10,5 +11,7 @@ export default async function Page({ params }: { params: Promise<{ sessionId: st
   // A link made before ids had a 64-bit time field: the session has had a new id since.
   const current = Id.fromLegacy(sessionId);
   if (current) redirect(`/sessions/${current}`);
-  return <SessionPage key={sessionId} sessionId={sessionId} />;
+  // Read once per request (the layout's access check read it already).
+  const signedIn = await currentSignedIn();
+  return <SessionPage key={sessionId} sessionId={sessionId} viewerId={signedIn?.user.id} />;
 }

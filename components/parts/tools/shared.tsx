@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { ToolPart, ToolState } from "@/components/chat/types";
 import { Spinner } from "@/components/ui/feedback";
 import { FileChip } from "../file-part";
+import { Icon } from "../icons";
 
 /** What a per-tool renderer receives. */
 export interface ToolBodyProps {
@@ -78,9 +79,15 @@ export function ToolResult({ state, tone = "light", collapse = false }: { state:
       const live = field(state.metadata, "output");
       return (
         <div className="space-y-2">
-          <p className="flex items-center gap-2 text-sm text-sky-700">
-            <Spinner className="size-3.5" /> Running…
-          </p>
+          {state.approval ? (
+            <p data-testid="tool-waiting" className="flex items-center gap-2 text-sm text-amber-800">
+              <Icon name="clock" className="size-3.5" /> Waiting for approval
+            </p>
+          ) : (
+            <p className="flex items-center gap-2 text-sm text-sky-700">
+              <Spinner className="size-3.5" /> Running…
+            </p>
+          )}
           {live ? <CodeBlock tone={tone}>{live}</CodeBlock> : null}
         </div>
       );
