@@ -113,16 +113,4 @@ test.describe("session page renders stored messages", () => {
     await expect(warning).toContainText(broken);
     await expect(warning).toContainText("could not be read");
   });
-
-  test("screenshot for the docs", async ({ page, seed }) => {
-    test.skip(!process.env.PARLEY_SCREENSHOT, "set PARLEY_SCREENSHOT=<path> to write the docs screenshot");
-    const { session } = await seedShowcase(seed);
-    await page.setViewportSize({ width: 1280, height: 1100 });
-    const view = new SessionPage(page);
-    await view.goto(session.id);
-    await expect(view.part("tool").first()).toBeVisible();
-    // The chat opens at its newest messages: show the first turn (tool cards, diff) instead.
-    await page.getByText("Beginning of the conversation").scrollIntoViewIfNeeded();
-    await page.screenshot({ path: process.env.PARLEY_SCREENSHOT });
-  });
 });
