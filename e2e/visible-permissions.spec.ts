@@ -56,7 +56,9 @@ test("a question arriving while the reader is far up comes into view inside its 
   await expect(asks.announcement).toContainText(`Permission needed. The agent asks to run a command: ${command}.`);
 
   // A key pressed while the question is out of view only brings it back: nothing is
-  // approved unseen. Pressed again, it answers.
+  // approved unseen. Pressed again, it answers. (The message box has the focus since the
+  // session opened, where keys type: the reader has left it, say with a click on the page.)
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.evaluate(() => window.scrollTo(0, 0));
   await expect(card).not.toBeInViewport();
   await page.keyboard.press("y");
