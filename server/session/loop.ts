@@ -13,7 +13,7 @@ import { isOverflow } from "./overflow";
 import { Processor } from "./processor";
 import { prune } from "./prune";
 import { messageFromRow } from "./rows";
-import { MAX_FAILED_RUNS } from "./runner";
+import { Handover, MAX_FAILED_RUNS, SHUTDOWN_REASON } from "./runner";
 import * as Status from "./status";
 import * as Store from "./store";
 import * as Summary from "./summary";
@@ -51,9 +51,17 @@ export async function start(s: Services, teamId: string, sessionId: string): Pro
   }
   const controller = new AbortController();
   // What was asked before an abort is dropped with it; a message written after the abort
-  // (while this runner is still closing) is answered by a new runner (see run).
+  // (while this runner is still closing) is answered by a new runner (see run). A runner
+  // stopped because its instance shuts down drops nothing: what it leaves unanswered is
+  // handed over to another instance.
   let abortedAt: string | undefined;
-  controller.signal.addEventListener("abort", () => (abortedAt = Id.ascending("message")), { once: true });
+  controller.signal.addEventListener(
+    "abort",
+    () => {
+      if (controller.signal.reason !== SHUTDOWN_REASON) abortedAt = Id.ascending("message");
+    },
+    { once: true },
+  );
   const done = run(s, teamId, sessionId, controller.signal, () => abortedAt);
   s.runners.add({ sessionId, abort: controller, done });
 }
@@ -98,6 +106,11 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
   // number of times (Runners.backoff).
   try {
     if (!(await unanswered(s, sessionId, abortedAt()))) return;
+    // This instance is shutting down: another one answers (server/runtime.ts, Handover).
+    if (!s.runners.accepting) {
+      s.bus.publish(Handover, { sessionId }, { teamId, sessionId });
+      return;
+    }
     const delay = failed ? s.runners.backoff(sessionId) : 0;
     if (delay === undefined) console.error(`[session] ${sessionId} failed ${MAX_FAILED_RUNS} runs in a row: left until its next prompt or restart`);
     else if (delay === 0) await start(s, teamId, sessionId);
@@ -109,7 +122,9 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
 
 async function restart(s: Services, teamId: string, sessionId: string): Promise<void> {
   try {
-    if (await unanswered(s, sessionId)) await start(s, teamId, sessionId);
+    if (!(await unanswered(s, sessionId))) return;
+    if (s.runners.accepting) await start(s, teamId, sessionId);
+    else s.bus.publish(Handover, { sessionId }, { teamId, sessionId });
   } catch (error) {
     console.error(`[session] could not restart the loop of ${sessionId}`, error);
   }
