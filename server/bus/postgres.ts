@@ -45,6 +45,8 @@ export interface Bridge {
   /** Resolves once every event published so far has been handed to PostgreSQL. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Whether the bridge has a working connection now (false while it reconnects). */
+  readonly connected: boolean;
 }
 
 export interface BridgeOptions {
@@ -183,6 +185,10 @@ export class BusBridge implements Bridge {
       this.peers = true;
       if (!isConnectionError(error)) this.log("[bus] could not look for other instances", error);
     }
+  }
+
+  get connected(): boolean {
+    return this.current !== undefined && !this.closed;
   }
 
   private get name(): string {
