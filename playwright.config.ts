@@ -13,6 +13,8 @@ const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "e2e",
+  // Two servers on one database: its own suite (playwright.instances.config.ts).
+  testIgnore: ["**/e2e/instances/**"],
   fullyParallel: false,
   workers: 1,
   forbidOnly: !!process.env.CI,
