@@ -28,10 +28,27 @@ export const CHECK_TIMEOUT_MS = 2_000;
 /** A result younger than this is answered again (ms). */
 const CACHE_MS = 1_000;
 
-async function timed(work: () => Promise<unknown>): Promise<Check> {
+/** What the checks look at: a round trip on the pool and on the lock connection, the bridge's state, the shutdown. */
+export interface Probes {
+  database(): Promise<unknown>;
+  lock(): Promise<unknown>;
+  bridgeConnected(): boolean;
+  draining(): boolean;
+}
+
+export function probesOf(rt: Runtime): Probes {
+  return {
+    database: () => rt.services.db.$queryRaw`SELECT 1`,
+    lock: () => rt.services.lock.ping(),
+    bridgeConnected: () => rt.bridge.connected,
+    draining: () => !rt.services.runners.accepting,
+  };
+}
+
+async function timed(work: () => Promise<unknown>, timeoutMs: number): Promise<Check> {
   const start = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), CHECK_TIMEOUT_MS)));
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
   try {
     const outcome = await Promise.race([work().then(() => "ok" as const), timeout]);
     const ms = Math.round(performance.now() - start);
@@ -50,12 +67,12 @@ function kind(error: unknown): string {
   return isConnectionError(error) ? "unreachable" : "failed";
 }
 
-/** The checks of a booted runtime. */
-export async function check(rt: Runtime): Promise<Health> {
-  const [database, lock] = await Promise.all([timed(() => rt.services.db.$queryRaw`SELECT 1`), timed(() => rt.services.lock.ping())]);
-  const bridge: Check = rt.bridge.connected ? { ok: true, ms: 0 } : { ok: false, ms: 0, error: "disconnected" };
+/** Run the checks. */
+export async function check(probes: Probes, timeoutMs = CHECK_TIMEOUT_MS): Promise<Health> {
+  const [database, lock] = await Promise.all([timed(probes.database, timeoutMs), timed(probes.lock, timeoutMs)]);
+  const bridge: Check = probes.bridgeConnected() ? { ok: true, ms: 0 } : { ok: false, ms: 0, error: "disconnected" };
   const ok = database.ok && bridge.ok && lock.ok;
-  return { status: !rt.services.runners.accepting ? "draining" : ok ? "ok" : "failing", checks: { database, bridge, lock } };
+  return { status: probes.draining() ? "draining" : ok ? "ok" : "failing", checks: { database, bridge, lock } };
 }
 
 /** The health of a runtime that could not boot (its database unreachable at start, say). */
@@ -72,7 +89,7 @@ let running: Promise<Health> | undefined;
 export function health(boot: () => Promise<Runtime>): Promise<Health> {
   if (last && performance.now() - last.at < CACHE_MS) return Promise.resolve(last.health);
   running ??= boot()
-    .then(check, bootFailed)
+    .then((rt) => check(probesOf(rt)), bootFailed)
     .then((result) => {
       last = { at: performance.now(), health: result };
       return result;

@@ -102,20 +102,21 @@ export class RunLock {
   }
 
   /**
-   * Of `sessionIds`, those whose lock no instance holds (one query): crash recovery tries
+   * Of `sessionIds`, those whose lock no instance holds, in their order (one query): crash recovery tries
    * to take only these, instead of one attempt per session running elsewhere.
    */
   async unlocked(sessionIds: string[]): Promise<string[]> {
     if (!sessionIds.length) return [];
     const result = await this.query<{ id: string }>(
-      `SELECT k.id FROM unnest($1::text[]) AS k(id)
+      `SELECT k.id FROM unnest($1::text[]) WITH ORDINALITY AS k(id, n)
        WHERE NOT EXISTS (
          SELECT 1 FROM pg_locks
          WHERE locktype = 'advisory' AND granted AND objsubid = 1
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
            AND classid = ((hashtextextended(k.id, 0) >> 32) & 4294967295)::oid
            AND objid = (hashtextextended(k.id, 0) & 4294967295)::oid
-       )`,
+       )
+       ORDER BY k.n`,
       [sessionIds],
     );
     return result.rows.map((row) => row.id);
