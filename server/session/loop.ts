@@ -30,12 +30,33 @@ import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
  */
 
 /**
- * True when the newest user message has no assistant answer after it — and, when `after`
- * is given, was written after that id (a message newer than an abort is a new request).
+ * True when the newest user message has no answer made with it in view — and, when
+ * `after` is given, was written after that id (a message newer than an abort is a new
+ * request).
+ *
+ * "In view": the newest answer's parent (the user message it answers, the newest its
+ * history held) is that message or a later one. Its being newer by id is not enough: two
+ * prompts at once (say on two instances) each take their id before they are written, so a
+ * runner may read the history before the second one is stored and still create its answer
+ * with a larger id — that message was never shown to the model and is answered next.
  */
 export async function unanswered(s: Services, sessionId: string, after?: string): Promise<boolean> {
-  const last = await s.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { id: true, role: true } });
-  return last?.role === "user" && (after === undefined || last.id > after);
+  const [user, answer] = await Promise.all([
+    s.db.message.findFirst({ where: { sessionId, role: "user" }, orderBy: { id: "desc" }, select: { id: true } }),
+    s.db.message.findFirst({ where: { sessionId, role: "assistant" }, orderBy: { id: "desc" }, select: { id: true, data: true } }),
+  ]);
+  if (!user || (after !== undefined && user.id <= after)) return false;
+  return !answer || !answers(answer.id, parentOf(answer.data), user.id);
+}
+
+/** Whether an answer (its id, its parent) was made with the user message `userId` in view. */
+function answers(answerId: string, parentId: string | undefined, userId: string): boolean {
+  return answerId > userId && parentId !== undefined && parentId >= userId;
+}
+
+function parentOf(data: unknown): string | undefined {
+  const parentId = typeof data === "object" && data !== null ? (data as { parentId?: unknown }).parentId : undefined;
+  return typeof parentId === "string" ? parentId : undefined;
 }
 
 /**
@@ -191,7 +212,7 @@ function toAnswer(messages: WithParts[]): UserMessage | undefined {
   // A summary answering an older compaction does not end the turn: the synthetic
   // "continue" message or a prompt queued behind the compaction is answered next.
   const lastAssistant = messages.findLast((m) => m.info.role === "assistant" && !(m.info.summary && m.info.parentId !== lastUser.info.id));
-  if (lastAssistant?.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
+  if (lastAssistant?.info.role === "assistant" && answers(lastAssistant.info.id, lastAssistant.info.parentId, lastUser.info.id)) {
     if (answered(lastAssistant.info)) return undefined;
   }
   return lastUser.info;
