@@ -61,6 +61,8 @@ export default defineConfig({
       // Two attempts per model step: a retried failure still shows (e2e/chat.spec.ts), and a
       // reply that keeps failing ends in seconds instead of minutes (e2e/revert.spec.ts).
       PARLEY_RETRY_MAX_ATTEMPTS: "2",
+      // At the end, a turn a test left running is stopped within 2 s, well inside gracefulShutdown's 15 s.
+      PARLEY_SHUTDOWN_GRACE_MS: "2000",
       PORT: String(PORT),
     },
   },

@@ -1,5 +1,7 @@
 import type { Message } from "../../server/session/message";
 import { SHUTDOWN_REASON } from "../../server/session/runner";
+import { Chat } from "../pages/chat";
+import { SessionPage } from "../pages/session-page";
 import { expect, test } from "./fixtures";
 import { counted, instanceOf, reply, tokens } from "./support/provider";
 import { range, stored, textOf } from "./support/state";
@@ -14,7 +16,7 @@ const GRACE_MS = 3_000;
 
 const completedAt = (info: Message | undefined) => (info?.role === "assistant" ? info.time.completed : undefined);
 
-test("SIGTERM: A refuses new prompts, finishes a short turn, stops a long one at the grace period, hands its queued prompt to B, exits 0", async ({ cluster }) => {
+test("SIGTERM: A refuses new prompts, finishes a short turn, stops a long one at the grace period, hands its queued prompt to B, exits 0", async ({ cluster, browser }) => {
   await cluster.a.kill9();
   await cluster.a.start({ PARLEY_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
   const short = await cluster.session("a", "Finishes within the grace period");
@@ -27,6 +29,11 @@ test("SIGTERM: A refuses new prompts, finishes a short turn, stops a long one at
   await expect.poll(() => cluster.model.requests(short.tag).length + cluster.model.requests(long.tag).length).toBe(2);
   // Sent to B while A runs the session: queued for A's runner.
   expect((await cluster.api("b").prompt(long.id, `and then ${long.tag}`)).status).toBe(200);
+  // Someone working in a browser on A.
+  const context = await cluster.browser(browser, "a");
+  const page = await context.newPage();
+  await new SessionPage(page).goto(refused.id);
+  const chat = new Chat(page);
 
   const signalled = Date.now();
   cluster.a.terminate();
@@ -37,7 +44,13 @@ test("SIGTERM: A refuses new prompts, finishes a short turn, stops a long one at
   expect(answer.error?.data?.parleyCode).toBe("UNAVAILABLE");
   expect(answer.error?.message).toContain("restarting");
   expect((await cluster.a.health()).body.status).toBe("draining");
+  // The browser says so, and keeps what was typed.
+  await chat.input.fill(`from the browser ${refused.tag}`);
+  await chat.input.press("Enter");
+  await expect(chat.error).toContainText("This server is restarting");
+  await expect(chat.input).toHaveValue(`from the browser ${refused.tag}`);
   expect((await stored(cluster.db, refused.id)).messages).toHaveLength(0);
+  await context.close();
 
   // The short turn finishes as if nothing happened.
   await expect.poll(async () => completedAt((await stored(cluster.db, short.id)).messages.at(-1)?.info), { timeout: GRACE_MS }).toBeDefined();
