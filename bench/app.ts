@@ -44,9 +44,13 @@ export async function waitForServer(url: string, app: ChildProcess, timeoutMs: n
 /** Apps this process is stopping: their exit code is expected. */
 const stopping = new WeakSet<ChildProcess>();
 
-/** Start the production app on `port` with its data in `dataDir` (and `env` added). */
-export function startApp(dataDir: string, port: number, env: Record<string, string> = {}): ChildProcess {
-  const build = process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID"));
+/**
+ * Start the production app on `port` with its data in `dataDir` (and `env` added), building
+ * it first when there is no build or --build was given (`build: false`: never, e.g. for a
+ * second instance of the build the first just made).
+ */
+export function startApp(dataDir: string, port: number, env: Record<string, string> = {}, options: { build?: boolean } = {}): ChildProcess {
+  const build = options.build ?? (process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID")));
   log(build ? `Building the app into ${DIST_DIR} and starting it on port ${port} …` : `Starting the app (${DIST_DIR}) on port ${port} …`);
   const app = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/parley.ts", "start", ...(build ? ["--build"] : [])], {
     cwd: ROOT,
