@@ -294,7 +294,7 @@ async function main(): Promise<number> {
       );
     }
     const serverCpu = ["A", "B", "PostgreSQL"].reduce((n, name) => n + (last.cpu[name] ?? 0), 0);
-    line(`PostgreSQL CPU ${((last.cpu.PostgreSQL ?? 0) / 1000).toFixed(1)} s in the last round; instances and PostgreSQL together ${(serverCpu / Math.max(1, SESSIONS * deltas)).toFixed(3)} ms per streamed delta`);
+    line(`PostgreSQL CPU ${((last.cpu.PostgreSQL ?? 0) / 1000).toFixed(1)} s in the last round; instances and PostgreSQL together ${(serverCpu / Math.max(1, SESSIONS * deltas)).toFixed(3)} ms per streamed delta (the ${SESSIONS} prompts' own cost included)`);
     const others = Object.entries(last.cpu).filter(([name]) => !["A", "B", "PostgreSQL"].includes(name));
     line(`  on the same cores: ${others.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(", ")} (${os.cpus().length} cores × ${(last.elapsed / 1000).toFixed(1)} s = ${((os.cpus().length * last.elapsed) / 1000).toFixed(1)} s of CPU in the round)`);
     const byName = [...last.connections].sort((x, y) => y[1] - x[1]).map(([name, n]) => `${name} ${n}`).join(", ");
