@@ -15,6 +15,8 @@ const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "e2e",
+  // Two servers on one database: its own suite (playwright.instances.config.ts).
+  testIgnore: ["**/e2e/instances/**"],
   fullyParallel: false,
   workers: 1,
   forbidOnly: !!process.env.CI,
@@ -66,6 +68,8 @@ export default defineConfig({
       PARLEY_MODEL: "offline/parley-offline",
       OPENAI_BASE_URL: `http://127.0.0.1:${FAKE_OPENAI_PORT}/v1`,
       PARLEY_CONFIG: "e2e/parley.config.json",
+      // At the end, a turn a test left running is stopped within 2 s, well inside gracefulShutdown's 15 s.
+      PARLEY_SHUTDOWN_GRACE_MS: "2000",
       PORT: String(PORT),
     },
   },

@@ -44,9 +44,13 @@ export async function waitForServer(url: string, app: ChildProcess, timeoutMs: n
 /** Apps this process is stopping: their exit code is expected. */
 const stopping = new WeakSet<ChildProcess>();
 
-/** Start the production app on `port` with its data in `dataDir` (and `env` added). */
-export function startApp(dataDir: string, port: number, env: Record<string, string> = {}): ChildProcess {
-  const build = process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID"));
+/**
+ * Start the production app on `port` with its data in `dataDir` (and `env` added), building
+ * it first when there is no build or --build was given (`build: false`: never, e.g. for a
+ * second instance of the build the first just made).
+ */
+export function startApp(dataDir: string, port: number, env: Record<string, string> = {}, options: { build?: boolean } = {}): ChildProcess {
+  const build = options.build ?? (process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID")));
   log(build ? `Building the app into ${DIST_DIR} and starting it on port ${port} …` : `Starting the app (${DIST_DIR}) on port ${port} …`);
   const app = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/parley.ts", "start", ...(build ? ["--build"] : [])], {
     cwd: ROOT,
@@ -97,4 +101,57 @@ export async function signUp(baseURL: string, name = "Bench"): Promise<{ userId:
     .map((c) => c.split(";")[0])
     .join("; ");
   return { userId, cookie };
+}
+
+/** A child process's next IPC message that has `key` (one with `error` rejects). */
+export function next<T>(child: ChildProcess, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: Record<string, unknown>) => {
+      if ("error" in message) reject(new Error(String(message.error)));
+      else if (key in message) resolve(message as T);
+      else return;
+      child.off("message", onMessage);
+    };
+    child.on("message", onMessage);
+  });
+}
+
+/** tRPC over HTTP as the app's browser client sends it, signed in by cookie, against one instance. */
+export class Api {
+  constructor(
+    readonly base: string,
+    private readonly cookie: string,
+  ) {}
+
+  async call<T>(procedure: string, input: unknown, method: "GET" | "POST"): Promise<T> {
+    const url = `${this.base}/api/trpc/${procedure}${method === "GET" ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ""}`;
+    const res = await fetch(url, {
+      method,
+      headers: { cookie: this.cookie, "content-type": "application/json", origin: this.base },
+      ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
+    });
+    const body = (await res.json()) as { result?: { data: T }; error?: unknown };
+    if (!res.ok || !body.result) throw new Error(`${procedure}: HTTP ${res.status} ${JSON.stringify(body.error)}`);
+    return body.result.data;
+  }
+
+  projectId = async () => {
+    const projects = await this.call<{ id: string }[]>("project.list", null, "GET");
+    const id = projects[0]?.id;
+    if (!id) throw new Error("the bench user's team has no project");
+    return id;
+  };
+
+  /** A new session; with a title, no title is generated for it (no model request besides its answers). */
+  createSession = async (projectId: string, title?: string) => (await this.call<{ id: string }>("session.create", { projectId, ...(title ? { title } : {}) }, "POST")).id;
+
+  prompt = (sessionId: string) => this.call("session.prompt", { sessionId, parts: [{ type: "text", text: "stream [bench]" }] }, "POST");
+
+  /** Shares the session; returns the share id (the last part of its /share/<id> link). */
+  share = async (sessionId: string) => {
+    const info = await this.call<{ share?: { url: string } }>("session.share", { sessionId }, "POST");
+    const id = info.share?.url.split("/").pop();
+    if (!id) throw new Error(`session ${sessionId} has no share link`);
+    return id;
+  };
 }

@@ -29,3 +29,8 @@ export function numberArg(name: string, fallback: number, options: { integer?: b
   const valid = options.integer ? Number.isInteger(value) : Number.isFinite(value);
   return valid && value > 0 ? value : fallback;
 }
+
+/** The p-th percentile of sorted samples (nearest rank below). */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}

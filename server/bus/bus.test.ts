@@ -93,4 +93,36 @@ describe("Bus", () => {
     expect([...Ask.audience]).toEqual(["member", "team"]);
     expect(Nudge.audience.size).toBe(0);
   });
+
+  it("subscribers by name get only those events of their team; one by session and name, only those of its session", () => {
+    const bus = new Bus();
+    const named: string[] = [];
+    const both: string[] = [];
+    bus.subscribe({ teamId: "t", names: [Ask.name] }, (e) => named.push(`${e.name}:${e.scope.sessionId ?? "-"}`));
+    bus.subscribe({ teamId: "t", sessionId: "s1", names: [Ask.name] }, (e) => both.push(`${e.name}:${e.scope.sessionId ?? "-"}`));
+    bus.publish(Ping, { n: 1 }, { teamId: "t", sessionId: "s1" });
+    bus.publish(Ask, { n: 2 }, { teamId: "t", sessionId: "s1" });
+    bus.publish(Ask, { n: 3 }, { teamId: "t", sessionId: "s2" });
+    bus.publish(Ask, { n: 4 }, { teamId: "other", sessionId: "s1" });
+    expect(named).toEqual(["test.ask:s1", "test.ask:s2"]);
+    expect(both).toEqual(["test.ask:s1"]);
+  });
+
+  it("a subscription made while an event is delivered gets the next events, not that one again; unsubscribing twice is harmless", () => {
+    const bus = new Bus();
+    const got: number[] = [];
+    const stops: (() => void)[] = [];
+    bus.subscribe({ teamId: "t", names: [Ping.name] }, (e) => {
+      if (is(e, Ping) && e.payload.n === 1) stops.push(bus.subscribe({ teamId: "t", sessionId: "s" }, (later) => got.push((later.payload as { n: number }).n)));
+    });
+    bus.publish(Ping, { n: 1 }, { teamId: "t", sessionId: "s" });
+    bus.publish(Ping, { n: 2 }, { teamId: "t", sessionId: "s" });
+    expect(got).toEqual([2]);
+    expect(bus.subscriberCount).toBe(2);
+    stops[0]?.();
+    stops[0]?.();
+    expect(bus.subscriberCount).toBe(1);
+    bus.publish(Ping, { n: 3 }, { teamId: "t", sessionId: "s" });
+    expect(got).toEqual([2]);
+  });
 });

@@ -75,13 +75,44 @@ export interface Filter {
   teamId: string;
   sessionId?: string;
   audience?: Audience;
+  /** Only events of these names. */
+  names?: readonly string[];
+}
+
+interface Entry {
+  filter: Filter;
+  handler: Handler;
+}
+
+/**
+ * A team's subscribers, found by what an event is for: those of its session, those of its
+ * name, those of the whole team. Delivering an event costs its own subscribers, not every
+ * stream open on the instance (a team's thousand share viewers each follow their sessions).
+ */
+interface TeamSubscribers {
+  wide: Set<Entry>;
+  bySession: Map<string, Set<Entry>>;
+  byName: Map<string, Set<Entry>>;
+}
+
+function add<K>(map: Map<K, Set<Entry>>, key: K, entry: Entry): void {
+  const set = map.get(key);
+  if (set) set.add(entry);
+  else map.set(key, new Set([entry]));
+}
+
+function remove<K>(map: Map<K, Set<Entry>>, key: K, entry: Entry): void {
+  const set = map.get(key);
+  if (!set?.delete(entry)) return;
+  if (set.size === 0) map.delete(key);
 }
 
 export type Forwarder = (event: Envelope) => void;
 
 export class Bus {
   readonly instanceId = randomUUID();
-  private readonly handlers = new Set<{ filter: Filter; handler: Handler }>();
+  private readonly teams = new Map<string, TeamSubscribers>();
+  private subscribers = 0;
   private readonly forwarders = new Set<Forwarder>();
   private readonly system = new Set<Handler>();
 
@@ -116,15 +147,22 @@ export class Bus {
     // Subscribers feed clients: an event for no audience (server coordination) is never theirs.
     const audience = lookup(event.name)?.audience;
     if (!audience?.size) return;
-    for (const { filter, handler } of this.handlers) {
-      if (filter.teamId !== event.scope.teamId) continue;
-      if (filter.sessionId !== undefined && filter.sessionId !== event.scope.sessionId) continue;
-      if (filter.audience !== undefined && !audience.has(filter.audience)) continue;
-      try {
-        handler(event);
-      } catch (error) {
-        // One broken subscriber must not stop delivery to the others; it is reported.
-        console.error(`[bus] subscriber of ${event.name} threw`, error);
+    const team = this.teams.get(event.scope.teamId);
+    if (!team) return;
+    const { sessionId } = event.scope;
+    for (const set of [team.wide, team.byName.get(event.name), sessionId === undefined ? undefined : team.bySession.get(sessionId)]) {
+      if (!set) continue;
+      for (const { filter, handler } of set) {
+        if (filter.audience !== undefined && !audience.has(filter.audience)) continue;
+        // Indexed by session, a subscriber may still name its events; indexed by name, its session.
+        if (filter.names !== undefined && !filter.names.includes(event.name)) continue;
+        if (filter.sessionId !== undefined && filter.sessionId !== sessionId) continue;
+        try {
+          handler(event);
+        } catch (error) {
+          // One broken subscriber must not stop delivery to the others; it is reported.
+          console.error(`[bus] subscriber of ${event.name} threw`, error);
+        }
       }
     }
   }
@@ -137,12 +175,28 @@ export class Bus {
     };
   }
 
-  /** Events of the filter's team (and session) that some audience gets, or the filter's audience only. */
+  /** Events of the filter's team (and session, and names) that some audience gets, or the filter's audience only. */
   subscribe(filter: Filter, handler: Handler): () => void {
-    const entry = { filter, handler };
-    this.handlers.add(entry);
+    const entry: Entry = { filter, handler };
+    let team = this.teams.get(filter.teamId);
+    if (!team) {
+      team = { wide: new Set(), bySession: new Map(), byName: new Map() };
+      this.teams.set(filter.teamId, team);
+    }
+    const index = team;
+    if (filter.sessionId !== undefined) add(index.bySession, filter.sessionId, entry);
+    else if (filter.names !== undefined) for (const name of filter.names) add(index.byName, name, entry);
+    else index.wide.add(entry);
+    this.subscribers++;
+    let subscribed = true;
     return () => {
-      this.handlers.delete(entry);
+      if (!subscribed) return;
+      subscribed = false;
+      this.subscribers--;
+      if (filter.sessionId !== undefined) remove(index.bySession, filter.sessionId, entry);
+      else if (filter.names !== undefined) for (const name of filter.names) remove(index.byName, name, entry);
+      else index.wide.delete(entry);
+      if (!index.wide.size && !index.bySession.size && !index.byName.size && this.teams.get(filter.teamId) === index) this.teams.delete(filter.teamId);
     };
   }
 
@@ -155,7 +209,7 @@ export class Bus {
   }
 
   get subscriberCount(): number {
-    return this.handlers.size;
+    return this.subscribers;
   }
 }
 

@@ -7,7 +7,7 @@ import * as Id from "../id";
 import { PartUpdated } from "../session/events";
 import type { Part } from "../session/message";
 import { Bus, type Envelope, define } from "./bus";
-import { type Bridge, CHANNEL, bridge, everyEvent } from "./postgres";
+import { type Bridge, CHANNEL, LINGER_MS, bridge, everyEvent } from "./postgres";
 
 /** Server coordination (no audience), like runner.sync. */
 const Coordinate = define("test.bridge.coordinate", z.object({ sessionId: z.string() }));
@@ -271,6 +271,42 @@ describe("PostgreSQL bus bridge (integration)", () => {
       expect(problems).toEqual([]);
     } finally {
       await Promise.all([...open.map((b) => b.close()), watcher.end()]);
+    }
+  });
+
+  it("sends a stream of events in NOTIFYs at least LINGER_MS apart: what comes meanwhile goes out together, in order", async () => {
+    const watcher = new pg.Client({ connectionString: databaseUrl() });
+    await watcher.connect();
+    const x = new Bus();
+    const lx = await bridge(x, databaseUrl(), { log });
+    try {
+      const s = scope();
+      const mine = `{"o":${JSON.stringify(x.instanceId)}`;
+      const notifies: string[] = [];
+      watcher.on("notification", (message) => {
+        if (message.payload?.startsWith(mine)) notifies.push(message.payload);
+      });
+      await watcher.query(`LISTEN ${CHANNEL}`);
+      // An event after a quiet moment goes out at once.
+      x.publish(Coordinate, { sessionId: "first" }, s.where);
+      await until(() => notifies.length === 1, "the first NOTIFY");
+      await new Promise((resolve) => setTimeout(resolve, 3 * LINGER_MS));
+      // Then 200 events over about 200 ms.
+      const started = performance.now();
+      for (let i = 0; i < 200; i++) {
+        x.publish(Coordinate, { sessionId: `s${i}` }, s.where);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await lx.flush();
+      const took = performance.now() - started;
+      await until(() => notifies.join("").includes('"s199"'), "the last event");
+      const burst = notifies.slice(1);
+      expect(burst.length).toBeLessThanOrEqual(Math.ceil(took / LINGER_MS) + 2);
+      const order = burst.flatMap((n) => [...n.matchAll(/"sessionId":"(s\d+)"/g)].map((m) => m[1]));
+      expect(order).toEqual(Array.from({ length: 200 }, (_, i) => `s${i}`));
+      expect(problems).toEqual([]);
+    } finally {
+      await Promise.all([lx.close(), watcher.end()]);
     }
   });
 });

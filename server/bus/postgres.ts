@@ -17,6 +17,15 @@ const SWEEP_EVERY = 100;
 /** Events kept for sending while the connection is down; beyond that the oldest go. */
 const MAX_QUEUED = 10_000;
 
+/**
+ * NOTIFYs of one instance are at least this far apart (ms): what is published meanwhile
+ * waits and goes out together. A NOTIFY costs PostgreSQL a transaction and a wake-up of
+ * every listening instance whatever it carries, so under load (hundreds of streams'
+ * deltas a second) batching them is most of what the bridge costs; an event after a quiet
+ * moment goes out at once.
+ */
+export const LINGER_MS = 5;
+
 /** How often a bridge with optional events looks for other instances (ms). */
 const PEER_CHECK_MS = 5_000;
 
@@ -51,6 +60,8 @@ export interface Bridge {
   /** Resolves once every event published so far has been handed to PostgreSQL. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Whether the bridge has a working connection now (false while it reconnects). */
+  readonly connected: boolean;
 }
 
 export interface BridgeOptions {
@@ -126,6 +137,9 @@ export class BusBridge implements Bridge {
   /** Events dropped from a full queue since the connection was lost. */
   private dropped = 0;
   private pumping: Promise<void> | undefined;
+  /** When the last NOTIFY was sent (performance.now()), and the wait for the next one. */
+  private lastSent = Number.NEGATIVE_INFINITY;
+  private lingering: ReturnType<typeof setTimeout> | undefined;
   /** What other instances sent, handled one after another in arrival order. */
   private receiving: Promise<void> = Promise.resolve();
   private parkedSinceSweep = 0;
@@ -233,6 +247,10 @@ export class BusBridge implements Bridge {
     });
   }
 
+  get connected(): boolean {
+    return this.current !== undefined && !this.closed;
+  }
+
   private get name(): string {
     return this.options.name ?? "parley-bus";
   }
@@ -249,6 +267,8 @@ export class BusBridge implements Bridge {
     this.unhook();
     this.closed = true;
     clearInterval(this.peerCheck);
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     if (this.reconnecting) clearTimeout(this.reconnecting);
     this.reconnecting = undefined;
     await this.pumping;
@@ -270,10 +290,18 @@ export class BusBridge implements Bridge {
     this.startPump();
   }
 
-  /** Send what is queued on the working connection, unless that is already under way. */
+  /** Send what is queued on the working connection, unless that is under way or waits for LINGER_MS. */
   private startPump(): void {
     const connection = this.current;
-    if (!connection || this.pumping || !this.queue.length) return;
+    if (!connection || this.pumping || this.lingering || !this.queue.length) return;
+    const wait = this.lastSent + LINGER_MS - performance.now();
+    if (wait > 0) {
+      this.lingering = setTimeout(() => {
+        this.lingering = undefined;
+        this.startPump();
+      }, wait);
+      return;
+    }
     this.pumping = this.pump(connection)
       .catch((error: unknown) => {
         if (isConnectionError(error)) {
@@ -291,17 +319,18 @@ export class BusBridge implements Bridge {
   }
 
   /**
-   * Send what is queued, in order. Events that arrive while a NOTIFY is in flight are
-   * sent together in the next one (as many as fit), so a burst of streamed deltas costs
-   * a few round trips, not one each. An event leaves the queue only once it was sent:
-   * when the connection drops, the rest waits for the reconnection.
+   * Send the head of the queue, in order: as many events as fit in one NOTIFY (what came
+   * meanwhile follows, LINGER_MS after it, see startPump), so a burst of streamed deltas
+   * costs a few round trips, not one each. An event leaves the queue only once it was
+   * sent: when the connection drops, the rest waits for the reconnection.
    */
   private async pump(connection: Connection): Promise<void> {
-    while (this.queue.length && this.current === connection) await this.sendNext(connection.sender);
+    if (this.queue.length && this.current === connection) await this.sendNext(connection.sender);
   }
 
   /** Send the head of the queue: as many events as fit in one NOTIFY, or one oversize event parked. */
   private async sendNext(sender: pg.Client): Promise<void> {
+    this.lastSent = performance.now();
     const batch: string[] = [];
     let size = 0;
     for (const event of this.queue) {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createRequire } from "node:module";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory, bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { DiffTarget, MigrationList, SchemaEngine as SchemaEngineType } from "@prisma/schema-engine-wasm";
 
@@ -40,16 +40,45 @@ async function loadEngine(): Promise<Bindings> {
   return bindings;
 }
 
+/**
+ * The pg adapter for the engine, keeping every connection it opens so that they are
+ * closed when the engine is done: left open, the session-level advisory lock the engine
+ * takes while migrating would outlive the migration, and every other process migrating
+ * the same database (a second instance starting) would time out waiting for it.
+ */
+function closingAdapter(url: string): { factory: SqlMigrationAwareDriverAdapterFactory; close(): Promise<void> } {
+  const pgFactory = new PrismaPg({ connectionString: url });
+  const opened: SqlDriverAdapter[] = [];
+  const track = (adapter: SqlDriverAdapter) => {
+    opened.push(adapter);
+    return adapter;
+  };
+  return {
+    factory: {
+      provider: pgFactory.provider,
+      adapterName: pgFactory.adapterName,
+      connect: async () => track(await pgFactory.connect()),
+      connectToShadowDb: async () => track(await pgFactory.connectToShadowDb()),
+    },
+    close: async () => {
+      await Promise.all(opened.splice(0).map((adapter) => adapter.dispose()));
+    },
+  };
+}
+
 async function withEngine<T>(url: string, run: (engine: SchemaEngineType) => Promise<T>): Promise<T> {
   const bg = await loadEngine();
   const schema = readFileSync(SCHEMA_PATH, "utf8");
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url }));
+  const connections = closingAdapter(url);
+  const adapter = bindMigrationAwareSqlAdapterFactory(connections.factory);
   const logs: string[] = [];
-  const engine = await bg.SchemaEngine.new(
-    { datamodels: [[SCHEMA_PATH, schema]] },
-    (line: string) => logs.push(line),
-    adapter,
-  );
+  let engine: SchemaEngineType;
+  try {
+    engine = await bg.SchemaEngine.new({ datamodels: [[SCHEMA_PATH, schema]] }, (line: string) => logs.push(line), adapter);
+  } catch (error) {
+    await connections.close();
+    throw error;
+  }
   try {
     return await run(engine);
   } catch (error) {
@@ -58,6 +87,7 @@ async function withEngine<T>(url: string, run: (engine: SchemaEngineType) => Pro
     });
   } finally {
     engine.free();
+    await connections.close();
   }
 }
 

@@ -19,6 +19,12 @@ export interface Feed {
   /** Where the runners' answers to this stream's sync request arrive (see `Start.sync`). */
   streams: LiveStreams;
   filter: Filter & { audience: Audience };
+  /**
+   * Subscribe `deliver` to the events of the filter in a finer way than one subscription
+   * by `filter` (a share link follows each session of its tree: server/live/viewer.ts);
+   * returns the unsubscribe.
+   */
+  subscribe?(deliver: (event: Envelope) => void): () => void;
   /** What becomes of one event of the filter; sent unchanged when omitted. */
   route?(event: Envelope): Routed;
   /**
@@ -81,7 +87,7 @@ export function eventSource(feed: Feed, closed?: () => void): EventSource {
         if (routed === "end") finish();
         else if (routed !== "skip") send(routed);
       };
-      const unsubscribe = feed.bus.subscribe(feed.filter, deliver);
+      const unsubscribe = feed.subscribe ? feed.subscribe(deliver) : feed.bus.subscribe(feed.filter, deliver);
       // A runner's answer: the full parts it streams, as this audience would get them live.
       const unsync = feed.start
         ? feed.streams.onSync(connection, (parts, scope) => {

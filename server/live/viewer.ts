@@ -30,13 +30,38 @@ export async function viewerFeed(services: ViewerServices, shareId: string): Pro
   const { db, bus, streams } = services;
   const options = { publicUrl: services.settings.publicUrl, mode: services.settings.share, dataDir: services.settings.dataDir };
   const { root, scope } = await resolveScoped(db, shareId, options);
-  /** The shared tree, grown as children are created. */
-  const tree = new Set(await descendants(db, root.id));
+  /** The shared tree, grown as children are created; each of its sessions is followed on the bus. */
+  const tree = new Set<string>();
+  let follow = (_sessionId: string) => {};
+  const grow = (sessionId: string) => {
+    if (tree.has(sessionId)) return;
+    tree.add(sessionId);
+    follow(sessionId);
+  };
+  for (const id of await descendants(db, root.id)) grow(id);
   return {
     bus,
     streams,
     filter: { teamId: root.teamId, audience: "viewer" },
-    route: (event) => route(event, tree, root.id, shareId, scope),
+    // One subscription per session of the tree, and one to the team's new sessions (a child
+    // of the tree joins it): every other event of the team costs this stream nothing.
+    subscribe(deliver) {
+      const stops = new Map<string, () => void>();
+      follow = (sessionId) => {
+        if (!stops.has(sessionId)) stops.set(sessionId, bus.subscribe({ teamId: root.teamId, sessionId, audience: "viewer" }, deliver));
+      };
+      for (const id of tree) follow(id);
+      const stopCreated = bus.subscribe({ teamId: root.teamId, audience: "viewer", names: [SessionEvent.Created.name] }, (event) => {
+        // A session of the tree gets its events through its own subscription.
+        if (event.scope.sessionId === undefined || !tree.has(event.scope.sessionId)) deliver(event);
+      });
+      return () => {
+        follow = () => {};
+        stopCreated();
+        for (const stop of stops.values()) stop();
+      };
+    },
+    route: (event) => route(event, tree, grow, root.id, shareId, scope),
     // Read after subscribing, so a revoke or a child created in between is not missed.
     async start(): Promise<Start | "gone"> {
       let info: Info;
@@ -46,18 +71,18 @@ export async function viewerFeed(services: ViewerServices, shareId: string): Pro
         if (isParleyError(error) && error.code === "NOT_FOUND") return "gone";
         throw error;
       }
-      for (const id of await descendants(db, root.id)) tree.add(id);
+      for (const id of await descendants(db, root.id)) grow(id);
       return { info, sync: tree };
     },
     farewell: () => envelope(Revoked, { shareId, sessionId: root.id }, { teamId: root.teamId, sessionId: root.id }),
   };
 }
 
-function route(event: Envelope, tree: Set<string>, rootId: string, shareId: string, scope: ViewerScope): Routed {
+function route(event: Envelope, tree: ReadonlySet<string>, grow: (sessionId: string) => void, rootId: string, shareId: string, scope: ViewerScope): Routed {
   const sessionId = event.scope.sessionId;
   if (sessionId === undefined) return "skip";
   if (is(event, SessionEvent.Created) && event.payload.info.parentId && tree.has(event.payload.info.parentId)) {
-    tree.add(event.payload.info.id);
+    grow(event.payload.info.id);
   }
   if (!tree.has(sessionId)) return "skip";
   if (sessionId === rootId) {

@@ -14,7 +14,8 @@ export {
   type MessagePage,
 } from "./storage";
 export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info";
-export { prompt, compact, abort, rerun, recoverInterrupted, PromptInput, CompactInput, RerunInput } from "./prompt";
+export { prompt, compact, abort, rerun, recoverInterrupted, assertAccepting, RETRY_AFTER_S, PromptInput, CompactInput, RerunInput } from "./prompt";
+export { start as startRunner } from "./loop";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { databaseUrl } from "../../test/db";
 import * as Id from "../id";
@@ -87,6 +88,48 @@ describe("RunLock", () => {
       await a.release(s);
       expect(await b.isRunning(s)).toBe(false);
     }
+  });
+
+  it("unlocked: of many sessions, exactly those no instance holds (negative and positive hashes alike)", async () => {
+    const a = instance();
+    const b = instance();
+    const ids = Array.from({ length: 24 }, () => Id.ascending("session"));
+    const held = ids.filter((_, i) => i % 3 === 0);
+    for (const id of held) expect(await a.tryAcquire(id)).toBe(true);
+    expect(await b.unlocked(ids)).toEqual(ids.filter((id) => !held.includes(id)));
+    expect(await a.unlocked(ids)).toEqual(ids.filter((id) => !held.includes(id)));
+    expect(await b.unlocked([])).toEqual([]);
+    for (const id of held) await a.release(id);
+    expect(await b.unlocked(ids)).toEqual(ids);
+  });
+
+  it("a connection the database ends: its locks are reported lost once, and the next call connects again", async () => {
+    const name = `parley-lock-test-${process.pid}-${Date.now()}`;
+    const url = new URL(databaseUrl());
+    url.searchParams.set("application_name", name);
+    const a = new RunLock(url.toString());
+    locks.push(a);
+    const lost: unknown[] = [];
+    a.onLost = (error) => lost.push(error);
+    const s = Id.ascending("session");
+    expect(await a.tryAcquire(s)).toBe(true);
+    const admin = instance();
+    // What a database restart does to the connection.
+    const killer = new pg.Client({ connectionString: databaseUrl() });
+    await killer.connect();
+    try {
+      await killer.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+    } finally {
+      await killer.end();
+    }
+    await expect.poll(() => lost.length).toBe(1);
+    // The lock went with the connection: another instance may take it now.
+    expect(await admin.isRunning(s)).toBe(false);
+    await a.ping();
+    expect(await a.tryAcquire(s)).toBe(true);
+    expect(await admin.tryAcquire(s)).toBe(false);
+    await a.release(s);
+    expect(lost).toHaveLength(1);
   });
 
   it("releasing what is not held does nothing", async () => {

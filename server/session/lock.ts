@@ -23,13 +23,21 @@ export class RunLock {
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString });
-      client.on("error", (error) => {
+      const client = new pg.Client({ connectionString: this.connectionString, application_name: "parley-lock" });
+      // The connection broke (the database restarted, a network cut): every lock went with it.
+      let gone = false;
+      const lost = (error: unknown) => {
+        // A connection that never opened lost nothing: its connect() rejects instead.
+        if (gone || this.client !== client) return;
+        gone = true;
         this.client = undefined;
         this.connecting = undefined;
         this.held.clear();
         this.onLost(error);
-      });
+      };
+      client.on("error", lost);
+      // close() forgets the client before ending it, so its own end is no loss.
+      client.on("end", () => lost(new Error("the run-lock connection ended")));
       await client.connect();
       this.client = client;
       return client;
@@ -91,6 +99,32 @@ export class RunLock {
       [sessionId],
     );
     return result.rows[0]?.running === true;
+  }
+
+  /**
+   * Of `sessionIds`, those whose lock no instance holds, in their order (one query): crash recovery tries
+   * to take only these, instead of one attempt per session running elsewhere.
+   */
+  async unlocked(sessionIds: string[]): Promise<string[]> {
+    if (!sessionIds.length) return [];
+    const result = await this.query<{ id: string }>(
+      `SELECT k.id FROM unnest($1::text[]) WITH ORDINALITY AS k(id, n)
+       WHERE NOT EXISTS (
+         SELECT 1 FROM pg_locks
+         WHERE locktype = 'advisory' AND granted AND objsubid = 1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND classid = ((hashtextextended(k.id, 0) >> 32) & 4294967295)::oid
+           AND objid = (hashtextextended(k.id, 0) & 4294967295)::oid
+       )
+       ORDER BY k.n`,
+      [sessionIds],
+    );
+    return result.rows.map((row) => row.id);
+  }
+
+  /** A round trip on the lock connection (opened again first when it was lost): the health check's. */
+  async ping(): Promise<void> {
+    await this.query("SELECT 1", []);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,10 @@ import { makeTeam, testDb } from "../../test/db";
 import { closeLocks, finish, hangingStream, isPartUpdate, scriptedServices, recorder, script } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { Db } from "../db/client";
-import type { AssistantMessage, WithParts } from "./message";
+import * as Id from "../id";
+import type { AssistantMessage, UserMessage, WithParts } from "./message";
+import { unanswered } from "./loop";
+import * as Store from "./store";
 import * as Prompt from "./prompt";
 import { RunLock } from "./lock";
 import { databaseUrl } from "../../test/db";
@@ -134,6 +137,45 @@ describe("prompt loop runner", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("a message stored after the runner read the history, with an id older than its answer (a prompt on another instance at the same moment), is answered next", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls++;
+        if (calls > 1) return script([answer("the late one, answered")]).doStream({ prompt: [] });
+        const stream = new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            for (const chunk of [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "working" }] as const) controller.enqueue(chunk);
+            await gate;
+            for (const chunk of answer("")) controller.enqueue(chunk);
+            controller.close();
+          },
+        });
+        return { stream };
+      },
+    });
+    const { bus, ctx, deps, session } = await scriptedSession(model);
+    const rec = recorder(bus, ctx.actor.teamId, session.id);
+    const first = await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
+    await rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "working"));
+    const [running] = assistants(await Session.allMessages(ctx, session.id));
+    // The other instance took its message's id after this one's, before the answer's; it is stored only now.
+    const lateId = `${first.id.slice(0, first.id.length - 14)}zzzzzzzzzzzzzz`;
+    expect(first.id < lateId && running !== undefined && lateId < running.id).toBe(true);
+    const late: UserMessage = { ...first, id: lateId, time: { created: Date.now() } };
+    await Store.createUserMessage(deps, ctx.actor.teamId, late, [{ id: Id.ascending("part"), sessionId: session.id, messageId: lateId, type: "text", text: "the late one", time: { start: 1, end: 1 } }]);
+    release();
+
+    await until(async () => assistants(await Session.allMessages(ctx, session.id)).length === 2 && !deps.runners.get(session.id));
+    expect(calls).toBe(2);
+    expect(JSON.stringify(model.doStreamCalls[1]?.prompt)).toContain("the late one");
+    const answers = assistants(await Session.allMessages(ctx, session.id));
+    expect(answers.map((a) => a.parentId)).toEqual([first.id, lateId]);
+    expect(await unanswered(deps, session.id)).toBe(false);
   });
 
   /** A new session that prompts "go" to `model`, once its runner is done. */

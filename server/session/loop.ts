@@ -13,7 +13,7 @@ import { isOverflow } from "./overflow";
 import { Processor } from "./processor";
 import { prune } from "./prune";
 import { messageFromRow } from "./rows";
-import { MAX_FAILED_RUNS } from "./runner";
+import { Handover, MAX_FAILED_RUNS, SHUTDOWN_REASON } from "./runner";
 import * as Status from "./status";
 import * as Store from "./store";
 import * as Summary from "./summary";
@@ -30,12 +30,33 @@ import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
  */
 
 /**
- * True when the newest user message has no assistant answer after it — and, when `after`
- * is given, was written after that id (a message newer than an abort is a new request).
+ * True when the newest user message has no answer made with it in view — and, when
+ * `after` is given, was written after that id (a message newer than an abort is a new
+ * request).
+ *
+ * "In view": the newest answer's parent (the user message it answers, the newest its
+ * history held) is that message or a later one. Its being newer by id is not enough: two
+ * prompts at once (say on two instances) each take their id before they are written, so a
+ * runner may read the history before the second one is stored and still create its answer
+ * with a larger id — that message was never shown to the model and is answered next.
  */
 export async function unanswered(s: Services, sessionId: string, after?: string): Promise<boolean> {
-  const last = await s.db.message.findFirst({ where: { sessionId }, orderBy: { id: "desc" }, select: { id: true, role: true } });
-  return last?.role === "user" && (after === undefined || last.id > after);
+  const [user, answer] = await Promise.all([
+    s.db.message.findFirst({ where: { sessionId, role: "user" }, orderBy: { id: "desc" }, select: { id: true } }),
+    s.db.message.findFirst({ where: { sessionId, role: "assistant" }, orderBy: { id: "desc" }, select: { id: true, data: true } }),
+  ]);
+  if (!user || (after !== undefined && user.id <= after)) return false;
+  return !answer || !answers(answer.id, parentOf(answer.data), user.id);
+}
+
+/** Whether an answer (its id, its parent) was made with the user message `userId` in view. */
+function answers(answerId: string, parentId: string | undefined, userId: string): boolean {
+  return answerId > userId && parentId !== undefined && parentId >= userId;
+}
+
+function parentOf(data: unknown): string | undefined {
+  const parentId = typeof data === "object" && data !== null ? (data as { parentId?: unknown }).parentId : undefined;
+  return typeof parentId === "string" ? parentId : undefined;
 }
 
 /**
@@ -51,9 +72,17 @@ export async function start(s: Services, teamId: string, sessionId: string): Pro
   }
   const controller = new AbortController();
   // What was asked before an abort is dropped with it; a message written after the abort
-  // (while this runner is still closing) is answered by a new runner (see run).
+  // (while this runner is still closing) is answered by a new runner (see run). A runner
+  // stopped because its instance shuts down drops nothing: what it leaves unanswered is
+  // handed over to another instance.
   let abortedAt: string | undefined;
-  controller.signal.addEventListener("abort", () => (abortedAt = Id.ascending("message")), { once: true });
+  controller.signal.addEventListener(
+    "abort",
+    () => {
+      if (controller.signal.reason !== SHUTDOWN_REASON) abortedAt = Id.ascending("message");
+    },
+    { once: true },
+  );
   const done = run(s, teamId, sessionId, controller.signal, () => abortedAt);
   s.runners.add({ sessionId, abort: controller, done });
 }
@@ -98,6 +127,11 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
   // number of times (Runners.backoff).
   try {
     if (!(await unanswered(s, sessionId, abortedAt()))) return;
+    // This instance is shutting down: another one answers (server/runtime.ts, Handover).
+    if (!s.runners.accepting) {
+      s.bus.publish(Handover, { sessionId }, { teamId, sessionId });
+      return;
+    }
     const delay = failed ? s.runners.backoff(sessionId) : 0;
     if (delay === undefined) console.error(`[session] ${sessionId} failed ${MAX_FAILED_RUNS} runs in a row: left until its next prompt or restart`);
     else if (delay === 0) await start(s, teamId, sessionId);
@@ -109,7 +143,9 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
 
 async function restart(s: Services, teamId: string, sessionId: string): Promise<void> {
   try {
-    if (await unanswered(s, sessionId)) await start(s, teamId, sessionId);
+    if (!(await unanswered(s, sessionId))) return;
+    if (s.runners.accepting) await start(s, teamId, sessionId);
+    else s.bus.publish(Handover, { sessionId }, { teamId, sessionId });
   } catch (error) {
     console.error(`[session] could not restart the loop of ${sessionId}`, error);
   }
@@ -176,7 +212,7 @@ function toAnswer(messages: WithParts[]): UserMessage | undefined {
   // A summary answering an older compaction does not end the turn: the synthetic
   // "continue" message or a prompt queued behind the compaction is answered next.
   const lastAssistant = messages.findLast((m) => m.info.role === "assistant" && !(m.info.summary && m.info.parentId !== lastUser.info.id));
-  if (lastAssistant?.info.role === "assistant" && lastAssistant.info.id > lastUser.info.id) {
+  if (lastAssistant?.info.role === "assistant" && answers(lastAssistant.info.id, lastAssistant.info.parentId, lastUser.info.id)) {
     if (answered(lastAssistant.info)) return undefined;
   }
   return lastUser.info;

@@ -51,7 +51,10 @@ type ToolPatch = { title?: string; metadata?: Record<string, unknown>; approval?
 type RunningState = Extract<ToolPart["state"], { status: "running" }>;
 type TextLike = PartOf<"text"> | PartOf<"reasoning">;
 
-const ABORTED: MessageError = { name: "AbortedError", message: "Aborted by the user" };
+/** The error of an aborted turn: the abort's reason when it gave one (the server restarting, its database lost), else the user's stop. */
+function aborted(signal: AbortSignal): MessageError {
+  return { name: "AbortedError", message: typeof signal.reason === "string" && signal.reason ? signal.reason : "Aborted by the user" };
+}
 /** The error of a tool whose result the database refused. */
 export const RESULT_NOT_STORED = "The tool's result could not be stored";
 
@@ -179,10 +182,10 @@ export class Processor {
     for (let attempt = 1; ; attempt++) {
       const error = await this.attempt(open);
       if (error === undefined) return;
-      const classified = this.turn.abort.aborted ? ABORTED : classify(error, this.message.providerId);
+      const classified = this.turn.abort.aborted ? aborted(this.turn.abort) : classify(error, this.message.providerId);
       const reason = retryable(classified);
       if (reason === undefined || attempt >= max || this.turn.abort.aborted) return this.fail(classified);
-      if (!(await this.waitToRetry(attempt, max, classified, reason))) return this.fail(ABORTED);
+      if (!(await this.waitToRetry(attempt, max, classified, reason))) return this.fail(aborted(this.turn.abort));
     }
   }
 

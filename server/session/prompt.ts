@@ -156,6 +156,22 @@ export const rerun = fn(RerunInput, async (ctx: Context, input): Promise<UserMes
   return prompt(ctx, { sessionId: input.sessionId, parts: again, agent: info.agent, model: info.model });
 });
 
+/** Seconds a client is told to wait before sending refused work again (Retry-After). */
+export const RETRY_AFTER_S = 2;
+
+/**
+ * New work — a prompt, a compaction, a rerun — is refused while this instance shuts down
+ * (server/shutdown.ts): the client sends it again in a moment, and a load balancer sends
+ * it to another instance. Turns already running here go on; internal starts (a subagent's
+ * child session) are not refused.
+ */
+export function assertAccepting(s: Pick<Services, "runners">): void {
+  if (s.runners.accepting) return;
+  throw new ParleyError("UNAVAILABLE", "This server is restarting and takes no new work: send it again in a moment.", {
+    details: { retryAfter: RETRY_AFTER_S },
+  });
+}
+
 /** Ask the runner of a session, wherever it is, to stop. */
 export async function abort(ctx: Context, sessionId: string): Promise<void> {
   const row = await sessionRow(ctx, sessionId);

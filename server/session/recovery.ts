@@ -20,7 +20,10 @@ export const INTERRUPTED_MESSAGE = "Interrupted: the server stopped while this r
  * Sessions this process runs are never touched, nor those `skip` names.
  */
 export async function recover(s: Services, options: { skip?: (sessionId: string) => boolean } = {}): Promise<string[]> {
-  const candidates = await s.db.session.findMany({ where: { status: { not: "idle" } }, select: { id: true, teamId: true } });
+  const busy = await s.db.session.findMany({ where: { status: { not: "idle" } }, select: { id: true, teamId: true } });
+  // Sessions running on this or another instance hold their lock: only the others are tried.
+  const free = new Set(await s.lock.unlocked(busy.filter((session) => s.runners.get(session.id) === undefined).map((session) => session.id)));
+  const candidates = busy.filter((session) => free.has(session.id));
   const recovered: string[] = [];
   for (const session of candidates) {
     if (s.runners.get(session.id) !== undefined || options.skip?.(session.id)) continue;

@@ -25,6 +25,14 @@ export type SyncRequested = z.infer<typeof SyncRequested.schema>;
 
 /** The answer to a SyncRequested: the parts a runner streams now, for one stream (server/live/streams.ts). */
 export const Synced = define("runner.synced", z.object({ connection: z.string(), parts: z.array(Part) }), { audience: [] });
+/**
+ * A session needs a runner and the instance that found out is shutting down: another
+ * instance starts one (server/runtime.ts). Its lock decides which, as for any start.
+ */
+export const Handover = define("runner.handover", z.object({ sessionId: z.string() }), { audience: [] });
+
+/** The abort reason of runners stopped because their instance shuts down (server/shutdown.ts). */
+export const SHUTDOWN_REASON = "The server this reply ran on was restarted: send the message again to continue.";
 
 export interface Resyncable {
   /** The full state of every part still streaming. */
@@ -50,6 +58,7 @@ export class Runners {
   /** Failed runs in a row, per session. */
   private readonly failures = new Map<string, number>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  private draining = false;
 
   constructor(bus: Bus) {
     bus.subscribeAll((event: Envelope) => {
@@ -129,6 +138,34 @@ export class Runners {
 
   abortAll(reason: string): void {
     for (const runner of this.running.values()) runner.abort.abort(reason);
+  }
+
+  /**
+   * Whether this process starts runners and takes prompts. False once its shutdown began
+   * (stopAccepting): running turns go on, new work goes to the other instances.
+   */
+  get accepting(): boolean {
+    return !this.draining;
+  }
+
+  stopAccepting(): void {
+    this.draining = true;
+  }
+
+  /** Resolves when this process runs nothing, or after `ms`; true when nothing runs. */
+  async allIdle(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.running.size) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running.values()].map((r) => r.done)),
+        new Promise((resolve) => (timer = setTimeout(resolve, left))),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
   }
 
   get size(): number {

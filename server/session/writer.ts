@@ -17,11 +17,17 @@ import * as Store from "./store";
  * Persisting: every change but a streamed one or a part just opened (see `open`) is
  * persisted before the call returns.
  * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
- * together with those of every other running turn in one statement (a crash loses at most
- * that much streamed text). Writes of a turn are serialized, so the database always moves
- * forward in publish order.
+ * together with those of every other running turn in one statement. Writes of a turn are
+ * serialized, so the database always moves forward in publish order.
  */
-export const FLUSH_MS = 250;
+/** The most streamed text a crash may lose (ms): what Parley promises (README, Crash safety). */
+export const MAX_LOSS_MS = 250;
+/**
+ * How often streamed changes are written: early enough that the statement itself (a few
+ * ms) has committed within MAX_LOSS_MS of the text arriving, as the two-instance suite
+ * measures with a kill -9 (e2e/instances/recovery.spec.ts).
+ */
+export const FLUSH_MS = 200;
 export const STREAM_WINDOW_MS = 16;
 
 export class TurnWriter {

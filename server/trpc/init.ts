@@ -6,6 +6,7 @@ import type { SignedIn } from "../auth/member";
 import { requestContext, requireActor } from "../context";
 import { assertSameOrigin } from "../origin";
 import type { Actor, Context } from "../services";
+import { Session } from "../session";
 
 /** What a member procedure gets: the acting user in their active team, and the services. */
 export type TrpcContext = Context & { signedIn?: SignedIn | null };
@@ -52,6 +53,7 @@ const TRPC_CODE: Record<ParleyErrorCode, TRPCError["code"]> = {
   TOO_MANY: "TOO_MANY_REQUESTS",
   CORRUPT: "INTERNAL_SERVER_ERROR",
   INTERNAL: "INTERNAL_SERVER_ERROR",
+  UNAVAILABLE: "SERVICE_UNAVAILABLE",
 };
 
 const t = initTRPC.context<TrpcRequestContext>().meta<Meta>().create({
@@ -87,6 +89,21 @@ const requireMember = t.middleware(({ ctx, next }) => next({ ctx: requireActor(c
 
 export const router = t.router;
 export const procedure = t.procedure.use(mapDomainErrors).use(requireMember);
+
+/**
+ * A member procedure that starts a run (a prompt, a compaction, a rerun): refused with
+ * UNAVAILABLE (503, Retry-After) while this instance shuts down (Session.assertAccepting).
+ */
+export const workProcedure = procedure.use(({ ctx, next }) => {
+  Session.assertAccepting(ctx);
+  return next();
+});
+
+/** Headers of a tRPC response: a refusal because this instance shuts down says when to try again. */
+export function responseHeaders(errors: readonly TRPCError[]): Record<string, string> {
+  const unavailable = errors.some((error) => isParleyError(error.cause) && error.cause.code === "UNAVAILABLE");
+  return unavailable ? { "retry-after": String(Session.RETRY_AFTER_S) } : {};
+}
 
 /**
  * For anonymous share viewers (server/share): the member context is taken away — no

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import * as Id from "../../id";
 import { Session } from "../../session";
-import { procedure, router } from "../init";
+import { procedure, router, workProcedure } from "../init";
 
 const ById = z.object({ sessionId: Id.schema("session") });
 
@@ -18,12 +18,12 @@ export const sessionRouter = router({
   touch: procedure.input(ById).mutation(({ ctx, input }) => Session.touch(ctx, input.sessionId)),
   share: procedure.input(ById).mutation(({ ctx, input }) => Session.share(ctx, input.sessionId)),
   unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
-  prompt: procedure.input(Session.PromptInput).mutation(({ ctx, input }) => Session.prompt(ctx, input)),
+  prompt: workProcedure.input(Session.PromptInput).mutation(({ ctx, input }) => Session.prompt(ctx, input)),
   abort: procedure.input(ById).mutation(({ ctx, input }) => Session.abort(ctx, input.sessionId)),
   revert: procedure.input(Session.RevertInput).mutation(({ ctx, input }) => Session.revert(ctx, input)),
   unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
-  rerun: procedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
-  compact: procedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
+  rerun: workProcedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
+  compact: workProcedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
   /** Files of the session's project matching what follows an `@` in the composer. */
   files: procedure.input(Session.FilesInput).query(({ ctx, input }) => Session.files(ctx, input)),
 });

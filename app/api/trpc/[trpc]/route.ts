@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/trpc/router";
-import { createTrpcContext } from "@/server/trpc/init";
+import { createTrpcContext, responseHeaders } from "@/server/trpc/init";
 import { MAX_BATCH_CALLS } from "@/lib/trpc-batch";
 
 export const dynamic = "force-dynamic";
@@ -13,6 +13,7 @@ function handler(req: Request) {
     createContext: createTrpcContext,
     // A longer batch is refused (400) before its input is read or anyone is looked up.
     maxBatchSize: MAX_BATCH_CALLS,
+    responseMeta: ({ errors }) => ({ headers: responseHeaders(errors) }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${path ?? "?"}:`, error.cause ?? error);
     },
