@@ -40,14 +40,14 @@ function errorLine(state: ToolState): string | undefined {
  * The card shared by every tool call, collapsed to one line (name, title, state badge —
  * "Waiting for approval" while a person has to answer its permission question — error,
  * duration) until opened; the body comes from the tool's renderer; the open question
- * itself, on a member's page, right below. `forceOpen` keeps it open (as does waiting for
- * an answer, so the person sees what they approve); the card stays open afterwards.
+ * itself, on a member's page, right below (it shows what is asked, so the card stays
+ * collapsed). `forceOpen` keeps it open; the card stays open afterwards.
  */
 export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">; forceOpen?: boolean }) {
   const { state } = part;
   const [opened, setOpened] = useState(false);
   const waiting = state.status === "running" && state.approval !== undefined;
-  const open = opened || forceOpen || waiting;
+  const open = opened || forceOpen;
   const renderer = toolRenderer(part.tool);
   const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const failure = status === ABORTED ? undefined : errorLine(state);
