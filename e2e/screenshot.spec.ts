@@ -14,6 +14,8 @@ test("screenshot for the docs, from a real flow", async ({ page }) => {
   test.skip(!process.env.PARLEY_SCREENSHOT, "set PARLEY_SCREENSHOT=<path> to write the docs screenshot");
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1280, height: 1000 });
+  // No smooth scrolling: the picture is taken once the question has been brought into view.
+  await page.emulateMedia({ reducedMotion: "reduce" });
   const list = new SessionListPage(page);
   await list.goto();
   await list.createSession();
@@ -24,7 +26,7 @@ test("screenshot for the docs, from a real flow", async ({ page }) => {
   await new ToolCard(written).open();
   await chat.ask("Run ls -la src");
   const prompt = new PermissionPrompt(page);
-  await expect(prompt.oldest).toBeVisible();
+  await expect(prompt.oldest).toBeInViewport({ ratio: 1 });
   await expect(page.getByText("Waiting for approval").first()).toBeVisible();
   await page.screenshot({ path: process.env.PARLEY_SCREENSHOT });
 });

@@ -46,6 +46,8 @@ test("a question arriving while the reader is far up comes into view inside its 
   await expect(card).toBeInViewport({ ratio: 1 });
   await expect.poll(() => asks.buttonsOnTop(card)).toEqual({ once: true, always: true, reject: true });
   await expect(tool.getByTestId("tool-status")).toHaveText("Waiting for approval");
+  // The view stays on the question: no "Jump to latest" floating over its answers.
+  await expect(page.getByTestId("jump-to-latest")).toHaveCount(0);
   await expect(tool.locator("[data-waiting]")).toHaveAttribute("data-waiting", "approval");
 
   // The keys are on its buttons, explained, and announced.

@@ -199,7 +199,8 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
           );
         })}
       </div>
-      {!atEnd && rows.length > 0 ? (
+      {/* Not while a question waits: the view stays on it, and the button would cover its answers. */}
+      {!atEnd && rows.length > 0 && !askingMessage ? (
         <div className="pointer-events-none sticky bottom-40 z-20 flex h-0 justify-center">
           <Button variant="primary" size="sm" data-testid="jump-to-latest" className="pointer-events-auto -translate-y-full rounded-full shadow-lg" onClick={jumpToLatest}>
             <Icon name="chevron" className="size-4 rotate-90" />
