@@ -1,8 +1,9 @@
 "use client";
 
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import type { ReactNode } from "react";
 import { Button } from "./button";
 import { Spinner } from "./feedback";
+import { useModalDialog } from "./use-modal-dialog";
 
 /** A modal confirmation (native <dialog>: focus trap, Escape and backdrop for free). */
 export function ConfirmDialog({
@@ -22,14 +23,7 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const { ref, titleId } = useModalDialog(open);
   return (
     <dialog
       ref={ref}

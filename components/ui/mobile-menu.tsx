@@ -1,6 +1,7 @@
 "use client";
 
-import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useState } from "react";
+import { useModalDialog } from "./use-modal-dialog";
 
 /**
  * The header's menu at phone and tablet widths: a button that opens a drawer from the right
@@ -10,15 +11,7 @@ import { type ReactNode, useEffect, useId, useRef, useState } from "react";
  */
 export function MobileMenu({ children, className = "" }: { children: ReactNode; className?: string }) {
   const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const { ref, titleId } = useModalDialog(open);
 
   return (
     <div className={className}>

@@ -1,8 +1,9 @@
 "use client";
 
-import { Fragment, useEffect, useId, useRef, useState } from "react";
+import { Fragment, useEffect, useState } from "react";
 import { Button } from "./button";
 import { MESSAGE_BOX_ID, SHORTCUTS, globalShortcut } from "./keyboard";
+import { useModalDialog } from "./use-modal-dialog";
 
 /** Focuses the page's message box, if it has one; returns whether it did. */
 export function focusMessageBox(): boolean {
@@ -19,8 +20,7 @@ export function focusMessageBox(): boolean {
  */
 export function KeyboardShortcuts() {
   const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
+  const { ref, titleId } = useModalDialog(open);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -36,13 +36,6 @@ export function KeyboardShortcuts() {
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
   }, []);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   return (
     <dialog
