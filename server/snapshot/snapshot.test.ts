@@ -99,6 +99,26 @@ describe("Snapshots (real git)", () => {
     expect(tree()).toEqual({ "a.txt": "edited\n", "fresh/deep/new.txt": "new\n" });
   });
 
+  it("restores a file rewritten with the same size in the same second as the snapshot that last saw it (racy git)", async () => {
+    // Git trusts an index entry whose size, inode and times (to the second) match the file,
+    // unless the entry is as new as the index file itself. A restore copies the index: the
+    // copy must keep the index's time, or a file changed in that second counts as unchanged.
+    const file = path.join(project.directory, "b.txt");
+    const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    await write("b.txt", "keep\n");
+    const keep = await snapshots.track(project);
+    await nextSecond();
+    await write("b.txt", "kept\n");
+    const seen = await fs.stat(file);
+    const kept = await snapshots.track(project);
+    await snapshots.restore(project, keep, ["b.txt"]);
+    await fs.utimes(file, seen.atime, seen.mtime);
+    expect(await fs.readFile(file, "utf8")).toBe("keep\n");
+    await nextSecond();
+    await snapshots.restore(project, kept, ["b.txt"]);
+    expect(await fs.readFile(file, "utf8")).toBe("kept\n");
+  });
+
   it("leaves a git repository's own .git byte-identical", async () => {
     execFileSync("git", ["init", "-q", project.directory]);
     await write("a.txt", "one\n");

@@ -273,15 +273,34 @@ class OperationContext {
     return { gitDir: this.gitDir, workTree: this.directory, ...(indexFile ? { indexFile } : {}), ...(input !== undefined ? { input } : {}) };
   }
 
-  /** A copy of the shared index (an empty index when there is none yet) for one operation. */
+  /**
+   * A copy of the shared index (an empty index when there is none yet) for one operation.
+   * The copy keeps the shared index's modification time: git trusts an entry whose size,
+   * inode and times match the file unless the entry is as new as the index file ("racy
+   * git"), so a copy dated now would hide a same-size change made in the second the index
+   * was written (a restore then skipped the file, a snapshot missed it). Dates carry
+   * milliseconds, so the copy is at most as new as the original: never less careful.
+   */
   async privateIndex(): Promise<string> {
     const file = path.join(this.gitDir, `index.parley-${process.pid}-${randomBytes(6).toString("hex")}`);
-    try {
-      await fs.copyFile(this.sharedIndex, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    for (let attempt = 0; ; attempt++) {
+      const before = await ifExists(fs.stat(this.sharedIndex));
+      if (!before) return file;
+      try {
+        await fs.copyFile(this.sharedIndex, file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        continue;
+      }
+      const after = await ifExists(fs.stat(this.sharedIndex));
+      // Replaced while copied (another instance, by a rename): the copy's own time is not
+      // known; copy again, or after a few tries date it at the epoch (every entry checked).
+      const same = after !== undefined && after.ino === before.ino && after.mtimeMs === before.mtimeMs;
+      if (!same && attempt < 3) continue;
+      const time = same ? before.mtime : new Date(0);
+      await fs.utimes(file, time, time);
+      return file;
     }
-    return file;
   }
 }
 
