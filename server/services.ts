@@ -7,6 +7,7 @@ import type { Agents } from "./agent/agent";
 import type { Bus } from "./bus/bus";
 import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
+import type { Ruleset } from "./permission/schema";
 import type { ModelInfo, ModelRef } from "./provider/models";
 import type { Sandbox } from "./sandbox/sandbox";
 import type { Snapshots } from "./snapshot/snapshot";
@@ -91,10 +92,26 @@ export interface Settings {
   trustedProxies?: string[];
 }
 
+/**
+ * The session a subagent works for, as its runner read it at the step's start (the child
+ * is made from it without reading the parent again).
+ */
+export interface SubagentCaller {
+  teamId: string;
+  sessionId: string;
+  projectId: string;
+  directory: string;
+  /** The child acts for the parent session's author. */
+  authorId: string;
+  model?: ModelRef;
+  /** The parent session's rules, which the child inherits. */
+  permission?: Ruleset;
+}
+
 /** Runs subagents in child sessions (server/session/subagent.ts), for the task tool. */
 export interface Subagents {
   run(
-    caller: { teamId: string; sessionId: string },
+    caller: SubagentCaller,
     request: SubagentRequest,
     io: { signal: AbortSignal; progress(metadata: { sessionId: string; summary: ChildCall[] }): void },
   ): Promise<SubagentResult>;

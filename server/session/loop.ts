@@ -1,7 +1,8 @@
+import type { Session as SessionRow } from "../db/generated/client";
 import * as Id from "../id";
 import { isRejection } from "../permission/permission";
 import { Ruleset } from "../permission/schema";
-import type { ResolvedModel, Services } from "../services";
+import type { ResolvedModel, Services, SubagentCaller } from "../services";
 import * as Background from "./background";
 import * as Compaction from "./compaction";
 import * as Event from "./events";
@@ -232,7 +233,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   // A subtask the user started runs before the model answers.
   const subtask = pendingSubtask(messages, user);
   if (subtask) {
-    await runSubtask(s, { teamId: p.teamId, sessionId: p.sessionId, user, subtask, directory: row.directory, signal: p.signal });
+    await runSubtask(s, { caller: callerOf(row), user, subtask, signal: p.signal });
     return "continue";
   }
   const assistant = assistantFor(s, user, row.directory);
@@ -254,7 +255,21 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await Compaction.create(s, compactionFor(p, user));
     return "continue";
   }
-  return step(s, p, { messages, user, assistant, model, projectId: row.projectId, directory: row.directory, sessionRules: Ruleset.safeParse(row.permission).data });
+  return step(s, p, { messages, user, assistant, model, caller: callerOf(row) });
+}
+
+/** The session as its step's tools see it, and a subagent's child is made from. */
+function callerOf(row: SessionRow): SubagentCaller {
+  const permission = Ruleset.safeParse(row.permission).data;
+  return {
+    teamId: row.teamId,
+    sessionId: row.id,
+    projectId: row.projectId,
+    directory: row.directory,
+    authorId: row.authorId,
+    ...(row.modelProviderId && row.modelId ? { model: { providerId: row.modelProviderId, modelId: row.modelId } } : {}),
+    ...(permission ? { permission } : {}),
+  };
 }
 
 function assistantFor(s: Services, user: UserMessage, directory: string): AssistantMessage {
@@ -280,9 +295,7 @@ interface StepInput {
   user: UserMessage;
   assistant: AssistantMessage;
   model: ResolvedModel;
-  projectId: string;
-  directory: string;
-  sessionRules: Ruleset | undefined;
+  caller: SubagentCaller;
 }
 
 /**
@@ -302,25 +315,26 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     abort: signal,
     isRejection,
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
-    project: { id: input.projectId, directory: input.directory },
+    project: { id: input.caller.projectId, directory: input.caller.directory },
   });
   const scope: ToolScope | undefined = lastStep
     ? undefined
     : {
-        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.projectId, agent: agent.name, sessionRules: input.sessionRules })),
+        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.caller.projectId, agent: agent.name, sessionRules: input.caller.permission })),
         sessionId: p.sessionId,
         teamId: p.teamId,
-        projectId: input.projectId,
+        projectId: input.caller.projectId,
         messageId: assistant.id,
         agent,
-        directory: input.directory,
+        directory: input.caller.directory,
+        caller: input.caller,
         signal,
         processor,
         calls: turnCalls(messages, user.id),
       };
   const request = {
     model,
-    system: systemPrompt({ agent, directory: input.directory, model: model.ref, lastStep }),
+    system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep }),
     messages: toModelMessages(messages, { images: model.images }),
     tools: scope ? toolSet(s, scope) : {},
     abortSignal: signal,
@@ -346,7 +360,7 @@ async function summarizeStep(s: Services, p: Pass, input: StepInput, processor: 
   const { first, last } = processor.snapshots;
   if (!first || !last) return;
   try {
-    const project = { id: input.projectId, directory: input.directory };
+    const project = { id: input.caller.projectId, directory: input.caller.directory };
     await Summary.afterStep(s, { teamId: p.teamId, sessionId: p.sessionId, project, user: input.user, history: input.messages, first, last });
   } catch (error) {
     console.error(`[session] the summary of ${p.sessionId} could not be updated`, error);

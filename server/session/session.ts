@@ -48,15 +48,58 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
   if (data.agent !== undefined) ctx.agents.choose(data.agent);
   const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
   if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
+  return insert(ctx, { ...data, projectId: project.id, directory: project.directory, parentId: parent?.id });
+}
+
+/** A subagent's child session, as its parent's runner asks for it (server/session/subagent.ts). */
+export interface ChildInput {
+  /** The parent as its runner read it: its project, folder and rules are the child's. */
+  parent: { id: string; projectId: string; directory: string; permission?: Ruleset };
+  title: string;
+  agent: string;
+  model?: ModelRef;
+}
+
+/**
+ * A child session made by its parent's runner: the parent was read (and its rules
+ * checked when they were set) already, so nothing is read again. The actor is the
+ * parent's author; the agent must exist.
+ */
+export async function createChild(ctx: Context, input: ChildInput): Promise<Info> {
+  ctx.agents.choose(input.agent);
+  const { parent } = input;
+  return insert(ctx, {
+    projectId: parent.projectId,
+    directory: parent.directory,
+    parentId: parent.id,
+    title: input.title,
+    agent: input.agent,
+    ...(input.model ? { model: input.model } : {}),
+    ...(parent.permission ? { permission: parent.permission } : {}),
+  });
+}
+
+interface NewSession {
+  projectId: string;
+  directory: string;
+  parentId?: string | undefined;
+  title?: string | undefined;
+  agent?: string | undefined;
+  model?: ModelRef | undefined;
+  permission?: Ruleset | undefined;
+}
+
+/** Write a new session row and announce it (a root session is shared at once when sharing is automatic). */
+async function insert(ctx: Context, data: NewSession): Promise<Info> {
   const time = new Date(ctx.clock.now());
   const row = await ctx.db.session.create({
     data: {
       id: Id.descending("session"),
       teamId: ctx.actor.teamId,
-      projectId: project.id,
-      directory: project.directory,
-      parentId: parent?.id,
-      title: data.title ?? defaultTitle(parent !== undefined, time.getTime()),
+      projectId: data.projectId,
+      directory: data.directory,
+      parentId: data.parentId,
+      title: data.title ?? defaultTitle(data.parentId !== undefined, time.getTime()),
       slug: slug(),
       version: VERSION,
       authorId: ctx.actor.userId,
@@ -68,9 +111,9 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
       timeUpdated: time,
     },
   });
-  let info = sessionFromRow(row, ctx.settings.publicUrl);
+  let info = sessionFromRow({ ...row, share: null }, ctx.settings.publicUrl);
   publishInfo(ctx, Event.Created, info);
-  if (!parent && ctx.settings.share === "auto") info = await Share.share(ctx, info.id);
+  if (data.parentId === undefined && ctx.settings.share === "auto") info = await Share.share(ctx, info.id);
   else Store.publishSession(ctx, info);
   return info;
 }

@@ -9,7 +9,8 @@ import { testServices } from "../../test/runtime";
 import { Agents } from "../agent/agent";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
-import type { Context } from "../services";
+import * as Id from "../id";
+import { type Context, withActor } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
 import type { PartOf, WithParts } from "./message";
@@ -100,6 +101,9 @@ describe("subagents (integration, offline model)", () => {
     }
   }
 
+  /** A session as its runner hands it to the task tool. */
+  const callerOf = (session: Info) => ({ teamId: session.teamId, sessionId: session.id, projectId: session.projectId, directory: session.directory, authorId: session.authorId });
+
   const taskParts = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"tool"> => p.type === "tool" && p.tool === "task"));
 
   it("runs the job in a child session that sees only its prompt and its own tools, reporting its tool calls live", async () => {
@@ -150,6 +154,22 @@ describe("subagents (integration, offline model)", () => {
     expect(child.permission).toEqual([{ permission: "list", pattern: "*", action: "deny" }]);
     const first = calls.find((call) => userTexts(call).join() === "list files");
     expect(first && toolNames(first)).not.toContain("list");
+  });
+
+  it("a member's session with an \"allow\" rule an admin set: its child inherits the rule and runs", async () => {
+    const memberId = Id.ascending("user");
+    await ctx.db.user.create({ data: { id: memberId, email: `${memberId}@test.local`, name: "Member" } });
+    await ctx.db.membership.create({ data: { teamId: ctx.actor.teamId, userId: memberId, role: "member" } });
+    const member = withActor(ctx, { userId: memberId, teamId: ctx.actor.teamId });
+    const session = await Session.create(member, { projectId, title: "member's" });
+    const allow = [{ permission: "bash", pattern: "ls *", action: "allow" as const }];
+    await Session.update(ctx, session.id, { permission: allow });
+    await Session.prompt(member, { sessionId: session.id, parts: [{ type: "text", text: "use a subagent to list files" }] });
+    await idle(session.id);
+    const [child] = await Session.children(ctx, session.id);
+    expect(child).toMatchObject({ authorId: memberId, permission: allow });
+    const [task] = taskParts(await Session.allMessages(ctx, session.id));
+    expect(task?.state.status).toBe("completed");
   });
 
   it("runs two tasks of one step in parallel", async () => {
@@ -249,7 +269,7 @@ describe("subagents (integration, offline model)", () => {
     if (!child) throw new Error("no child");
     const progress: unknown[] = [];
     const result = await ctx.subagents.run(
-      { teamId: ctx.actor.teamId, sessionId: parent.id },
+      callerOf(parent),
       { description: "read it", prompt: "read README.md", agent: "general", taskId: child.id },
       { signal: new AbortController().signal, progress: (metadata) => progress.push(metadata) },
     );
@@ -263,10 +283,10 @@ describe("subagents (integration, offline model)", () => {
     const other = await ask("list files");
     await idle(other.id);
     await expect(
-      ctx.subagents.run({ teamId: ctx.actor.teamId, sessionId: other.id }, { description: "x", prompt: "list files", agent: "general", taskId: child.id }, { signal: new AbortController().signal, progress: () => {} }),
+      ctx.subagents.run(callerOf(other), { description: "x", prompt: "list files", agent: "general", taskId: child.id }, { signal: new AbortController().signal, progress: () => {} }),
     ).rejects.toThrow(/not a subagent session of this session/);
     await expect(
-      ctx.subagents.run({ teamId: ctx.actor.teamId, sessionId: parent.id }, { description: "x", prompt: "list files", agent: "nobody" }, { signal: new AbortController().signal, progress: () => {} }),
+      ctx.subagents.run(callerOf(parent), { description: "x", prompt: "list files", agent: "nobody" }, { signal: new AbortController().signal, progress: () => {} }),
     ).rejects.toThrow(/There is no subagent "nobody"/);
   });
 });

@@ -1,12 +1,12 @@
 import type { Agent } from "../agent/agent";
 import { isParleyError } from "../errors";
-import { type Services, withActor } from "../services";
+import { type Services, type SubagentCaller, withActor } from "../services";
 import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
 import { ToolError } from "../tool/tool";
 import * as Event from "./events";
 import type { Info } from "./info";
 import * as Prompt from "./prompt";
-import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
+import { messageFromRow, partFromRow } from "./rows";
 import * as SessionOps from "./session";
 
 /**
@@ -19,27 +19,21 @@ import * as SessionOps from "./session";
  * of the call (the parent goes on). Aborting the call aborts the child, wherever it runs.
  */
 
-export interface Caller {
-  teamId: string;
-  sessionId: string;
-}
-
 export interface SubagentIo {
   signal: AbortSignal;
   /** The call's live metadata: the child and its tool calls so far. */
   progress(metadata: { sessionId: string; summary: ChildCall[] }): void;
 }
 
-export async function runSubagent(s: Services, caller: Caller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
+export async function runSubagent(s: Services, caller: SubagentCaller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
   const agent = s.agents.find(request.agent);
   if (!agent || agent.mode !== "subagent") {
     const known = s.agents.subagents().map((a) => a.name).join(", ");
     throw new ToolError(`There is no subagent "${request.agent}". Use one of: ${known}.`);
   }
-  const parent = await s.db.session.findUniqueOrThrow({ where: { id: caller.sessionId }, include: { share: true } });
   // The child acts for the parent session's author, inside the parent's team.
-  const ctx = withActor(s, { userId: parent.authorId, teamId: parent.teamId });
-  const child = await childSession(ctx, sessionFromRow(parent, s.settings.publicUrl), request, agent);
+  const ctx = withActor(s, { userId: caller.authorId, teamId: caller.teamId });
+  const child = await childSession(ctx, caller, request, agent);
 
   const calls = new Map<string, ChildCall>();
   const report = () => io.progress({ sessionId: child.id, summary: [...calls.values()] });
@@ -75,7 +69,7 @@ export async function runSubagent(s: Services, caller: Caller, request: Subagent
 }
 
 /** A new child session, or with `taskId` the earlier child to continue in. */
-async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, request: SubagentRequest, agent: Agent): Promise<Info> {
+async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentCaller, request: SubagentRequest, agent: Agent): Promise<Info> {
   if (request.taskId) {
     let found: Info;
     try {
@@ -84,27 +78,29 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: Info, req
       if (isParleyError(error) && (error.code === "NOT_FOUND" || error.code === "INVALID")) throw new ToolError(`There is no task ${request.taskId}.`);
       throw error;
     }
-    if (found.parentId !== parent.id) throw new ToolError(`Task ${request.taskId} is not a subagent session of this session.`);
+    if (found.parentId !== parent.sessionId) throw new ToolError(`Task ${request.taskId} is not a subagent session of this session.`);
     return found;
   }
-  return SessionOps.create(ctx, {
-    projectId: parent.projectId,
-    parentId: parent.id,
+  return SessionOps.createChild(ctx, {
+    parent: { id: parent.sessionId, projectId: parent.projectId, directory: parent.directory, ...(parent.permission ? { permission: parent.permission } : {}) },
     title: `${request.description} (@${agent.name} subagent)`.slice(0, 200),
     agent: agent.name,
     ...(agent.model ? { model: agent.model } : parent.model ? { model: parent.model } : {}),
-    ...(parent.permission ? { permission: parent.permission } : {}),
   });
 }
 
 /** The child's answer: the text of its last reply; a failed or stopped reply is an error of the call. */
 async function finalText(s: Services, childId: string): Promise<string> {
-  // The child's last answer only (not its whole history).
-  const row = await s.db.message.findFirst({ where: { sessionId: childId, role: "assistant" }, orderBy: { id: "desc" } });
+  // The child's last answer only (not its whole history), with its text parts.
+  const row = await s.db.message.findFirst({
+    where: { sessionId: childId, role: "assistant" },
+    orderBy: { id: "desc" },
+    include: { parts: { where: { type: "text" }, orderBy: { id: "asc" } } },
+  });
   const info = row ? messageFromRow(row) : undefined;
-  if (!info || info.role !== "assistant") throw new ToolError("The subagent did not answer.");
+  if (!row || !info || info.role !== "assistant") throw new ToolError("The subagent did not answer.");
   if (info.error) throw new ToolError(`The subagent failed: ${info.error.message ?? info.error.name}`);
-  const parts = (await s.db.part.findMany({ where: { messageId: info.id, type: "text" }, orderBy: { id: "asc" } })).map(partFromRow);
+  const parts = row.parts.map(partFromRow);
   const text = parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
   return text || "(The subagent finished without a final message.)";
 }

@@ -1,5 +1,5 @@
 import * as Id from "../id";
-import type { Services } from "../services";
+import type { Services, SubagentCaller } from "../services";
 import { taskOutput } from "../tool/task";
 import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
 import * as Store from "./store";
@@ -21,18 +21,18 @@ export function pendingSubtask(messages: WithParts[], user: UserMessage): PartOf
 }
 
 export interface SubtaskRun {
-  teamId: string;
-  sessionId: string;
+  /** The session whose message holds the subtask. */
+  caller: SubagentCaller;
   user: UserMessage;
   subtask: PartOf<"subtask">;
-  directory: string;
   signal: AbortSignal;
 }
 
 export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
-  const { teamId, sessionId, user, subtask } = run;
+  const { user, subtask } = run;
+  const { teamId, sessionId } = run.caller;
   const started = s.clock.now();
-  const assistant = newAssistant(user, { agent: user.agent, directory: run.directory, now: started });
+  const assistant = newAssistant(user, { agent: user.agent, directory: run.caller.directory, now: started });
   await Store.writeMessage(s, teamId, assistant);
   const input = { description: subtask.description, prompt: subtask.prompt, subagent_type: subtask.agent };
   let part: PartOf<"tool"> = {
@@ -52,7 +52,7 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
     return writes;
   };
   try {
-    const result = await s.subagents.run({ teamId, sessionId }, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent }, {
+    const result = await s.subagents.run(run.caller, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent }, {
       signal: run.signal,
       progress: (metadata) => {
         if (part.state.status !== "running") return;

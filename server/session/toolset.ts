@@ -4,7 +4,7 @@ import * as Agent from "../agent/agent";
 import { type Layer, type RuleStack, disabled } from "../permission/layers";
 import { verdictOf } from "../permission/permission";
 import type { Ruleset } from "../permission/schema";
-import type { Services } from "../services";
+import type { Services, SubagentCaller } from "../services";
 import type { Boundary } from "../tool/paths";
 import type { PermissionRequest, ToolContext } from "../tool/tool";
 import { outputDirectory } from "../tool/truncate";
@@ -38,6 +38,8 @@ export interface ToolScope {
   /** Every layer with the approvals as they were at the step's start: which tools exist, `ctx.check`. */
   layers: Layer[];
   boundary: Boundary;
+  /** This session as a subagent's child is made from (the task tool). */
+  caller: SubagentCaller;
 }
 
 /** The tool calls made since the user's last message, oldest first (for the doom-loop check). */
@@ -154,7 +156,7 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
       write: (todos) => Todo.write(s, scope.teamId, scope.sessionId, todos),
     },
     task: (request) =>
-      s.subagents.run({ teamId: scope.teamId, sessionId: scope.sessionId }, request, { signal, progress: (metadata) => update(scope, callId, { metadata }) }),
+      s.subagents.run(scope.caller, request, { signal, progress: (metadata) => update(scope, callId, { metadata }) }),
   };
 }
 
