@@ -42,22 +42,20 @@ import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
  * with a larger id — that message was never shown to the model and is answered next.
  */
 export async function unanswered(s: Services, sessionId: string, after?: string): Promise<boolean> {
-  const [user, answer] = await Promise.all([
-    s.db.message.findFirst({ where: { sessionId, role: "user" }, orderBy: { id: "desc" }, select: { id: true } }),
-    s.db.message.findFirst({ where: { sessionId, role: "assistant" }, orderBy: { id: "desc" }, select: { id: true, data: true } }),
-  ]);
-  if (!user || (after !== undefined && user.id <= after)) return false;
-  return !answer || !answers(answer.id, parentOf(answer.data), user.id);
+  // Asked twice per turn: one statement for both newest messages.
+  const [row] = await s.db.$queryRaw<Array<{ userId: string | null; answerId: string | null; answerParent: string | null }>>`
+    SELECT (SELECT id FROM "Message" WHERE "sessionId" = ${sessionId} AND role = 'user' ORDER BY id DESC LIMIT 1) AS "userId",
+           answer.id AS "answerId", answer.data->>'parentId' AS "answerParent"
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (SELECT id, data FROM "Message" WHERE "sessionId" = ${sessionId} AND role = 'assistant' ORDER BY id DESC LIMIT 1) AS answer ON true`;
+  const userId = row?.userId ?? undefined;
+  if (userId === undefined || (after !== undefined && userId <= after)) return false;
+  return !row?.answerId || !answers(row.answerId, row.answerParent ?? undefined, userId);
 }
 
 /** Whether an answer (its id, its parent) was made with the user message `userId` in view. */
 function answers(answerId: string, parentId: string | undefined, userId: string): boolean {
   return answerId > userId && parentId !== undefined && parentId >= userId;
-}
-
-function parentOf(data: unknown): string | undefined {
-  const parentId = typeof data === "object" && data !== null ? (data as { parentId?: unknown }).parentId : undefined;
-  return typeof parentId === "string" ? parentId : undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { type Db, Prisma } from "../db/client";
-import type { Share as ShareRow } from "../db/generated/client";
+import type { Session as SessionRow, Share as ShareRow } from "../db/generated/client";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
 import { authorsOf } from "./authors";
-import type { Author, Message, Part, Tokens, UserMessage, WithParts } from "./message";
+import type { Author, FileDiff, Message, Part, Tokens, UserMessage, WithParts } from "./message";
 import { messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
 
 /**
@@ -164,16 +164,48 @@ export async function updateSession(s: Services, sessionId: string, data: Prisma
   return info;
 }
 
+/**
+ * `updateSession` in one statement, for the changes every step makes (its usage, its
+ * summary): the row is changed and read back with its share link by one UPDATE … RETURNING.
+ * `set` is the SET list, in SQL.
+ */
+async function changeSession(s: Services, sessionId: string, set: Prisma.Sql): Promise<Info> {
+  const [row] = await s.db.$queryRaw<Array<SessionRow & { shareId: string | null; shareTeamId: string | null; shareCreatedAt: Date | null; shareRevokedAt: Date | null }>>`
+    WITH changed AS (UPDATE "Session" SET ${set} WHERE id = ${sessionId} RETURNING *)
+    SELECT changed.*, share.id AS "shareId", share."teamId" AS "shareTeamId", share."createdAt" AS "shareCreatedAt", share."revokedAt" AS "shareRevokedAt"
+    FROM changed LEFT JOIN "Share" share ON share."sessionId" = changed.id`;
+  if (!row) throw new Prisma.PrismaClientKnownRequestError(`No session ${sessionId} to update`, { code: "P2025", clientVersion: Prisma.prismaVersion.client });
+  const { shareId, shareTeamId, shareCreatedAt, shareRevokedAt, ...session } = row;
+  const share = shareId && shareTeamId && shareCreatedAt ? { id: shareId, sessionId, teamId: shareTeamId, createdAt: shareCreatedAt, revokedAt: shareRevokedAt } : null;
+  const info = sessionFromRow({ ...session, share }, s.settings.publicUrl);
+  publishSession(s, info);
+  return info;
+}
+
 /** Add a finished step's usage to the session's totals (kept on the row for the dashboard). */
 export async function addUsage(s: Services, sessionId: string, step: Tokens, cost: number): Promise<Info> {
-  return updateSession(s, sessionId, {
-    cost: { increment: cost },
-    tokensInput: { increment: step.input },
-    tokensOutput: { increment: step.output },
-    tokensReasoning: { increment: step.reasoning },
-    tokensCacheRead: { increment: step.cache.read },
-    tokensCacheWrite: { increment: step.cache.write },
-    tokensTotal: { increment: step.input + step.output + step.reasoning + step.cache.read + step.cache.write },
-    timeUpdated: new Date(s.clock.now()),
-  });
+  const total = step.input + step.output + step.reasoning + step.cache.read + step.cache.write;
+  return changeSession(
+    s,
+    sessionId,
+    Prisma.sql`cost = cost + ${cost}::numeric,
+      "tokensInput" = "tokensInput" + ${step.input}::bigint,
+      "tokensOutput" = "tokensOutput" + ${step.output}::bigint,
+      "tokensReasoning" = "tokensReasoning" + ${step.reasoning}::bigint,
+      "tokensCacheRead" = "tokensCacheRead" + ${step.cache.read}::bigint,
+      "tokensCacheWrite" = "tokensCacheWrite" + ${step.cache.write}::bigint,
+      "tokensTotal" = "tokensTotal" + ${total}::bigint,
+      "timeUpdated" = ${new Date(s.clock.now())}`,
+  );
+}
+
+/** Store the session's summary (what its turns changed, from its first snapshot to its last). */
+export async function setSummary(s: Services, sessionId: string, diffs: FileDiff[]): Promise<Info> {
+  const additions = diffs.reduce((sum, d) => sum + d.additions, 0);
+  const deletions = diffs.reduce((sum, d) => sum + d.deletions, 0);
+  return changeSession(
+    s,
+    sessionId,
+    Prisma.sql`"summaryAdditions" = ${additions}::int, "summaryDeletions" = ${deletions}::int, "summaryFiles" = ${diffs.length}::int, "summaryDiffs" = ${JSON.stringify(diffs)}::jsonb`,
+  );
 }

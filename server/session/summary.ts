@@ -41,12 +41,7 @@ export async function afterStep(s: Services, step: StepChanges): Promise<void> {
 /** The session's summary from `first` to `last`, stored and published. */
 export async function summarize(s: Services, teamId: string, sessionId: string, project: Project, first: string, last: string): Promise<void> {
   const diffs = await fileDiffs(s, project, first, last);
-  await Store.updateSession(s, sessionId, {
-    summaryAdditions: diffs.reduce((sum, d) => sum + d.additions, 0),
-    summaryDeletions: diffs.reduce((sum, d) => sum + d.deletions, 0),
-    summaryFiles: diffs.length,
-    summaryDiffs: diffs,
-  });
+  await Store.setSummary(s, sessionId, diffs);
   s.bus.publish(Event.Diff, { sessionId, diff: diffs }, { teamId, sessionId });
 }
 
