@@ -91,9 +91,11 @@ describe("the sandbox of a command (real bubblewrap)", () => {
   });
 
   it("runs with a private /tmp, no capabilities, no secrets in its environment and no home directory", async () => {
+    // A name no other file on the host has: the command's /tmp is its own.
+    const privateTmpFile = `/tmp/parley-sandbox-private-${process.pid}-${Date.now()}`;
     process.env.PARLEY_TEST_SECRET = "s3cret";
     try {
-      const { output } = await run("env; grep CapEff /proc/self/status; ls /root /home 2>&1; touch /tmp/x && echo tmp-ok");
+      const { output } = await run(`env; grep CapEff /proc/self/status; ls /root /home 2>&1; touch ${privateTmpFile} && echo tmp-ok`);
       expect(output).not.toMatch(/s3cret|DATABASE_URL|PARLEY_/);
       expect(output).toMatch(/CapEff:\s+0000000000000000/);
       expect(output).toMatch(/ls: cannot access '\/root'/);
@@ -101,7 +103,7 @@ describe("the sandbox of a command (real bubblewrap)", () => {
     } finally {
       delete process.env.PARLEY_TEST_SECRET;
     }
-    await expect(fs.access("/tmp/x")).rejects.toThrow();
+    await expect(fs.access(privateTmpFile)).rejects.toThrow();
   });
 
   it("leaves no process behind after a timeout, checked by host pid", async () => {
