@@ -1,4 +1,5 @@
 import type { Session as SessionRow } from "../db/generated/client";
+import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { isRejection } from "../permission/permission";
 import { Ruleset } from "../permission/schema";
@@ -222,7 +223,9 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   const messages = filterCompacted(await Store.history(s.db, p.sessionId));
   const user = toAnswer(messages);
   if (!user) return "stop";
-  const row = await s.db.session.findUniqueOrThrow({ where: { id: p.sessionId } });
+  // Every step reads the session again (its rules, model and folder may have changed).
+  const [row] = await s.db.$queryRaw<SessionRow[]>`SELECT * FROM "Session" WHERE id = ${p.sessionId}`;
+  if (!row) throw ParleyError.notFound("session", p.sessionId);
   const request = pendingCompaction(messages);
   if (request) {
     const result = await Compaction.process(s, { teamId: p.teamId, sessionId: p.sessionId, history: messages, request, directory: row.directory, signal: p.signal });

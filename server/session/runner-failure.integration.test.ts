@@ -38,17 +38,12 @@ async function corruptSession() {
   return { ctx, deps, session, user, rec, busy };
 }
 
-/** The test database, with every message write rejected. */
+/** The test database, with every message write (Store.writeMessage's upsert) rejected. */
 function refusingMessageWrites(): Db {
   const db = testDb();
-  const message = new Proxy(db.message, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "upsert" || typeof value !== "function") return value;
-      return () => Promise.reject(new Error("message write refused"));
-    },
-  });
-  return new Proxy(db, { get: (target, prop, receiver) => (prop === "message" ? message : Reflect.get(target, prop, receiver)) });
+  const execute = (sql: TemplateStringsArray, ...values: unknown[]) =>
+    sql.join("?").includes('INSERT INTO "Message"') ? Promise.reject(new Error("message write refused")) : db.$executeRaw(sql, ...values);
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === "$executeRaw" ? execute : Reflect.get(target, prop, receiver)) });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

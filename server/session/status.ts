@@ -1,4 +1,4 @@
-import { Prisma } from "../db/client";
+import { ParleyError } from "../errors";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Status } from "./events";
@@ -8,10 +8,10 @@ import type { Status } from "./events";
  * row (so lists and dashboards on any instance show it) and published on change.
  */
 export async function set(s: Services, teamId: string, sessionId: string, status: Status): Promise<void> {
-  await s.db.session.update({
-    where: { id: sessionId },
-    data: { status: status.type, statusData: status.type === "retry" ? status : Prisma.DbNull },
-  });
+  // Twice per turn: one plain statement.
+  const changed = await s.db.$executeRaw`
+    UPDATE "Session" SET status = ${status.type}, "statusData" = ${status.type === "retry" ? JSON.stringify(status) : null}::jsonb WHERE id = ${sessionId}`;
+  if (changed === 0) throw ParleyError.notFound("session", sessionId);
   s.bus.publish(Event.StatusChanged, { sessionId, status }, { teamId, sessionId });
 }
 

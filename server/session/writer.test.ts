@@ -23,9 +23,15 @@ function fakeDb(options: { failPart?: (id: string) => boolean; failMessage?: () 
   let statements = 0;
   const pause = () => new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 0));
   const db = {
-    // Store.persistParts: one statement, the rows as JSON.
-    $executeRaw: async (_sql: TemplateStringsArray, rows: string) => {
+    // Store.persistParts: one statement, the rows as JSON; Store.writeMessage: an upsert of one message.
+    $executeRaw: async (sql: TemplateStringsArray, ...values: unknown[]) => {
+      if (sql.join("?").includes('INSERT INTO "Message"')) {
+        if (options.failMessage?.()) throw new Error("message write failed");
+        writes.push({ op: "message", id: String(values[0]), at: Date.now() });
+        return 1;
+      }
       await pause();
+      const rows = String(values[0]);
       const parsed = JSON.parse(rows) as { id: string; data: { text?: string } }[];
       if (parsed.some((row) => options.failPart?.(row.id))) throw new Error("part write failed");
       const statement = ++statements;
@@ -36,12 +42,6 @@ function fakeDb(options: { failPart?: (id: string) => boolean; failMessage?: () 
       deleteMany: async (args: { where: { id: string } }) => {
         writes.push({ op: "delete", id: args.where.id, at: Date.now() });
         return { count: 1 };
-      },
-    },
-    message: {
-      upsert: async (args: { where: { id: string } }) => {
-        if (options.failMessage?.()) throw new Error("message write failed");
-        writes.push({ op: "message", id: args.where.id, at: Date.now() });
       },
     },
   };
