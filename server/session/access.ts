@@ -1,6 +1,7 @@
 import * as Id from "../id";
 import { ParleyError } from "../errors";
 import type { Context } from "../services";
+import { SHARE_COLUMNS, type SessionWithShareColumns, withShare } from "./rows";
 
 /**
  * The one authorization rule of the session module: a session is visible only inside
@@ -8,9 +9,11 @@ import type { Context } from "../services";
  */
 export async function sessionRow(ctx: Context, sessionId: string) {
   Id.assert("session", sessionId);
-  const row = await ctx.db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
-  if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("session", sessionId);
-  return row;
+  // Read on every request about a session: one statement with its share link.
+  const [found] = await ctx.db.$queryRaw<SessionWithShareColumns[]>`
+    SELECT s.*, ${SHARE_COLUMNS} FROM "Session" s LEFT JOIN "Share" sh ON sh."sessionId" = s.id WHERE s.id = ${sessionId}`;
+  if (!found || found.teamId !== ctx.actor.teamId) throw ParleyError.notFound("session", sessionId);
+  return withShare(found);
 }
 
 export async function projectRow(ctx: Context, projectId: string) {

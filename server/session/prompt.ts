@@ -87,7 +87,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   });
   // Written by the member who sent it.
   const written = await Store.createUserMessage(ctx, session.teamId, user, parts, ctx.actor.userId);
-  const touched = await Store.updateSession(ctx, session.id, { timeUpdated: new Date(time) }, { share: row.share });
+  const touched = await Store.touchSession(ctx, session.id, time);
   if (!session.parentId && isDefaultTitle(touched.title)) {
     Background.run(session.id, "title generation", () => Title.ensure(ctx, { teamId: session.teamId, sessionId: session.id, messageId: user.id, known: { session: row, parts } }));
   }

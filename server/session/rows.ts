@@ -133,3 +133,16 @@ export function partData(part: Part): Prisma.InputJsonValue {
   const { id: _id, sessionId: _sessionId, messageId: _messageId, type: _type, ...data } = part;
   return data as Prisma.InputJsonValue;
 }
+
+/** A session row read with its share link's columns beside it (one statement instead of Prisma's two). */
+export type SessionWithShareColumns = SessionRow & { shareId: string | null; shareTeamId: string | null; shareCreatedAt: Date | null; shareRevokedAt: Date | null };
+
+/** The share columns to select beside a session's (`sh` the share, joined on the session). */
+export const SHARE_COLUMNS = Prisma.sql`sh.id AS "shareId", sh."teamId" AS "shareTeamId", sh."createdAt" AS "shareCreatedAt", sh."revokedAt" AS "shareRevokedAt"`;
+
+/** The row as Prisma's `include: { share: true }` gives it. */
+export function withShare(row: SessionWithShareColumns): SessionRow & { share: ShareRow | null } {
+  const { shareId, shareTeamId, shareCreatedAt, shareRevokedAt, ...session } = row;
+  const share = shareId && shareTeamId && shareCreatedAt ? { id: shareId, sessionId: session.id, teamId: shareTeamId, createdAt: shareCreatedAt, revokedAt: shareRevokedAt } : null;
+  return { ...session, share };
+}

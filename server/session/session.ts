@@ -214,7 +214,7 @@ export async function update(ctx: Context, sessionId: string, input: UpdateInput
 
 export async function touch(ctx: Context, sessionId: string): Promise<Info> {
   const row = await sessionRow(ctx, sessionId);
-  return Store.updateSession(ctx, row.id, { timeUpdated: new Date(ctx.clock.now()) });
+  return Store.touchSession(ctx, row.id, ctx.clock.now());
 }
 
 /**

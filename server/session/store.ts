@@ -1,11 +1,11 @@
 import { type Db, Prisma } from "../db/client";
-import type { Message as MessageRow, Part as PartRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
+import type { Message as MessageRow, Part as PartRow, Share as ShareRow } from "../db/generated/client";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
 import { authorsOf } from "./authors";
 import type { Author, FileDiff, Message, Part, Tokens, UserMessage, WithParts } from "./message";
-import { messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow } from "./rows";
+import { SHARE_COLUMNS, type SessionWithShareColumns, messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow, withShare } from "./rows";
 
 /**
  * The one write path of session data. Only this module writes message and part rows and
@@ -175,16 +175,18 @@ export async function updateSession(s: Services, sessionId: string, data: Prisma
  * `set` is the SET list, in SQL.
  */
 async function changeSession(s: Services, sessionId: string, set: Prisma.Sql): Promise<Info> {
-  const [row] = await s.db.$queryRaw<Array<SessionRow & { shareId: string | null; shareTeamId: string | null; shareCreatedAt: Date | null; shareRevokedAt: Date | null }>>`
+  const [row] = await s.db.$queryRaw<SessionWithShareColumns[]>`
     WITH changed AS (UPDATE "Session" SET ${set} WHERE id = ${sessionId} RETURNING *)
-    SELECT changed.*, share.id AS "shareId", share."teamId" AS "shareTeamId", share."createdAt" AS "shareCreatedAt", share."revokedAt" AS "shareRevokedAt"
-    FROM changed LEFT JOIN "Share" share ON share."sessionId" = changed.id`;
+    SELECT changed.*, ${SHARE_COLUMNS} FROM changed LEFT JOIN "Share" sh ON sh."sessionId" = changed.id`;
   if (!row) throw new Prisma.PrismaClientKnownRequestError(`No session ${sessionId} to update`, { code: "P2025", clientVersion: Prisma.prismaVersion.client });
-  const { shareId, shareTeamId, shareCreatedAt, shareRevokedAt, ...session } = row;
-  const share = shareId && shareTeamId && shareCreatedAt ? { id: shareId, sessionId, teamId: shareTeamId, createdAt: shareCreatedAt, revokedAt: shareRevokedAt } : null;
-  const info = sessionFromRow({ ...session, share }, s.settings.publicUrl);
+  const info = sessionFromRow(withShare(row), s.settings.publicUrl);
   publishSession(s, info);
   return info;
+}
+
+/** The session was used now (a prompt): its `timeUpdated`, which orders lists. */
+export function touchSession(s: Services, sessionId: string, time: number): Promise<Info> {
+  return changeSession(s, sessionId, Prisma.sql`"timeUpdated" = ${new Date(time)}`);
 }
 
 /** Add a finished step's usage to the session's totals (kept on the row for the dashboard). */
