@@ -1,5 +1,6 @@
 import * as Id from "../id";
 import { ParleyError } from "../errors";
+import type { Project as ProjectRow } from "../db/generated/client";
 import type { Context } from "../services";
 import { SHARE_COLUMNS, type SessionWithShareColumns, withShare } from "./rows";
 
@@ -18,7 +19,7 @@ export async function sessionRow(ctx: Context, sessionId: string) {
 
 export async function projectRow(ctx: Context, projectId: string) {
   Id.assert("project", projectId);
-  const row = await ctx.db.project.findUnique({ where: { id: projectId } });
+  const [row] = await ctx.db.$queryRaw<ProjectRow[]>`SELECT * FROM "Project" WHERE id = ${projectId}`;
   if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("project", projectId);
   return row;
 }

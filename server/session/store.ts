@@ -175,13 +175,25 @@ export async function updateSession(s: Services, sessionId: string, data: Prisma
  * `set` is the SET list, in SQL.
  */
 async function changeSession(s: Services, sessionId: string, set: Prisma.Sql): Promise<Info> {
+  const info = await changeSessionIf(s, sessionId, set, Prisma.empty);
+  if (!info) throw new Prisma.PrismaClientKnownRequestError(`No session ${sessionId} to update`, { code: "P2025", clientVersion: Prisma.prismaVersion.client });
+  return info;
+}
+
+/** `changeSession` only when `condition` (SQL, `AND …`) holds too; undefined when nothing was changed. */
+async function changeSessionIf(s: Services, sessionId: string, set: Prisma.Sql, condition: Prisma.Sql): Promise<Info | undefined> {
   const [row] = await s.db.$queryRaw<SessionWithShareColumns[]>`
-    WITH changed AS (UPDATE "Session" SET ${set} WHERE id = ${sessionId} RETURNING *)
+    WITH changed AS (UPDATE "Session" SET ${set} WHERE id = ${sessionId} ${condition} RETURNING *)
     SELECT changed.*, ${SHARE_COLUMNS} FROM changed LEFT JOIN "Share" sh ON sh."sessionId" = changed.id`;
-  if (!row) throw new Prisma.PrismaClientKnownRequestError(`No session ${sessionId} to update`, { code: "P2025", clientVersion: Prisma.prismaVersion.client });
+  if (!row) return undefined;
   const info = sessionFromRow(withShare(row), s.settings.publicUrl);
   publishSession(s, info);
   return info;
+}
+
+/** Name the session `title` unless it was renamed from `from` meanwhile (a generated title never overwrites a rename). */
+export function renameFrom(s: Services, sessionId: string, from: string, title: string): Promise<Info | undefined> {
+  return changeSessionIf(s, sessionId, Prisma.sql`title = ${title}`, Prisma.sql`AND title = ${from}`);
 }
 
 /** The session was used now (a prompt): its `timeUpdated`, which orders lists. */

@@ -2,9 +2,9 @@ import type { ResolvedModel, Services } from "../services";
 import { isDefaultTitle } from "./info";
 import * as LLM from "./llm";
 import type { Part, WithParts } from "./message";
-import { messageFromRow, partFromRow, sessionFromRow } from "./rows";
+import { messageFromRow, partFromRow } from "./rows";
 import * as Store from "./store";
-import type { Session as SessionRow, Share as ShareRow } from "../db/generated/client";
+import type { Message as MessageRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
 
 /**
  * Generated titles: after the first real user message of a root session whose
@@ -152,13 +152,8 @@ async function generate(s: Services, input: TitleInput, options: TitleOptions): 
   const kind = title === undefined ? "fallback" : "generated";
   const chosen = title ?? fallbackTitle(text);
   // Only over the default title read above: a rename made meanwhile wins. The share link
-  // is read again with the row (one may have been made while the title was asked for).
-  const [updated, share] = await Promise.all([
-    s.db.session.updateManyAndReturn({ where: { id: input.sessionId, title: row.title }, data: { title: chosen } }),
-    s.db.share.findUnique({ where: { sessionId: input.sessionId } }),
-  ]);
-  const [changed] = updated;
-  if (changed) Store.publishSession(s, sessionFromRow({ ...changed, share }, s.settings.publicUrl));
+  // is read with the changed row (one may have been made while the title was asked for).
+  const changed = await Store.renameFrom(s, input.sessionId, row.title, chosen);
   return { kind, title: chosen, written: changed !== undefined };
 }
 
@@ -177,7 +172,8 @@ function modelFor(s: Services, ref: Parameters<Services["models"]["resolve"]>[0]
 async function firstRealUserMessage(s: Services, sessionId: string, written: { messageId: string; parts: Part[] }): Promise<WithParts | undefined> {
   // User messages are few compared with parts: read them, then the parts of the candidates
   // (those of the message just written are known).
-  const users = await s.db.message.findMany({ where: { sessionId, role: "user" }, orderBy: { id: "asc" }, take: 50 });
+  const users = await s.db.$queryRaw<MessageRow[]>`
+    SELECT id, "sessionId", role, "authorId", data, "timeCreated" FROM "Message" WHERE "sessionId" = ${sessionId} AND role = 'user' ORDER BY id LIMIT 50`;
   for (const row of users) {
     const parts = row.id === written.messageId ? written.parts : (await s.db.part.findMany({ where: { messageId: row.id }, orderBy: { id: "asc" } })).map(partFromRow);
     if (userText(parts) !== "") return { info: messageFromRow(row), parts };
