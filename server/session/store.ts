@@ -1,5 +1,5 @@
 import { type Db, Prisma } from "../db/client";
-import type { Message as MessageRow, Part as PartRow, Share as ShareRow } from "../db/generated/client";
+import type { Message as MessageRow, Part as PartRow } from "../db/generated/client";
 import type { Services } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
@@ -156,14 +156,12 @@ export function publishSession(s: Services, info: Info): void {
 
 /**
  * Change the session row, then publish its new state. The row and its share link are read
- * at once, not in a transaction (Prisma's `update` with an `include` costs four statements);
- * a caller that has just read the share passes it as `known`.
+ * at once, not in a transaction (Prisma's `update` with an `include` costs four statements).
+ * For the occasional changes (title, rules, revert…); those every turn makes go through
+ * `changeSession` below.
  */
-export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput, known?: { share: ShareRow | null }): Promise<Info> {
-  const [row, share] = await Promise.all([
-    s.db.session.update({ where: { id: sessionId }, data }),
-    known ? known.share : s.db.share.findUnique({ where: { sessionId } }),
-  ]);
+export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput): Promise<Info> {
+  const [row, share] = await Promise.all([s.db.session.update({ where: { id: sessionId }, data }), s.db.share.findUnique({ where: { sessionId } })]);
   const info = sessionFromRow({ ...row, share }, s.settings.publicUrl);
   publishSession(s, info);
   return info;
