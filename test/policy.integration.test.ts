@@ -6,6 +6,7 @@ import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
 import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
+import { settled } from "./session-harness";
 
 /**
  * The permission policy as members meet it, through the real tRPC Route Handler with real
@@ -104,7 +105,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     await ok("session.update", { sessionId: id, patch: { permission: ALLOW_ALL } }, ann);
     for (const command of ["curl http://example.test", "chmod 000 keep.txt", "echo allowed here"]) {
       await prompt(ann, id, `run \`${command}\``);
-      await rt.services.runners.idle(id);
+      await settled(rt.services, id);
     }
     const calls = await bashCalls(ann, id);
     expect(calls.map((s) => s.status)).toEqual(["error", "error", "completed"]);
@@ -122,7 +123,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
     const first = await asked(bob, data.id);
     expect(first).toMatchObject({ permission: "bash", patterns: ["git status -s"], always: ["git status *"] });
     await ok("permission.reply", { requestId: first.id, reply: "always" }, bob);
-    await rt.services.runners.idle(data.id);
+    await settled(rt.services, data.id);
 
     await prompt(bob, data.id, "run `git status && rm x.txt`");
     const second = await asked(bob, data.id);

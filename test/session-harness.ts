@@ -6,7 +6,10 @@ import { z } from "zod";
 import type { Bus, Envelope } from "../server/bus/bus";
 import type { Services } from "../server/services";
 import * as Event from "../server/session/events";
+import * as Background from "../server/session/background";
 import { RunLock } from "../server/session/lock";
+import { unanswered } from "../server/session/loop";
+import { Runners } from "../server/session/runner";
 import type { Part } from "../server/session/message";
 import type { Prices } from "../server/session/usage";
 import { define, type Tool } from "../server/tool/tool";
@@ -15,6 +18,23 @@ import { testServices } from "./runtime";
 import { titleModel } from "./title-model";
 
 /** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
+
+/**
+ * Until the session is done: no runner here or anywhere (its run lock free), its
+ * background work settled, and nothing left unanswered. `runners.idle` alone can return
+ * in the moment a finishing runner has left but still holds the lock: a prompt sent then
+ * is answered by the runner that restarts after the release, which `idle` had not waited for.
+ */
+export async function settled(s: Services, sessionId: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    await s.runners.idle(sessionId);
+    await Background.settled(sessionId);
+    if (!(await Runners.busy(s.lock, s.runners, sessionId)) && !(await unanswered(s, sessionId))) return;
+    if (Date.now() > end) throw new Error(`${sessionId} is still running or unanswered`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 export const PRICES: Prices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 

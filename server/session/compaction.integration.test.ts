@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { type ChatMessage, type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI } from "../../test/fake-openai";
 import { historyBuilder, text, toolOutput } from "../../test/history";
-import { PRICES, closeLocks, scriptedServices, recorder } from "../../test/session-harness";
+import { PRICES, closeLocks, recorder, scriptedServices, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { isParleyError } from "../errors";
 import { loadModel } from "../provider/provider";
@@ -56,10 +56,7 @@ async function setup(options: { auto?: boolean; prune?: boolean } = {}) {
   const ask = async (t: string) => {
     await Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: t }] });
   };
-  const idle = async () => {
-    await deps.runners.idle(session.id);
-    await Background.settled(session.id);
-  };
+  const idle = () => settled(deps, session.id);
   const messages = () => Session.allMessages(ctx, session.id);
   return { bus, ctx, deps, session, rec, requests, ask, idle, messages };
 }

@@ -4,7 +4,7 @@ import type { LanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
-import { closeLocks, finish, hangingStream, isPartUpdate, scriptedServices, recorder, script } from "../../test/session-harness";
+import { closeLocks, finish, hangingStream, isPartUpdate, recorder, script, scriptedServices, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { Db } from "../db/client";
 import * as Id from "../id";
@@ -51,17 +51,12 @@ async function until(test: () => Promise<boolean>, timeoutMs = 10_000): Promise<
  */
 function slowIdleDb(slow: { idle: boolean }): Db {
   const db = testDb();
-  const session = new Proxy(db.session, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "update" || typeof value !== "function") return value;
-      return async (args: { data?: { status?: unknown } }) => {
-        if (slow.idle && args.data?.status === "idle") await new Promise((resolve) => setTimeout(resolve, 300));
-        return (value as (a: unknown) => Promise<unknown>).call(target, args);
-      };
-    },
-  });
-  return new Proxy(db, { get: (target, prop, receiver) => (prop === "session" ? session : Reflect.get(target, prop, receiver)) });
+  // Status.set's statement: UPDATE "Session" SET status = <type>, …
+  const execute = async (sql: TemplateStringsArray, ...values: unknown[]) => {
+    if (slow.idle && sql.join("?").includes('UPDATE "Session" SET status') && values[0] === "idle") await new Promise((resolve) => setTimeout(resolve, 300));
+    return db.$executeRaw(sql, ...values);
+  };
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === "$executeRaw" ? execute : Reflect.get(target, prop, receiver)) });
 }
 
 /** A new session of a new team whose every model call goes to `model`. */
@@ -120,7 +115,7 @@ describe("prompt loop runner", () => {
       Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "one" }] }),
       Prompt.prompt(withActor(deps, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "two" }] }),
     ]);
-    await deps.runners.idle(session.id);
+    await settled(deps, session.id);
     const messages = await Session.allMessages(ctx, session.id);
     // Both questions reached the model in one request, answered once.
     expect(messages.map((m) => m.info.role)).toEqual(["user", "user", "assistant"]);

@@ -611,9 +611,10 @@ function failingPartWrites(fail: () => boolean): Db {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (prop !== "$executeRaw" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (fail()) return Promise.reject(new Error("part write failed"));
-        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      return (sql: TemplateStringsArray, ...values: unknown[]) => {
+        // Only the parts' statement: messages and the status are written with $executeRaw too.
+        if (sql.join("?").includes('INSERT INTO "Part"') && fail()) return Promise.reject(new Error("part write failed"));
+        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
       };
     },
   });
