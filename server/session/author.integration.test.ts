@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { databaseUrl, makeTeam, testDb, type TeamFixture } from "../../test/db";
+import { userMessage } from "../../test/fixtures";
 import { recorder } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { PrismaClient } from "../db/generated/client";
@@ -35,14 +36,7 @@ async function teammate(team: TeamFixture, name: string) {
 
 /** A user message as a writer from before authors were recorded left it: no author. */
 async function oldMessage(team: TeamFixture, sessionId: string): Promise<UserMessage> {
-  const info: UserMessage = {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "user",
-    time: { created: Date.now() },
-    agent: "build",
-    model: { providerId: "offline", modelId: "parley-offline" },
-  };
+  const info = userMessage(sessionId, { model: { providerId: "offline", modelId: "parley-offline" } });
   await Session.updateMessage(team.ctx, info);
   return info;
 }

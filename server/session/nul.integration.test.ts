@@ -5,7 +5,7 @@ import { z } from "zod";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ABORTED_TOOL } from "../../lib/part-lifecycle";
 import { makeTeam } from "../../test/db";
-import { closeLocks, finish, scriptedServices, script } from "../../test/session-harness";
+import { closeLocks, finish, script, scriptedServices, settled } from "../../test/session-harness";
 import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
 import * as Id from "../id";
@@ -16,7 +16,6 @@ import { type Context, type Services, withActor } from "../services";
 import type { AssistantMessage, PartOf } from "./message";
 import { RESULT_NOT_STORED } from "./processor";
 import { closeStrandedTools, recover } from "./recovery";
-import { Runners } from "./runner";
 import * as Store from "./store";
 import { Session } from ".";
 
@@ -55,12 +54,7 @@ describe("NUL bytes in what tools return (integration, real sandbox)", () => {
   });
 
   async function idle() {
-    await ctx.runners.idle(sessionId);
-    const end = Date.now() + 20_000;
-    while (await Runners.busy(ctx.lock, ctx.runners, sessionId)) {
-      if (Date.now() > end) throw new Error("the session stayed busy");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settled(ctx, sessionId, 20_000);
   }
 
   it("a command printing NUL completes, its output stored with U+FFFD, and the session goes idle", async () => {

@@ -7,12 +7,12 @@ import { makeTeam } from "../../test/db";
 import { directoryDigest as digest, fileTree as tree } from "../../test/files";
 import { parleyError, record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
+import { settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
 import type { Context, Services } from "../services";
 import type { Info } from "./info";
 import type { PartOf, UserMessage, WithParts } from "./message";
-import { Runners } from "./runner";
 import { Session } from ".";
 
 /**
@@ -64,12 +64,7 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
   });
 
   async function idle() {
-    await ctx.runners.idle(sessionId);
-    const end = Date.now() + 10_000;
-    while (await Runners.busy(ctx.lock, ctx.runners, sessionId)) {
-      if (Date.now() > end) throw new Error("the session stayed busy");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settled(ctx, sessionId);
   }
 
   async function turn(text: string): Promise<UserMessage> {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
+import { settled } from "../../test/session-harness";
 import { Agents } from "../agent/agent";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
@@ -14,7 +15,6 @@ import { type Context, withActor } from "../services";
 import * as Event from "./events";
 import type { Info } from "./info";
 import type { PartOf, WithParts } from "./message";
-import { Runners } from "./runner";
 import { Session } from ".";
 
 /**
@@ -76,12 +76,7 @@ describe("subagents (integration, offline model)", () => {
   });
 
   async function idle(sessionId: string) {
-    await ctx.runners.idle(sessionId);
-    const end = Date.now() + 10_000;
-    while (await Runners.busy(ctx.lock, ctx.runners, sessionId)) {
-      if (Date.now() > end) throw new Error(`${sessionId} stayed busy`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settled(ctx, sessionId);
   }
 
   async function ask(text: string, permission?: Info["permission"]) {
