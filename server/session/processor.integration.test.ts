@@ -36,7 +36,7 @@ import type { Prices } from "./usage";
 
 /**
  * The processor against the real database: scripted model streams in AI SDK
- * V4 chunk format go through `streamText(...).fullStream` into a Processor, and the
+ * V4 chunk format go through the model door (llm.ts) into a Processor, and the
  * parts, the message and the session row are read back.
  */
 

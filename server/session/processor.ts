@@ -1,4 +1,3 @@
-import type { TextStreamPart, ToolSet } from "ai";
 import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
 import { withoutNul } from "../nul";
@@ -6,7 +5,7 @@ import type { Services } from "../services";
 import { type Project, ProjectMissingError } from "../snapshot/snapshot";
 import { classify } from "./classify";
 import * as Event from "./events";
-import type { StreamHandle } from "./llm";
+import type { LlmEvent, StreamHandle } from "./llm";
 import type { AssistantMessage, MessageError, Part, PartOf, ToolPart } from "./message";
 import { DEFAULT_MAX_ATTEMPTS, delay, retryable, sleep } from "./retry";
 import * as Status from "./status";
@@ -45,7 +44,7 @@ export interface Turn {
   project?: Project;
 }
 
-type StreamEvent = TextStreamPart<ToolSet>;
+type StreamEvent = LlmEvent;
 /** A running tool's live changes; `approval` null: its permission question was answered. */
 type ToolPatch = { title?: string; metadata?: Record<string, unknown>; approval?: { permission: string } | null };
 type RunningState = Extract<ToolPart["state"], { status: "running" }>;
@@ -447,10 +446,9 @@ export class Processor {
 
   /**
    * Called before each tool of the step runs (toolset.ts): the first takes the step's
-   * snapshot, which the others wait for. Taken here, not when the step's stream starts: a
-   * step that runs no tool (most answers) changes no file and needs none, and a tool the
-   * model calls at once may run (inside the AI SDK) before this processor has handled the
-   * step's first event, so only this moment is surely before the tool.
+   * snapshot, which the others wait for (the step's tools start together). Taken here,
+   * not when the step's stream starts: a step that runs no tool (most answers) changes no
+   * file and needs none.
    */
   beforeTool(): Promise<void> {
     this.stepSnapshot ??= this.takeStepSnapshot();
