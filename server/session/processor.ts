@@ -437,9 +437,10 @@ export class Processor {
     const end = await this.endStep();
     await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, ...(end ? { snapshot: end.hash } : {}), cost: stepCost, tokens: step });
     if (end?.patch) await this.savePart(end.patch);
-    // The step is complete and counted: nothing of it is discarded by a later retry.
+    // The step is complete and counted: nothing of it is discarded by a later retry. Its
+    // message (tokens, cost, finish) is written once, as the turn closes right after this
+    // event (the step's last: its tools ran before it), not here and again there.
     this.attemptParts.length = 0;
-    await this.writer.message(this.message);
     await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
     if (this.turn.overflows?.(step)) this.compact = true;
   }
