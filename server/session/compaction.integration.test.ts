@@ -16,6 +16,7 @@ import type { AssistantMessage, Part, WithParts } from "./message";
 import { CLEARED_OUTPUT, COMPACTION_QUESTION } from "./model-messages";
 import * as Prompt from "./prompt";
 import { prune } from "./prune";
+import * as Store from "./store";
 import { recover } from "./recovery";
 import { Session } from ".";
 import { withActor } from "../services";
@@ -402,5 +403,26 @@ describe("prune after the loop", () => {
     }
     const marked = await prune(s.deps, s.ctx.actor.teamId, s.session.id);
     expect(marked.map((p) => p.id)).toEqual([]);
+  });
+
+  it("decides from one small statement when no prune can be worth it: a bound never below the tokens prune counts, pruned outputs left out", async () => {
+    const s = await setup({ prune: false });
+    const h = historyBuilder(s.session.id);
+    const u1 = h.user([text("one")]);
+    const output = (repeat: string, n: number) => {
+      const part = toolOutput(0);
+      return part.type === "tool" && part.state.status === "completed" ? { ...part, state: { ...part.state, output: repeat.repeat(n) } } : part;
+    };
+    // ASCII (1 byte a character), accented (2 bytes, 1 UTF-16 unit), emoji (4 bytes, 2 units): prune counts units / 4.
+    const a1 = h.assistant(u1, [output("a", 1001), output("é", 999), output("😀", 500), toolOutput(4 * 50_000, { compacted: 5 })]);
+    for (const m of [u1, a1]) {
+      await Session.updateMessage(s.ctx, m.info);
+      for (const p of m.parts) await Session.updatePart(s.ctx, p);
+    }
+    const counted = [1001, 999, 1000].reduce((sum, units) => sum + Math.round(units / 4), 0);
+    const bound = await Store.toolOutputTokensBound(s.deps.db, s.session.id);
+    expect(bound).toBeGreaterThanOrEqual(counted);
+    // The pruned 50,000 tokens are not in it: a session pruned once is not loaded again for nothing.
+    expect(bound).toBeLessThan(counted + 2_000);
   });
 });

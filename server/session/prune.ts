@@ -59,6 +59,9 @@ export function pruneCandidates(history: WithParts[]): CompletedTool[] {
 
 /** Prune a session's old tool outputs; returns the parts marked. */
 export async function prune(s: Services, teamId: string, sessionId: string): Promise<ToolPart[]> {
+  // After every turn: most sessions hold too little tool output for any prune, which one
+  // small statement tells without loading the history.
+  if ((await Store.toolOutputTokensBound(s.db, sessionId)) <= PRUNE_PROTECT + PRUNE_MINIMUM) return [];
   const candidates = pruneCandidates(await Store.history(s.db, sessionId));
   if (candidates.length === 0) return [];
   const time = s.clock.now();

@@ -44,6 +44,20 @@ export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
   return messages.map((row) => ({ info: messageFromRow(row, authors), parts: byMessage.get(row.id) ?? [] }));
 }
 
+/**
+ * An upper bound of the estimated tokens (characters / 4, each rounded: prune.ts) of a
+ * session's completed tool outputs not yet pruned, read without loading them: UTF-8 bytes
+ * are never fewer than the UTF-16 characters JavaScript counts, and each rounding adds at
+ * most a half.
+ */
+export async function toolOutputTokensBound(db: Db, sessionId: string): Promise<number> {
+  const [row] = await db.$queryRaw<Array<{ bound: number }>>`
+    SELECT COALESCE(SUM(octet_length(data->'state'->>'output')), 0)::float8 / 4 + COUNT(*)::float8 / 2 AS bound
+    FROM "Part"
+    WHERE "sessionId" = ${sessionId} AND type = 'tool' AND data->'state'->>'status' = 'completed' AND data->'state'->'time'->'compacted' IS NULL`;
+  return row?.bound ?? 0;
+}
+
 // ---------------------------------------------------------------- messages and parts
 
 /** Write (create or replace) a message and tell everyone. A user message's author is stored when it is created, never changed. */
