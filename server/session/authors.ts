@@ -30,6 +30,27 @@ export async function authorsOf(db: Db, sessionId: string, rows: readonly { role
   return { byId, fallback: own ? { id: own.id, name: own.name } : undefined };
 }
 
+/** A user message row read with its author joined (`authorUserId`, `authorName`: the one it names, else the session's). */
+export interface RowWithAuthor {
+  role: string;
+  authorId: string | null;
+  authorUserId: string | null;
+  authorName: string | null;
+}
+
+/** The authors that rows read with their authors joined name (no statement of its own). */
+export function authorsOfJoined(rows: readonly RowWithAuthor[]): Authors {
+  const byId = new Map<string, Author>();
+  let fallback: Author | undefined;
+  for (const row of rows) {
+    if (row.role !== "user" || row.authorUserId === null || row.authorName === null) continue;
+    const author = { id: row.authorUserId, name: row.authorName };
+    if (row.authorId === null) fallback = author;
+    else byId.set(row.authorId, author);
+  }
+  return { byId, fallback };
+}
+
 /** The author of one user message row: the one it names, else the session's. */
 export function authorOf(authorId: string | null, authors: Authors): Author | undefined {
   return authorId ? authors.byId.get(authorId) : authors.fallback;
