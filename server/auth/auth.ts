@@ -102,6 +102,8 @@ export function createAuth(options: AuthOptions) {
     trustedOrigins: (request) => (request ? [ownOrigin(request, options.publicUrl)] : []),
     database: prismaAdapter(db, { provider: "postgresql" }),
     telemetry: { enabled: false },
+    // No OpenTelemetry spans around every auth call: Parley exports no traces.
+    experimental: { instrumentation: { enabled: false } },
     rateLimit: options.rateLimit === undefined ? undefined : { enabled: options.rateLimit },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { modelName: "authSession" },
