@@ -1,97 +1,140 @@
 /**
- * npm run bench:subagents [-- --children 10 --runs 5]
+ * npm run bench:subagents [-- --children 10 --runs 11 --build] [--only roots|parent]
  *
- * What running work through subagents costs on the server: the same N jobs ("read
- * README.md (job i)" with the built-in offline model: a tool step and an answer each) done
+ * What running work through subagents costs the server: the same N jobs ("read
+ * README.md (job i)": a tool step and an answer each) done
  *
- *   (a) by N root sessions prompted at once, and
+ *   (a) by N root sessions, created and prompted at once, and
  *   (b) by one parent session whose prompt hands the N jobs to N subagents in one step
- *       (the task tool, N child sessions running in parallel, live progress reports),
+ *       (the task tool, N child sessions running in parallel, live progress reports on the
+ *       parent's task parts, then the parent's answer from their results),
  *
- * each timed from creating the session(s) to the last runner going idle, as this
- * process's CPU time (user + system). Both run the real loop, processor, tools (in the
- * sandbox), snapshots, write path, bus and PostgreSQL bridge against the benchmark's own
- * embedded PostgreSQL; the model runs in process (no HTTP: the benchmark compares two ways
- * of doing the same work on one server). Alternating runs after a warm-up of each; prints
- * the median of each and the parent's extra CPU. Target: (b) at most 10 % more than (a).
+ * on the path a user's work takes, in three processes besides this one: the app's
+ * production build (`npm start`'s launcher, Next.js, its embedded PostgreSQL), its model
+ * being Parley's offline model behind an OpenAI-compatible server over HTTP in its own
+ * process (bench/offline-provider.ts, paced as it paces itself), and this process as the
+ * user's client: it signs up, creates and prompts the sessions through tRPC over HTTP.
+ *
+ * Each run starts on a quiet server (its process tree using no more than a clock tick in
+ * each of three 100 ms windows in a row) and ends when the provider has sent the run's last
+ * answer and the server is quiet again (its last writes, idle statuses, locks released,
+ * background prunes): its CPU is the app's whole process tree from /proc (Node, PostgreSQL
+ * and its backends, git for snapshots) over that time. Runs alternate after a warm-up of
+ * each; the median of each and the parent's extra CPU are printed. Target: (b) at most
+ * 10 % more than (a).
  */
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Bus } from "../server/bus/bus";
-import { bridge, everyEvent } from "../server/bus/postgres";
-import { createDb } from "../server/db/client";
-import { createOfflineModel } from "../server/provider/offline";
-import { type Context, withActor } from "../server/services";
-import { Session } from "../server/session";
-import { Runners } from "../server/session/runner";
-import { wire } from "../server/session/wire";
-import { benchDatabase, benchModels, benchServices, benchSettings, benchWorkspace } from "./database";
+import { Api, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
 import { ms, numberArg, stats, verdict } from "./figures";
+import type { OfflineProviderCounts } from "./offline-provider";
+import { cpuMs } from "./process-tree";
 
 const CHILDREN = numberArg("children", 10, { integer: true });
-const RUNS = numberArg("runs", 5, { integer: true });
+const RUNS = numberArg("runs", 11, { integer: true });
 /** Job i: the same work each time, worded apart (identical calls in a row would be asked about as a doom loop). */
 const job = (i: number) => `read README.md (job ${i + 1})`;
 const TARGET_EXTRA = 0.1;
+/** `--only roots` / `--only parent`: run one side alone (to profile it); no verdict. */
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
 
 const log = (line = "") => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** CPU milliseconds `work` took in this process. */
-async function cpu(work: () => Promise<void>): Promise<number> {
-  const before = process.cpuUsage();
+async function counts(provider: ChildProcess): Promise<OfflineProviderCounts> {
+  const reply = next<{ count: OfflineProviderCounts }>(provider, "count");
+  provider.send({ count: true });
+  return (await reply).count;
+}
+
+/** Until the provider has finished `answers` more final answers (not asking for tools) than `from`, and streams nothing. */
+async function answered(provider: ChildProcess, from: number, answers: number, deadline: number): Promise<void> {
+  for (;;) {
+    const now = await counts(provider);
+    if (now.stop >= from + answers && now.streams === 0) return;
+    if (Date.now() > deadline) throw new Error(`the provider answered ${now.stop - from} of ${answers} final answers in time`);
+    await sleep(20);
+  }
+}
+
+/** Until the app's tree has used no more than one clock tick (10 ms) in each of three 100 ms windows in a row. */
+async function quiet(appPid: number): Promise<void> {
+  let calm = 0;
+  let last = cpuMs(appPid);
+  while (calm < 3) {
+    await sleep(100);
+    const now = cpuMs(appPid);
+    calm = now - last <= 10 ? calm + 1 : 0;
+    last = now;
+  }
+}
+
+/** The app tree's CPU for `work`, from a quiet server until `answers` final answers and the server quiet again. */
+async function measure(appPid: number, provider: ChildProcess, answers: number, work: () => Promise<void>): Promise<number> {
+  await quiet(appPid);
+  const { stop: before } = await counts(provider);
+  const cpu0 = cpuMs(appPid);
   await work();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  await answered(provider, before, answers, Date.now() + 120_000);
+  await quiet(appPid);
+  return cpuMs(appPid) - cpu0;
 }
 
-async function idle(ctx: Context, sessionId: string): Promise<void> {
-  await ctx.runners.idle(sessionId);
-  while (await Runners.busy(ctx.lock, ctx.runners, sessionId)) await new Promise((resolve) => setTimeout(resolve, 5));
-}
+const prompt = (api: Api, sessionId: string, text: string) => api.call("session.prompt", { sessionId, parts: [{ type: "text", text }] }, "POST");
 
 async function main(): Promise<number> {
-  const database = await benchDatabase("subagents", log);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-subagents-data-"));
-  const db = createDb(database.url, { max: 20 });
-  const bus = new Bus();
-  // As the server runs it (server/runtime.ts): streamed changes go through PostgreSQL only while another instance listens.
-  const link = await bridge(bus, database.url, { encode: wire, optional: everyEvent });
-  const model = createOfflineModel({});
-  const services = await benchServices(db, database.url, {
-    bus,
-    models: benchModels(model),
-    settings: benchSettings(dir),
-  });
-  const workspace = await benchWorkspace(db, path.join(dir, "project"));
-  const ctx = withActor(services, workspace.actor);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-subagents-"));
+  const provider = fork(path.join(import.meta.dirname, "offline-provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  let app: ChildProcess | undefined;
   try {
-    log(`bench:subagents — ${CHILDREN} jobs ("${job(0)}"…) as ${CHILDREN} root sessions vs one parent with ${CHILDREN} subagents; Node ${process.version}, ${os.cpus().length} cores`);
-    log(`${services.sandbox.describe()}; ${services.snapshots.describe()}`);
-    log("Timed: this server process's CPU from creating the session(s) to the last runner idle (loop, tools, snapshots, writes, bus, bridge; model in process).\n");
+    const { port: providerPort } = await next<{ port: number }>(provider, "port");
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    app = startApp(dataDir, port, {
+      OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`,
+      OPENAI_API_KEY: "bench",
+      PARLEY_MODEL: "compatible/offline",
+      PARLEY_SMALL_MODEL: "compatible/offline",
+    });
+    await waitForServer(base, app, 900_000);
+    const appPid = app.pid ?? 0;
+    const { cookie } = await signUp(base);
+    const api = new Api(base, cookie);
+    const projectId = await api.projectId();
 
-    // Named sessions: a default title would add a background title request.
+    log(`\nbench:subagents — ${CHILDREN} jobs ("${job(0)}"…) as ${CHILDREN} root sessions vs one parent with ${CHILDREN} subagents; Node ${process.version}, ${os.cpus().length} cores`);
+    log("The app's production build with its embedded PostgreSQL; the offline model behind an OpenAI-compatible server over HTTP in its own");
+    log("process; sessions created and prompted through tRPC over HTTP from this process. CPU: the app's process tree (Node, PostgreSQL,");
+    log("git) from /proc, from a quiet server to the provider's last answer and the server quiet again.\n");
+
+    // Named sessions: a default title would add a title request to each.
     const roots = () =>
-      cpu(async () => {
-        const sessions = await Promise.all(Array.from({ length: CHILDREN }, (_, i) => Session.create(ctx, { projectId: workspace.projectId, title: `root ${i}` })));
-        await Promise.all(sessions.map((s, i) => Session.prompt(ctx, { sessionId: s.id, parts: [{ type: "text", text: job(i) }] })));
-        await Promise.all(sessions.map((s) => idle(ctx, s.id)));
+      measure(appPid, provider, CHILDREN, async () => {
+        const sessions = await Promise.all(Array.from({ length: CHILDREN }, (_, i) => api.createSession(projectId, `root ${i}`)));
+        await Promise.all(sessions.map((id, i) => prompt(api, id, job(i))));
       });
-    let children = 0;
+    let parentId = "";
     const parent = () =>
-      cpu(async () => {
-        const session = await Session.create(ctx, { projectId: workspace.projectId, title: "parent" });
+      measure(appPid, provider, CHILDREN + 1, async () => {
+        parentId = await api.createSession(projectId, "parent");
         const jobs = Array.from({ length: CHILDREN }, (_, i) => job(i)).join(", ");
-        await Session.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: `in parallel, ask ${CHILDREN} subagents to ${jobs}` }] });
-        await idle(ctx, session.id);
-        children = (await Session.children(ctx, session.id)).length;
+        await prompt(api, parentId, `in parallel, ask ${CHILDREN} subagents to ${jobs}`);
       });
 
+    if (ONLY === "roots" || ONLY === "parent") {
+      const samples: number[] = [];
+      for (let run = 0; run <= RUNS; run++) samples.push(await (ONLY === "roots" ? roots() : parent()));
+      log(`   ${ONLY}: median ${ms(stats(samples.slice(1)).median)} ms of server CPU (${RUNS} runs after a warm-up)`);
+      return 0;
+    }
     log("warm-up: root sessions…");
     await roots();
     log("warm-up: parent…");
     await parent();
-    if (children !== CHILDREN) throw new Error(`the parent ran ${children} subagents, not ${CHILDREN}`);
+    const children = await api.call<Array<{ id: string }>>("session.children", { sessionId: parentId }, "GET");
+    if (children.length !== CHILDREN) throw new Error(`the parent ran ${children.length} subagents, not ${CHILDREN}`);
     const a: number[] = [];
     const b: number[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -100,19 +143,20 @@ async function main(): Promise<number> {
     }
     const sa = stats(a);
     const sb = stats(b);
-    log(`   ${"CPU (ms)".padEnd(40)} ${"median".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
+    log(`   ${"server CPU (ms)".padEnd(40)} ${"median".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
     log(`   ${`(a) ${CHILDREN} root sessions`.padEnd(40)} ${ms(sa.median)} ${ms(sa.p95)} ${ms(sa.max)}`);
     log(`   ${`(b) 1 parent + ${CHILDREN} subagents`.padEnd(40)} ${ms(sb.median)} ${ms(sb.p95)} ${ms(sb.max)}`);
+    log(`   runs (a): ${a.map((x) => x.toFixed(0)).join(" ")}`);
+    log(`   runs (b): ${b.map((x) => x.toFixed(0)).join(" ")}`);
+    log(`   (a) sends ${CHILDREN} session.create and ${CHILDREN} session.prompt requests, (b) one of each: both as a user's browser would.`);
     const extra = sb.median / sa.median - 1;
     const ok = extra <= TARGET_EXTRA;
     log(`\nThe parent's extra CPU (median): ${(extra * 100).toFixed(1)} % (target ≤ ${TARGET_EXTRA * 100} %): ${verdict(ok)}`);
     return ok ? 0 : 1;
   } finally {
-    await link.close();
-    await services.lock.close();
-    await db.$disconnect();
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (app) await stopApp(app);
+    provider.kill();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
