@@ -70,6 +70,27 @@ export function startApp(dataDir: string, port: number, env: Record<string, stri
   return app;
 }
 
+/** The app on a free port, its model `compatible/<model>` served by a provider on `providerPort` (of this machine). */
+export async function startAppWithProvider(dataDir: string, providerPort: number, model: string, env: Record<string, string> = {}): Promise<{ app: ChildProcess; base: string }> {
+  const port = await freePort();
+  const app = startApp(dataDir, port, {
+    OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`,
+    OPENAI_API_KEY: "bench",
+    PARLEY_MODEL: `compatible/${model}`,
+    PARLEY_SMALL_MODEL: `compatible/${model}`,
+    ...env,
+  });
+  return { app, base: `http://127.0.0.1:${port}` };
+}
+
+/** Once the app answers: a new user signed up, their tRPC client and their team's project. */
+export async function signedIn(base: string, app: ChildProcess): Promise<{ cookie: string; api: Api; projectId: string }> {
+  await waitForServer(base, app, 900_000);
+  const { cookie } = await signUp(base);
+  const api = new Api(base, cookie);
+  return { cookie, api, projectId: await api.projectId() };
+}
+
 export function stopApp(app: ChildProcess): Promise<void> {
   if (app.exitCode !== null) return Promise.resolve();
   stopping.add(app);

@@ -29,7 +29,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Api, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
+import { type Api, next, signedIn, startAppWithProvider, stopApp } from "./app";
 import { numberArg, percentile, stats, verdict } from "./figures";
 import { cpuByName, cpuMs, memoryPeak } from "./process-tree";
 import type { ClientResult } from "./stream-client";
@@ -126,22 +126,15 @@ async function main(): Promise<number> {
   let clients: ChildProcess | undefined;
   try {
     const { port: providerPort } = await next<{ port: number }>(provider, "port");
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    app = startApp(dataDir, port, {
-      OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`,
-      OPENAI_API_KEY: "bench",
-      PARLEY_MODEL: "compatible/bench",
-      PARLEY_SMALL_MODEL: "compatible/bench",
+    const started = await startAppWithProvider(dataDir, providerPort, "bench", {
       // One user follows every session from one address: lift the caps on open streams.
       PARLEY_LIVE_STREAMS_PER_USER: "10000",
       PARLEY_LIVE_STREAMS_PER_ADDRESS: "10000",
     });
-    await waitForServer(base, app, 900_000);
+    app = started.app;
+    const base = started.base;
     const appPid = app.pid ?? 0;
-    const { cookie } = await signUp(base);
-    const api = new Api(base, cookie);
-    const projectId = await api.projectId();
+    const { cookie, api, projectId } = await signedIn(base, app);
     clients = fork(path.join(import.meta.dirname, "stream-client.ts"), [base, cookie], { execArgv: ["--import", "tsx"] });
     await next(clients, "started");
 

@@ -27,7 +27,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Api, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
+import { type Api, next, signedIn, startAppWithProvider, stopApp } from "./app";
 import { ms, numberArg, stats, verdict } from "./figures";
 import type { OfflineProviderCounts } from "./offline-provider";
 import { cpuMs } from "./process-tree";
@@ -90,19 +90,10 @@ async function main(): Promise<number> {
   let app: ChildProcess | undefined;
   try {
     const { port: providerPort } = await next<{ port: number }>(provider, "port");
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    app = startApp(dataDir, port, {
-      OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`,
-      OPENAI_API_KEY: "bench",
-      PARLEY_MODEL: "compatible/offline",
-      PARLEY_SMALL_MODEL: "compatible/offline",
-    });
-    await waitForServer(base, app, 900_000);
+    const started = await startAppWithProvider(dataDir, providerPort, "offline");
+    app = started.app;
     const appPid = app.pid ?? 0;
-    const { cookie } = await signUp(base);
-    const api = new Api(base, cookie);
-    const projectId = await api.projectId();
+    const { api, projectId } = await signedIn(started.base, app);
 
     log(`\nbench:subagents — ${CHILDREN} jobs ("${job(0)}"…) as ${CHILDREN} root sessions vs one parent with ${CHILDREN} subagents; Node ${process.version}, ${os.cpus().length} cores`);
     log("The app's production build with its embedded PostgreSQL; the offline model behind an OpenAI-compatible server over HTTP in its own");
