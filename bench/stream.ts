@@ -1,5 +1,5 @@
 /**
- * npm run bench:stream [-- --seconds 10 --rate 50 --loads 50,200 --ramp 1 --runs 15 --build]
+ * npm run bench:stream [-- --seconds 10 --rate 50 --loads 50,200 --ramp 1 --runs 30 --build]
  *
  * The streaming hot path as users pay for it, in three processes besides this one:
  * - the app: the production build (`npm start`'s launcher, Next.js, the embedded
@@ -36,7 +36,8 @@ import type { ClientResult } from "./stream-client";
 
 const SECONDS = numberArg("seconds", 10);
 const RATE = numberArg("rate", 50);
-const RUNS = numberArg("runs", 15, { integer: true });
+/** Fixed-cost runs: /proc counts CPU in 10 ms ticks per process, so one run's figure is coarse; their trimmed mean is not. */
+const RUNS = numberArg("runs", 30, { integer: true });
 /** The warm-up load: this many sessions streaming for 2 s. */
 const WARMUP_SESSIONS = 50;
 const LOADS = (process.argv.includes("--loads") ? (process.argv[process.argv.indexOf("--loads") + 1] ?? "") : "50,200")
