@@ -17,9 +17,10 @@
  *
  * Each run starts on a quiet server (its process tree using no more than a clock tick in
  * each of three 100 ms windows in a row) and ends when the provider has sent the run's last
- * answer and the server is quiet again (its last writes, idle statuses, locks released,
- * background prunes): its CPU is the app's whole process tree from /proc (Node, PostgreSQL
- * and its backends, git for snapshots) over that time. Runs alternate after a warm-up of
+ * answer and the server has then been quiet for 6 s (its last writes, idle statuses, locks
+ * released, background prunes, and V8's collection of the run's garbage, which comes a few
+ * seconds after the work): its CPU is the app's whole process tree from /proc (Node,
+ * PostgreSQL and its backends, git for snapshots) over that time. Runs alternate after a warm-up of
  * each; the median of each and the parent's extra CPU are printed. Target: (b) at most
  * 10 % more than (a).
  */
@@ -59,11 +60,18 @@ async function answered(provider: ChildProcess, from: number, answers: number, d
   }
 }
 
-/** Until the app's tree has used no more than one clock tick (10 ms) in each of three 100 ms windows in a row. */
-async function quiet(appPid: number): Promise<void> {
+/**
+ * A run ends once the server has been quiet this long: V8 collects a run's garbage a few
+ * seconds after the run's work stops (its major collections then), and that is the run's
+ * cost, not the next run's.
+ */
+const QUIET_AFTER_WINDOWS = 60;
+
+/** Until the app's tree has used no more than one clock tick (10 ms) in each of `windows` 100 ms windows in a row. */
+async function quiet(appPid: number, windows = 3): Promise<void> {
   let calm = 0;
   let last = cpuMs(appPid);
-  while (calm < 3) {
+  while (calm < windows) {
     await sleep(100);
     const now = cpuMs(appPid);
     calm = now - last <= 10 ? calm + 1 : 0;
@@ -71,14 +79,14 @@ async function quiet(appPid: number): Promise<void> {
   }
 }
 
-/** The app tree's CPU for `work`, from a quiet server until `answers` final answers and the server quiet again. */
+/** The app tree's CPU for `work`, from a quiet server until `answers` final answers and QUIET_AFTER_WINDOWS of quiet after them. */
 async function measure(appPid: number, provider: ChildProcess, answers: number, work: () => Promise<void>): Promise<number> {
   await quiet(appPid);
   const { stop: before } = await counts(provider);
   const cpu0 = cpuMs(appPid);
   await work();
   await answered(provider, before, answers, Date.now() + 120_000);
-  await quiet(appPid);
+  await quiet(appPid, QUIET_AFTER_WINDOWS);
   return cpuMs(appPid) - cpu0;
 }
 
@@ -98,7 +106,7 @@ async function main(): Promise<number> {
     log(`\nbench:subagents — ${CHILDREN} jobs ("${job(0)}"…) as ${CHILDREN} root sessions vs one parent with ${CHILDREN} subagents; Node ${process.version}, ${os.cpus().length} cores`);
     log("The app's production build with its embedded PostgreSQL; the offline model behind an OpenAI-compatible server over HTTP in its own");
     log("process; sessions created and prompted through tRPC over HTTP from this process. CPU: the app's process tree (Node, PostgreSQL,");
-    log("git) from /proc, from a quiet server to the provider's last answer and the server quiet again.\n");
+    log("git) from /proc, from a quiet server to the provider's last answer and 6 s of quiet after it (V8 collects a run's garbage then).\n");
 
     // Named sessions: a default title would add a title request to each.
     const roots = () =>
