@@ -100,6 +100,16 @@ describe("the model door", () => {
     expect(runs).toBe(0);
   });
 
+  it("ends a stream the provider closed without its finish as a step finished for an \"other\" reason, without usage or tools", async () => {
+    let runs = 0;
+    const tools: ToolSet = { wait: tool({ inputSchema: schema, execute: async () => `run ${++runs}` }) };
+    const { model } = scripted([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "cut" }, call("a", "wait", { ms: 1 })]);
+    const events = await collect(stream({ model, system: "", messages: hi, tools, abortSignal: new AbortController().signal }).fullStream);
+    expect(shape(events)).toEqual(["start-step", "text-start", "text-delta", "tool-call:a", "finish-step"]);
+    expect(events.at(-1)).toMatchObject({ type: "finish-step", finishReason: "other", usage: { inputTokens: undefined, outputTokens: undefined } });
+    expect(runs).toBe(0);
+  });
+
   it("ends with an abort at once when aborted while the provider is silent (even one ignoring the signal), and cancels its stream", async () => {
     const { model, wasCancelled } = scripted([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "x" }], { hang: true });
     const abort = new AbortController();

@@ -80,6 +80,16 @@ const PASSED = new Set<string>([
 ] satisfies Passed["type"][]);
 const isPassed = (part: ModelPart): part is Passed => PASSED.has(part.type);
 
+/** The usage of a step whose stream carried none. */
+const NO_USAGE: LanguageModelUsage = {
+  inputTokens: undefined,
+  inputTokenDetails: { noCacheTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined },
+  outputTokens: undefined,
+  outputTokenDetails: { textTokens: undefined, reasoningTokens: undefined },
+  totalTokens: undefined,
+  raw: undefined,
+};
+
 /** The finish reasons after which the step's tools run (the AI SDK's rule: not after a cut-off answer). */
 const RUNS_TOOLS = new Set<FinishReason>(["stop", "tool-calls"]);
 
@@ -139,7 +149,10 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
     // A consumer that stopped early (an error event ends its attempt) stops the provider's stream too.
     void reader.cancel().catch(() => undefined);
   }
-  if (!end) return;
+  // A stream that ended without the model's finish (a provider that closed it early)
+  // ends its step as "other", with no usage and no tools run, as `streamText` does: the
+  // loop then stops instead of asking again.
+  if (!end) return yield { type: "finish-step", finishReason: "other", usage: NO_USAGE };
   if (calls.length > 0 && RUNS_TOOLS.has(end.finishReason)) {
     for await (const outcome of runTools(calls, request)) {
       if (signal.aborted) return yield abortEvent(signal);
