@@ -123,6 +123,28 @@ describe("the model door", () => {
     await wasCancelled;
   });
 
+  it("ends with an abort when aborted while its consumer handles start-step, from a provider that ignores the signal", async () => {
+    let cancelled = false;
+    // A stream that never sends anything (not even its start) and ignores the signal.
+    const model = resolved(new MockLanguageModelV4({ doStream: async () => ({ stream: new ReadableStream<LanguageModelV4StreamPart>({ cancel: () => void (cancelled = true) }) }) }));
+    const abort = new AbortController();
+    const events: LlmEvent[] = [];
+    for await (const event of stream({ model, system: "", messages: hi, abortSignal: abort.signal }).fullStream) {
+      events.push(event);
+      if (event.type === "start-step") abort.abort();
+    }
+    expect(shape(events)).toEqual(["start-step", "abort"]);
+    expect(cancelled).toBe(true);
+  });
+
+  it("ends with an abort when aborted while the provider has not answered the call yet (and ignores the signal)", async () => {
+    const silent = resolved(new MockLanguageModelV4({ doStream: () => new Promise<never>(() => undefined) }));
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 10);
+    const events = await collect(stream({ model: silent, system: "", messages: hi, abortSignal: abort.signal }).fullStream);
+    expect(shape(events)).toEqual(["abort"]);
+  });
+
   it("ends with an abort when aborted while a tool ignores the signal", async () => {
     const abort = new AbortController();
     const tools: ToolSet = { wait: tool({ inputSchema: schema, execute: () => new Promise<string>(() => undefined) }) };

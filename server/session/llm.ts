@@ -108,22 +108,32 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
   const { abortSignal: signal, tools } = request;
   if (signal.aborted) return yield abortEvent(signal);
   let call: Awaited<ReturnType<typeof streamModelCall>>;
+  const calling = streamModelCall({
+    model: request.model.language,
+    system: request.system,
+    messages: request.messages,
+    ...(tools ? { tools } : {}),
+    abortSignal: signal,
+  });
   try {
-    call = await streamModelCall({
-      model: request.model.language,
-      system: request.system,
-      messages: request.messages,
-      ...(tools ? { tools } : {}),
-      abortSignal: signal,
-    });
+    // An abort ends the wait for the provider's answer even if the provider ignores it.
+    const answered = await untilAborted(calling, signal);
+    if (!answered) {
+      void calling.then((late) => late.stream.cancel(), () => undefined);
+      return yield abortEvent(signal);
+    }
+    call = answered.value;
   } catch (error) {
     return yield signal.aborted ? abortEvent(signal) : { type: "error", error };
   }
   yield { type: "start-step" };
   const reader = call.stream.getReader();
-  // An abort releases a pending read at once, even from a provider that ignores the signal.
+  // An abort releases a pending read at once, even from a provider that ignores the signal
+  // (one that came while start-step was handled included: a listener added to an aborted
+  // signal is never called).
   const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
   signal.addEventListener("abort", cancel, { once: true });
+  if (signal.aborted) cancel();
   const calls: ToolCall[] = [];
   let end: Extract<ModelPart, { type: "model-call-end" }> | undefined;
   try {
@@ -166,6 +176,21 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
     usage: end.usage,
     ...(end.providerMetadata ? { providerMetadata: end.providerMetadata } : {}),
   };
+}
+
+/** `work`'s value, or undefined once `signal` aborts first. */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value: T } | undefined> {
+  if (signal.aborted) return undefined;
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work.then((value) => ({ value })), aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** A tool's result: its promised value, or the last value it streamed. */
