@@ -147,7 +147,13 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
 
   it("refuses to revert or unrevert while the session runs", async () => {
     const user = await turn("write 'one' to a.txt");
-    await Session.prompt(ctx, { sessionId, parts: [{ type: "text", text: "hang" }] });
+    const hanging = await Session.prompt(ctx, { sessionId, parts: [{ type: "text", text: "hang" }] });
+    // The model is being asked (its answer exists): an abort then answers the prompt with
+    // the abort, rather than landing before the runner reached the model and leaving it unanswered.
+    for (const end = Date.now() + 10_000; !(await history()).some((m) => m.info.role === "assistant" && m.info.parentId === hanging.id); ) {
+      if (Date.now() > end) throw new Error("the hanging prompt was never answered");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const error = await parleyError(Session.revert(ctx, { sessionId, messageId: user.id }), "BUSY");
     expect(error.message).toMatch(/running/);
     await parleyError(Session.unrevert(ctx, { sessionId }), "BUSY");
