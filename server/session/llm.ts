@@ -30,24 +30,24 @@ export interface LlmRequest {
 }
 
 type ModelPart = LanguageModelStreamPart<ToolSet>;
-type Passed = Extract<
-  ModelPart,
-  {
-    type:
-      | "text-start"
-      | "text-delta"
-      | "text-end"
-      | "reasoning-start"
-      | "reasoning-delta"
-      | "reasoning-end"
-      | "tool-input-start"
-      | "tool-input-delta"
-      | "tool-input-end"
-      | "tool-call"
-      | "tool-result"
-      | "tool-error";
-  }
->;
+/** The parts of the model's stream that reach the processor as they are. */
+const PASSED_TYPES = [
+  "text-start",
+  "text-delta",
+  "text-end",
+  "reasoning-start",
+  "reasoning-delta",
+  "reasoning-end",
+  "tool-input-start",
+  "tool-input-delta",
+  "tool-input-end",
+  "tool-call",
+  "tool-result",
+  "tool-error",
+] as const;
+type Passed = Extract<ModelPart, { type: (typeof PASSED_TYPES)[number] }>;
+const PASSED = new Set<string>(PASSED_TYPES);
+const isPassed = (part: ModelPart): part is Passed => PASSED.has(part.type);
 type ToolCall = Extract<ModelPart, { type: "tool-call" }>;
 
 /** What one model call streams, in order: the step's start, its content, its tools' outcomes, its end. */
@@ -63,22 +63,6 @@ export type LlmEvent =
 export interface StreamHandle {
   fullStream: AsyncIterable<LlmEvent>;
 }
-
-const PASSED = new Set<string>([
-  "text-start",
-  "text-delta",
-  "text-end",
-  "reasoning-start",
-  "reasoning-delta",
-  "reasoning-end",
-  "tool-input-start",
-  "tool-input-delta",
-  "tool-input-end",
-  "tool-call",
-  "tool-result",
-  "tool-error",
-] satisfies Passed["type"][]);
-const isPassed = (part: ModelPart): part is Passed => PASSED.has(part.type);
 
 /** The usage of a step whose stream carried none. */
 const NO_USAGE: LanguageModelUsage = {

@@ -44,7 +44,6 @@ export interface Turn {
   project?: Project;
 }
 
-type StreamEvent = LlmEvent;
 /** A running tool's live changes; `approval` null: its permission question was answered. */
 type ToolPatch = { title?: string; metadata?: Record<string, unknown>; approval?: { permission: string } | null };
 type RunningState = Extract<ToolPart["state"], { status: "running" }>;
@@ -282,7 +281,7 @@ export class Processor {
   }
 
   /** One stream event: a part created, extended, moved along or closed; or the error that ends the attempt. */
-  private async handle(event: StreamEvent): Promise<unknown> {
+  private async handle(event: LlmEvent): Promise<unknown> {
     switch (event.type) {
       case "start-step": {
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
@@ -317,7 +316,7 @@ export class Processor {
     }
   }
 
-  private async onText(event: Extract<StreamEvent, { type: `${"text" | "reasoning"}-${"start" | "delta" | "end"}` }>): Promise<void> {
+  private async onText(event: Extract<LlmEvent, { type: `${"text" | "reasoning"}-${"start" | "delta" | "end"}` }>): Promise<void> {
     const type = event.type.startsWith("text") ? "text" : "reasoning";
     const key = `${type}:${event.id}`;
     if (event.type === "text-start" || event.type === "reasoning-start") {
@@ -349,7 +348,7 @@ export class Processor {
   }
 
   /** A tool part through its states; a move the state machine does not allow is ignored. */
-  private async onTool(event: Extract<StreamEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
+  private async onTool(event: Extract<LlmEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
     switch (event.type) {
       case "tool-input-start":
         return this.openPart(this.toolFor(event.id, event.toolName));
@@ -428,7 +427,7 @@ export class Processor {
     if (this.turn.isRejection?.(error)) this.blocked = true;
   }
 
-  private async onFinishStep(event: Extract<StreamEvent, { type: "finish-step" }>): Promise<void> {
+  private async onFinishStep(event: Extract<LlmEvent, { type: "finish-step" }>): Promise<void> {
     const step = tokensOf(event.usage);
     const stepCost = costOf(step, this.turn.prices);
     this.message.tokens = addTokens(this.message.tokens, step);
