@@ -86,11 +86,17 @@ describe("subagents (integration, offline model)", () => {
   }
 
   /** The parent's child session, once its runner runs. */
+  /**
+   * The parent's child once its model is being asked (its answer exists): an abort then
+   * answers the child's prompt with the abort, rather than landing before its runner
+   * reached the model and leaving the prompt unanswered.
+   */
   async function runningChild(parentId: string): Promise<Info> {
     const end = Date.now() + 10_000;
     for (;;) {
       const [child] = await Session.children(ctx, parentId);
-      if (child && ctx.runners.get(child.id)) return child;
+      const asking = child && ctx.runners.get(child.id) && (await Session.allMessages(ctx, child.id)).some((m) => m.info.role === "assistant");
+      if (child && asking) return child;
       if (Date.now() > end) throw new Error("the child never ran");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
