@@ -7,7 +7,7 @@ import * as Id from "../id";
 import { PartUpdated } from "../session/events";
 import type { Part } from "../session/message";
 import { Bus, type Envelope, define } from "./bus";
-import { type Bridge, CHANNEL, LINGER_MS, bridge, everyEvent } from "./postgres";
+import { type Bridge, CHANNEL, HELLO_WAIT_MS, LINGER_MS, bridge, everyEvent } from "./postgres";
 
 /** Server coordination (no audience), like runner.sync. */
 const Coordinate = define("test.bridge.coordinate", z.object({ sessionId: z.string() }));
@@ -250,7 +250,7 @@ describe("PostgreSQL bus bridge (integration)", () => {
       await watcher.query("SELECT pg_notify($1, $2)", [CHANNEL, marker]);
       await until(() => notified.includes(marker), "the marker");
       const fromX = notified.filter((n) => n.startsWith(`{"o":${JSON.stringify(x.instanceId)}`));
-      expect(fromX).toEqual([`{"o":${JSON.stringify(x.instanceId)},"h":1}`]);
+      expect(fromX).toEqual([`{"o":${JSON.stringify(x.instanceId)},"h":1,"n":${JSON.stringify(name)}}`]);
       await Promise.all(open.splice(0).map((b) => b.close()));
 
       // Each round, a lone instance X and a new one Y: the first event X publishes once Y's
@@ -271,6 +271,33 @@ describe("PostgreSQL bus bridge (integration)", () => {
       expect(problems).toEqual([]);
     } finally {
       await Promise.all([...open.map((b) => b.close()), watcher.end()]);
+    }
+  });
+
+  it("a new instance waits for its own peers' answers: an answer to another instance's hello, or from bridges of another name, does not count", async () => {
+    const name = `parley-bus-answers-${Id.ascending("team")}`;
+    // A peer of the same name that has not heard the new instance yet (slow, or still
+    // starting): its two connections are there, its answer is not. Meanwhile an unrelated
+    // answer (to some other instance's hello) arrives at once after each hello, and the
+    // suite's own bridges (another name) are listening too.
+    const silent = await Promise.all([0, 1].map(() => new pg.Client({ connectionString: databaseUrl(), application_name: name })));
+    await Promise.all(silent.map((c) => c.connect()));
+    const [answerer] = silent;
+    if (!answerer) throw new Error("no client");
+    answerer.on("notification", (message) => {
+      if (message.payload?.includes('"h":1')) void answerer.query("SELECT pg_notify($1, $2)", [CHANNEL, '{"o":"elsewhere","h":2,"to":"another-new-instance"}']);
+    });
+    await answerer.query(`LISTEN ${CHANNEL}`);
+    let y: Bridge | undefined;
+    try {
+      const started = performance.now();
+      y = await bridge(new Bus(), databaseUrl(), { log, name, optional: everyEvent });
+      // It waited for the silent peer (until HELLO_WAIT_MS), instead of taking the first
+      // answer it heard and missing that peer's events until it answers.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(HELLO_WAIT_MS - 50);
+      expect(problems).toEqual([]);
+    } finally {
+      await Promise.all([y?.close(), ...silent.map((c) => c.end())]);
     }
   });
 

@@ -30,16 +30,20 @@ export const LINGER_MS = 5;
 const PEER_CHECK_MS = 5_000;
 
 /** How long a new instance waits for the others to answer its hello (ms). */
-const HELLO_WAIT_MS = 1_000;
+export const HELLO_WAIT_MS = 1_000;
 
 /**
  * One NOTIFY: a batch of events inline, the id of one parked event, a new instance saying
- * hello (h: 1), or another instance answering it (h: 2, "I send you everything from now on").
+ * hello (h: 1), or another instance answering it (h: 2, "I send you everything from now
+ * on"). A hello names the bridges it is for (`n`, the bridges' name: only those answer);
+ * an answer names the instance whose hello it answers (`to`): every instance hears every
+ * NOTIFY, and a new instance counts only the answers to its own hello. (Older instances
+ * sent neither field: their hellos are answered by all, their answers count for nobody.)
  */
 const Wire = z.union([
   z.object({ o: z.string(), es: z.array(z.unknown()) }),
   z.object({ o: z.string(), r: z.string() }),
-  z.object({ o: z.string(), h: z.union([z.literal(1), z.literal(2)]) }),
+  z.object({ o: z.string(), h: z.union([z.literal(1), z.literal(2)]), n: z.string().optional(), to: z.string().optional() }),
 ]);
 
 /**
@@ -192,7 +196,7 @@ export class BusBridge implements Bridge {
   private async hello(connection: Connection): Promise<void> {
     this.answers = 0;
     try {
-      await connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":1}`]);
+      await connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":1,"n":${JSON.stringify(this.name)}}`]);
     } catch (error) {
       this.log("[bus] could not greet the other instances", error);
       return;
@@ -236,13 +240,13 @@ export class BusBridge implements Bridge {
     }
   }
 
-  /** Another instance said hello: send it everything from now on, and tell it so. */
-  private answerHello(): void {
+  /** Another instance (`to`) said hello: send it everything from now on, and tell it so. */
+  private answerHello(to: string): void {
     this.peers = true;
     const connection = this.current;
     if (!connection) return;
     // Queued on the sender behind every event already handed to it, so it arrives after them.
-    connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":2}`]).catch((error: unknown) => {
+    connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":2,"to":${JSON.stringify(to)}}`]).catch((error: unknown) => {
       if (!isConnectionError(error)) this.log("[bus] could not answer another instance's hello", error);
     });
   }
@@ -378,8 +382,11 @@ export class BusBridge implements Bridge {
     this.peers = true;
     if ("h" in wire) {
       if (wire.h === 1) {
-        this.answerHello();
-      } else {
+        // A hello for bridges of another name (another deployment on the same database) is not ours to answer.
+        if (wire.n === undefined || wire.n === this.name) this.answerHello(wire.o);
+      } else if (wire.to === this.bus.instanceId) {
+        // Only answers to this instance's own hello: one to another new instance's does not
+        // mean the answering instance has heard this one's yet.
         this.answers++;
         this.onAnswer?.();
       }
