@@ -36,6 +36,19 @@ export async function settled(s: Services, sessionId: string, timeoutMs = 10_000
   }
 }
 
+/**
+ * Until the session's model is being asked: an assistant message newer than `after` (a
+ * message id; ids ascend) exists. An abort from then on answers the prompt with the abort;
+ * one that lands before the runner reached the model leaves the prompt unanswered.
+ */
+export async function asking(s: Services, sessionId: string, after = "", timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await s.db.message.findFirst({ where: { sessionId, role: "assistant", id: { gt: after } }, select: { id: true } }))) {
+    if (Date.now() > end) throw new Error(`the model of ${sessionId} was never asked`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export const PRICES: Prices = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 /** V4 usage with no cache and no reasoning. */

@@ -7,7 +7,7 @@ import { makeTeam } from "../../test/db";
 import { directoryDigest as digest, fileTree as tree } from "../../test/files";
 import { parleyError, record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
-import { settled } from "../../test/session-harness";
+import { asking, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
 import type { Context, Services } from "../services";
@@ -148,12 +148,8 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
   it("refuses to revert or unrevert while the session runs", async () => {
     const user = await turn("write 'one' to a.txt");
     const hanging = await Session.prompt(ctx, { sessionId, parts: [{ type: "text", text: "hang" }] });
-    // The model is being asked (its answer exists): an abort then answers the prompt with
-    // the abort, rather than landing before the runner reached the model and leaving it unanswered.
-    for (const end = Date.now() + 10_000; !(await history()).some((m) => m.info.role === "assistant" && m.info.parentId === hanging.id); ) {
-      if (Date.now() > end) throw new Error("the hanging prompt was never answered");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // Aborted below only once the model is being asked (see `asking`).
+    await asking(ctx, sessionId, hanging.id);
     const error = await parleyError(Session.revert(ctx, { sessionId, messageId: user.id }), "BUSY");
     expect(error.message).toMatch(/running/);
     await parleyError(Session.unrevert(ctx, { sessionId }), "BUSY");

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
-import { settled } from "../../test/session-harness";
+import { asking, settled } from "../../test/session-harness";
 import { Agents } from "../agent/agent";
 import { Bus } from "../bus/bus";
 import { offlineModel } from "../provider/provider";
@@ -85,18 +85,15 @@ describe("subagents (integration, offline model)", () => {
     return parent;
   }
 
-  /** The parent's child session, once its runner runs. */
-  /**
-   * The parent's child once its model is being asked (its answer exists): an abort then
-   * answers the child's prompt with the abort, rather than landing before its runner
-   * reached the model and leaving the prompt unanswered.
-   */
+  /** The parent's child once its model is being asked (see `asking`: an abort then answers its prompt). */
   async function runningChild(parentId: string): Promise<Info> {
     const end = Date.now() + 10_000;
     for (;;) {
       const [child] = await Session.children(ctx, parentId);
-      const asking = child && ctx.runners.get(child.id) && (await Session.allMessages(ctx, child.id)).some((m) => m.info.role === "assistant");
-      if (child && asking) return child;
+      if (child) {
+        await asking(ctx, child.id, "", Math.max(0, end - Date.now()));
+        return child;
+      }
       if (Date.now() > end) throw new Error("the child never ran");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
