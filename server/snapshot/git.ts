@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import type { ProgramRunner } from "../process/helper";
 import { findExecutable } from "../sandbox/host";
 
 /**
@@ -76,27 +77,25 @@ function baseEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
-/** Run git; resolves with its standard output, rejects with GitError (its stderr) on a non-zero exit. */
-export function runGit(git: Git, args: string[], call: GitCall): Promise<Buffer> {
-  const env: NodeJS.ProcessEnv = { ...baseEnv(call.gitDir), GIT_DIR: call.gitDir, GIT_WORK_TREE: call.workTree };
+/**
+ * Run git through `runner` (the process helper: git is never forked from the server
+ * itself); resolves with its standard output, rejects with GitError (its stderr) on a
+ * non-zero exit or when it could not run.
+ */
+export async function runGit(git: Git, args: string[], call: GitCall, runner: ProgramRunner): Promise<Buffer> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...baseEnv(call.gitDir), GIT_DIR: call.gitDir, GIT_WORK_TREE: call.workTree })) if (value !== undefined) env[name] = value;
   if (call.indexFile) env.GIT_INDEX_FILE = call.indexFile;
   const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(git.path, argv, { cwd: call.workTree, env, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.once("error", (error) => reject(new GitError(`git ${args[0]}: ${error.message}`, null)));
-    child.once("close", (code) => {
-      if (code === 0) return resolve(Buffer.concat(out));
-      const stderr = Buffer.concat(err).toString("utf8").trim().split("\n").slice(0, 5).join("\n");
-      reject(new GitError(`git ${args[0]} failed (exit ${code}): ${stderr}`, code));
-    });
-    // A git that exits early (an error) closes its input: that is reported by 'close'.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(call.input ?? "");
-  });
+  let result: Awaited<ReturnType<ProgramRunner["run"]>>;
+  try {
+    result = await runner.run({ file: git.path, args: argv, cwd: call.workTree, env, ...(call.input !== undefined ? { input: call.input } : {}) });
+  } catch (error) {
+    throw new GitError(`git ${args[0]}: ${error instanceof Error ? error.message : String(error)}`, null);
+  }
+  if (result.code === 0) return result.stdout;
+  const stderr = result.stderr.toString("utf8").trim().split("\n").slice(0, 5).join("\n");
+  throw new GitError(`git ${args[0]} failed (${result.code === null ? `signal ${result.signal}` : `exit ${result.code}`}): ${stderr}`, result.code);
 }
 
 /** NUL-separated output as a list (the last empty entry dropped). */

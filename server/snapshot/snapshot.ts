@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { type ProgramRunner, programHelper } from "../process/helper";
 import { isInside } from "../tool/paths";
 import { type Git, GitError, findGit, nulList, runGit } from "./git";
 
@@ -41,6 +42,8 @@ export interface SnapshotOptions {
   maxFileBytes?: number;
   /** The PATH git is looked up on (tests simulate a machine without git). */
   pathVariable?: string;
+  /** What starts git: by default this process's helper (server/process/helper.ts). */
+  runner?: ProgramRunner;
 }
 
 /** Files over 5 MB are not snapshotted (README "Snapshots and revert"). */
@@ -67,6 +70,7 @@ export class Snapshots {
   readonly state: SnapshotState;
   readonly root: string;
   readonly maxFileBytes: number;
+  private readonly runner: ProgramRunner;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly ready = new Set<string>();
   /** Per store, the shared index this process last wrote (by inode, size and mtime) and its tree. */
@@ -75,6 +79,7 @@ export class Snapshots {
   constructor(options: SnapshotOptions) {
     this.root = options.root;
     this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
+    this.runner = options.runner ?? programHelper();
     const git = findGit(options.pathVariable);
     this.state = "missing" in git ? { kind: "unavailable", reason: git.missing } : { kind: "git", git };
   }
@@ -98,7 +103,7 @@ export class Snapshots {
   /** Files that differ between two snapshots, sorted. */
   changed(project: Project, from: string, to: string): Promise<string[]> {
     return this.exclusive(project, async (git, ctx) => {
-      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], ctx.call());
+      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], ctx.call(), this.runner);
       return nulList(out).sort();
     });
   }
@@ -106,7 +111,7 @@ export class Snapshots {
   /** Added and deleted lines per changed file between two snapshots (binary files count 0). */
   numstat(project: Project, from: string, to: string): Promise<FileChange[]> {
     return this.exclusive(project, async (git, ctx) => {
-      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to], ctx.call());
+      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to], ctx.call(), this.runner);
       return parseNumstat(out);
     });
   }
@@ -117,7 +122,7 @@ export class Snapshots {
     return this.exclusive(project, async (git, ctx) => {
       if (options.files?.length === 0) return { text: "", truncated: false };
       const only = options.files ? ["--", ...options.files] : [];
-      const out = await runGit(git, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to, ...only], ctx.call());
+      const out = await runGit(git, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to, ...only], ctx.call(), this.runner);
       const truncated = out.length > maxBytes;
       return { text: out.subarray(0, maxBytes).toString("utf8"), truncated };
     });
@@ -133,13 +138,13 @@ export class Snapshots {
     return this.exclusive(project, async (git, ctx) => {
       const wanted = [...new Set(files)];
       for (const file of wanted) await this.assertInside(ctx.directory, file);
-      const inTree = new Set(nulList(await runGit(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call())));
+      const inTree = new Set(nulList(await runGit(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call(), this.runner)));
       const present = wanted.filter((file) => inTree.has(file));
       const absent = wanted.filter((file) => !inTree.has(file));
       if (present.length) {
         const index = await ctx.privateIndex();
         try {
-          await runGit(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")));
+          await runGit(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")), this.runner);
         } finally {
           await fs.rm(index, { force: true });
         }
@@ -176,7 +181,7 @@ export class Snapshots {
   private async prepare(git: Git, ctx: OperationContext): Promise<void> {
     if (this.ready.has(ctx.gitDir)) return;
     await fs.mkdir(ctx.gitDir, { recursive: true, mode: 0o700 });
-    if (!(await ifExists(fs.stat(path.join(ctx.gitDir, "HEAD"))))) await runGit(git, ["init", "--quiet"], ctx.call());
+    if (!(await ifExists(fs.stat(path.join(ctx.gitDir, "HEAD"))))) await runGit(git, ["init", "--quiet"], ctx.call(), this.runner);
     const now = Date.now();
     for (const name of await fs.readdir(ctx.gitDir)) {
       if (!name.startsWith("index.parley-")) continue;
@@ -205,9 +210,9 @@ export class Snapshots {
     try {
       // Listed against the shared index only if the copy is of that same index.
       if (changes === undefined || (await indexKey(ctx.sharedIndex)) !== shared) changes = await this.changes(git, ctx, index);
-      if (changes.add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")));
-      if (changes.drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")));
-      const tree = (await runGit(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
+      if (changes.add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")), this.runner);
+      if (changes.drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")), this.runner);
+      const tree = (await runGit(git, ["write-tree"], ctx.call(index), this.runner)).toString("utf8").trim();
       await fs.rename(index, ctx.sharedIndex);
       const written = await indexKey(ctx.sharedIndex);
       if (written !== undefined) this.trees.set(ctx.gitDir, { index: written, tree });
@@ -220,7 +225,7 @@ export class Snapshots {
 
   /** What differs between the project and an index: files to store, and files too large to keep. */
   private async changes(git: Git, ctx: OperationContext, index: string): Promise<Changes> {
-    const listed = nulList(await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)));
+    const listed = nulList(await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index), this.runner));
     const add: string[] = [];
     const drop: string[] = [];
     for (const file of new Set(listed)) {
