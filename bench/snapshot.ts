@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     const t0 = performance.now();
     const bytes = await generate(project.directory);
     log(`Project: ${FILES.toLocaleString("en")} files in ${DIRECTORIES} directories, ${(bytes / 1e6).toFixed(1)} MB (generated in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-    log("What is timed: Snapshots.track / restore / diffText, as the processor and Session.revert call them (git as a child process).\n");
+    log("What is timed: Snapshots.track / restore / diffText, as the processor and Session.revert call them (git started by the process helper, as in the server).\n");
 
     const first = await timed(() => snapshots.track(project));
     log(`1. First snapshot (every file hashed): ${first.toFixed(0)} ms\n`);
