@@ -12,11 +12,9 @@ if (mode === "idle") {
   const result = await helper.run({ file: "/bin/sh", args: ["-c", "echo ran"], cwd: "/", env: { PATH: "/usr/bin:/bin" } });
   process.stdout.write(result.stdout);
 } else if (mode === "hold") {
-  const sleeping = helper.run({ file: "/bin/sh", args: ["-c", "echo $$; exec sleep 60"], cwd: "/", env: { PATH: "/usr/bin:/bin" } });
-  sleeping.catch((error: unknown) => console.error(error));
-  // The program's own pid comes back only when it ends: find it as the helper's child.
-  const helperPid = helper.pid;
-  process.stdout.write(`${JSON.stringify({ helper: helperPid })}\n`);
+  // Killed with this process: the test finds the program as the helper's child.
+  helper.run({ file: "/bin/sh", args: ["-c", "exec sleep 60"], cwd: "/", env: { PATH: "/usr/bin:/bin" } }).catch((error: unknown) => console.error(error));
+  process.stdout.write(`${JSON.stringify({ helper: helper.pid })}\n`);
   setInterval(() => undefined, 1000);
 } else {
   throw new Error("usage: program-helper-child idle|hold");
