@@ -104,15 +104,20 @@ function isAnswer(value: unknown): value is Answer {
   return "stdout" in value && Buffer.isBuffer(value.stdout) && "stderr" in value && Buffer.isBuffer(value.stderr) && "code" in value && "signal" in value;
 }
 
+/** One helper process and the requests it has not answered yet. */
+interface Helper {
+  process: ChildProcess;
+  waiting: Map<number, Waiting>;
+}
+
 export class ProgramHelper implements ProgramRunner {
-  private child: ChildProcess | undefined;
-  private readonly waiting = new Map<number, Waiting>();
+  private current: Helper | undefined;
   private next = 1;
   /** Helpers started so far (tests see a restart). */
   started = 0;
 
   run(request: ProgramRequest): Promise<ProgramResult> {
-    let helper: ChildProcess;
+    let helper: Helper;
     try {
       helper = this.helper();
     } catch (error) {
@@ -120,56 +125,58 @@ export class ProgramHelper implements ProgramRunner {
     }
     const id = this.next++;
     return new Promise<ProgramResult>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      helper.waiting.set(id, { resolve, reject });
       // While an answer is awaited the channel keeps this process alive; idle, it does not.
-      helper.channel?.ref();
-      helper.send({ id, ...request }, (error) => {
+      helper.process.channel?.ref();
+      helper.process.send({ id, ...request }, (error) => {
         if (!error) return;
-        this.settle(id)?.reject(new ProgramError(`the process helper did not take the request: ${error.message}`));
+        settle(helper, id)?.reject(new ProgramError(`the process helper did not take the request: ${error.message}`));
       });
     });
   }
 
   /** The running helper's process id (tests kill it). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.current?.process.pid;
   }
 
-  private helper(): ChildProcess {
-    if (this.child?.connected) return this.child;
+  private helper(): Helper {
+    if (this.current?.process.connected) return this.current;
     // Only what Node needs: no NODE_OPTIONS (the server's inspector port, profiler or heap
     // flags are not the helper's), and each program gets its own environment anyway.
     const env: NodeJS.ProcessEnv = { NODE_ENV: process.env.NODE_ENV, PATH: process.env.PATH ?? "/usr/bin:/bin" };
     const child = spawn(process.execPath, ["-e", HELPER_SOURCE], { stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced", env });
     this.started++;
-    this.child = child;
+    // Each helper answers only the requests sent to it: when one dies after a new one was
+    // started (its channel closed before its exit was reported), its own requests fail.
+    const helper: Helper = { process: child, waiting: new Map() };
+    this.current = helper;
     child.on("message", (message: unknown) => {
       if (!isAnswer(message)) return;
-      const waiting = this.settle(message.id);
+      const waiting = settle(helper, message.id);
       if (!waiting) return;
       if ("error" in message) waiting.reject(new ProgramError(message.error));
       else waiting.resolve({ code: message.code, signal: message.signal, stdout: message.stdout, stderr: message.stderr });
     });
     const gone = (reason: string) => {
-      if (this.child !== child) return;
-      this.child = undefined;
-      const waiting = [...this.waiting.values()];
-      this.waiting.clear();
+      if (this.current === helper) this.current = undefined;
+      const waiting = [...helper.waiting.values()];
+      helper.waiting.clear();
       for (const w of waiting) w.reject(new ProgramError(`the process helper ${reason}`));
     };
     child.once("error", (error) => gone(`failed: ${error.message}`));
     child.once("exit", (code, signal) => gone(`exited (${signal ?? `code ${code}`})`));
     child.unref();
     child.channel?.unref();
-    return child;
+    return helper;
   }
+}
 
-  private settle(id: number): Waiting | undefined {
-    const waiting = this.waiting.get(id);
-    this.waiting.delete(id);
-    if (this.waiting.size === 0) this.child?.channel?.unref();
-    return waiting;
-  }
+function settle(helper: Helper, id: number): Waiting | undefined {
+  const waiting = helper.waiting.get(id);
+  helper.waiting.delete(id);
+  if (helper.waiting.size === 0) helper.process.channel?.unref();
+  return waiting;
 }
 
 /** The helper of this process, started on first use. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import type { ProgramRunner } from "../process/helper";
+import type { ProgramResult, ProgramRunner } from "../process/helper";
 import { findExecutable } from "../sandbox/host";
 
 /**
@@ -54,14 +54,14 @@ export interface Git {
 export function findGit(pathVariable = process.env.PATH): Git | { missing: string } {
   const found = findExecutable("git", pathVariable);
   if (!found) return { missing: "git is not installed (Debian/Ubuntu: apt-get install -y git)" };
-  const probe = spawnSync(found, ["--version"], { encoding: "utf8", env: baseEnv("/nonexistent") });
+  const probe = spawnSync(found, ["--version"], { encoding: "utf8", env: { NODE_ENV: process.env.NODE_ENV, ...baseEnv("/nonexistent") } });
   if (probe.status !== 0) return { missing: `git at ${found} does not run: ${(probe.stderr || probe.error?.message || "").trim()}` };
   return { path: found, version: probe.stdout.trim().replace(/^git version /, "") };
 }
 
-function baseEnv(home: string): NodeJS.ProcessEnv {
+/** git's whole environment (nothing of the server's is passed on). */
+function baseEnv(home: string): Record<string, string> {
   return {
-    NODE_ENV: process.env.NODE_ENV,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
     LANG: "C",
@@ -83,11 +83,9 @@ function baseEnv(home: string): NodeJS.ProcessEnv {
  * non-zero exit or when it could not run.
  */
 export async function runGit(git: Git, args: string[], call: GitCall, runner: ProgramRunner): Promise<Buffer> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...baseEnv(call.gitDir), GIT_DIR: call.gitDir, GIT_WORK_TREE: call.workTree })) if (value !== undefined) env[name] = value;
-  if (call.indexFile) env.GIT_INDEX_FILE = call.indexFile;
+  const env = { ...baseEnv(call.gitDir), GIT_DIR: call.gitDir, GIT_WORK_TREE: call.workTree, ...(call.indexFile ? { GIT_INDEX_FILE: call.indexFile } : {}) };
   const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...args];
-  let result: Awaited<ReturnType<ProgramRunner["run"]>>;
+  let result: ProgramResult;
   try {
     result = await runner.run({ file: git.path, args: argv, cwd: call.workTree, env, ...(call.input !== undefined ? { input: call.input } : {}) });
   } catch (error) {
