@@ -263,6 +263,37 @@ describe("processor: tools", () => {
     expect(info.finish).toBe("tool-calls");
   });
 
+  it("a call's move to running is published at once and stored with the turn's next write, not in a statement of its own", async () => {
+    const t = await turn();
+    const written = recordedPartWrites();
+    const model = script([
+      [
+        { type: "tool-input-start", id: "c1", toolName: "echo" },
+        { type: "tool-input-delta", id: "c1", delta: '{"text":"hi"}' },
+        { type: "tool-call", toolCallId: "c1", toolName: "echo", input: '{"text":"hi"}' },
+        { type: "tool-input-start", id: "c2", toolName: "echo" },
+        { type: "tool-input-delta", id: "c2", delta: '{"text":"yo"}' },
+        { type: "tool-call", toolCallId: "c2", toolName: "echo", input: '{"text":"yo"}' },
+        finish("tool-calls"),
+      ],
+    ]);
+    const tools = { echo: echoTool(async (input) => ({ title: "", output: input.text, metadata: {} })) };
+    // Streamed writes wait (10 s): every statement below is one the turn made at once.
+    await run(t, model, { tools, db: written.db, flushMs: 10_000 });
+    const published = t.rec
+      .partUpdates()
+      .map((u) => u.part)
+      .filter((p): p is ToolPart => p.type === "tool" && p.state.status === "running");
+    expect(published.map((p) => p.callId)).toEqual(["c1", "c2"]);
+    // Three statements, each for a change written at once: the first result (carrying the
+    // step's start and the other call's running state with it), the second result, the
+    // step's end. Running states written on their own would make two more.
+    const made = written.statements.map((rows) => rows.map((row) => (row.type === "tool" ? `${row.callId}:${row.status}` : row.type)));
+    expect(made).toEqual([["step-start", "c1:completed", "c2:running"], ["c2:completed"], ["step-finish"]]);
+    const { parts } = await stored(t);
+    expect(only(parts, "tool").map((p) => p.state.status)).toEqual(["completed", "completed"]);
+  });
+
   it("creates the tool part at tool-call when the stream had no tool-input-start", async () => {
     const t = await turn();
     const model = script([[{ type: "tool-call", toolCallId: "c2", toolName: "echo", input: '{"text":"yo"}' }, finish("tool-calls")]]);
@@ -603,6 +634,26 @@ describe("processor: abort keeps what a running tool reported", () => {
     expect(tool?.state).toMatchObject({ status: "error", error: ABORTED_TOOL, metadata: { output: "line 1\n" } });
   });
 });
+
+/** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
+function recordedPartWrites(): { db: Db; statements: Array<Array<{ type: string; callId?: string; status?: string }>> } {
+  const db = testDb();
+  const statements: Array<Array<{ type: string; callId?: string; status?: string }>> = [];
+  const recorded = new Proxy(db, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== "$executeRaw" || typeof value !== "function") return value;
+      return (sql: TemplateStringsArray, ...values: unknown[]) => {
+        if (sql.join("?").includes('INSERT INTO "Part"') && typeof values[0] === "string") {
+          const rows = JSON.parse(values[0]) as Array<{ type: string; data: { callId?: string; state?: { status?: string } } }>;
+          statements.push(rows.map((row) => ({ type: row.type, callId: row.data.callId, status: row.data.state?.status })));
+        }
+        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
+      };
+    },
+  });
+  return { db: recorded, statements };
+}
 
 /** The test database whose part writes (Store.persistParts' one statement) are rejected when `fail` answers true. */
 function failingPartWrites(fail: () => boolean): Db {

@@ -365,7 +365,11 @@ export class Processor {
         const early = this.early.get(event.toolCallId);
         this.early.delete(event.toolCallId);
         const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
-        return this.savePart(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
+        // Published at once, persisted with the turn's next write (within FLUSH_MS) rather
+        // than in a statement of its own: the tool's end is written at once anyway, and a
+        // crash before either leaves a pending part that recovery closes as it would a
+        // running one.
+        return this.openPart(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
       }
       case "tool-result":
         return this.completeTool(event.toolCallId, outcomeOf(event.output));
