@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { APICallError } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { tool as aiTool, jsonSchema, type LanguageModel, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import Decimal from "decimal.js";
@@ -292,6 +292,49 @@ describe("processor: tools", () => {
     expect(made).toEqual([["step-start", "c1:completed", "c2:running"], ["c2:completed"], ["step-finish"]]);
     const { parts } = await stored(t);
     expect(only(parts, "tool").map((p) => p.state.status)).toEqual(["completed", "completed"]);
+  });
+
+  it("a call's input as it streams is published at once and stored with the turn's next write, not every flush", async () => {
+    const t = await turn();
+    const written = recordedPartWrites();
+    // A stream the test feeds by hand, one event at a time.
+    let send: (part: LanguageModelV4StreamPart) => void = () => undefined;
+    let end: () => void = () => undefined;
+    let opened: () => void = () => undefined;
+    const streaming = new Promise<void>((resolve) => (opened = resolve));
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            send = (part) => controller.enqueue(part);
+            end = () => controller.close();
+            opened();
+          },
+        }),
+      }),
+    });
+    const tools = { echo: echoTool(async (input) => ({ title: "", output: input.text, metadata: {} })) };
+    const raws = () => written.statements.flat().flatMap((row) => (row.type === "tool" ? [row.raw ?? row.status] : []));
+    const turnDone = run(t, model, { tools, db: written.db, flushMs: 20 });
+    await streaming;
+    send({ type: "tool-input-start", id: "c1", toolName: "echo" });
+    send({ type: "tool-input-delta", id: "c1", delta: '{"text":' });
+    await t.rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "pending" && p.state.raw === '{"text":'));
+    // The opened part is written by the next flush (with the input so far)…
+    await until(() => raws().length === 1);
+    expect(raws()).toEqual(['{"text":']);
+    // …and more input is published at once but waits for the turn's next write.
+    send({ type: "tool-input-delta", id: "c1", delta: '"hi"}' });
+    await t.rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "pending" && p.state.raw === '{"text":"hi"}'));
+    await sleep(100);
+    expect(raws()).toEqual(['{"text":']);
+    send({ type: "tool-call", toolCallId: "c1", toolName: "echo", input: '{"text":"hi"}' });
+    send(finish("tool-calls"));
+    end();
+    await turnDone;
+    expect(raws().at(-1)).toBe("completed");
+    const { parts } = await stored(t);
+    expect(only(parts, "tool")[0]?.state).toMatchObject({ status: "completed", input: { text: "hi" }, output: "hi" });
   });
 
   it("creates the tool part at tool-call when the stream had no tool-input-start", async () => {
@@ -635,18 +678,37 @@ describe("processor: abort keeps what a running tool reported", () => {
   });
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Wait for a condition (a loaded machine runs timers late), failing after a generous deadline. */
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(10);
+  }
+}
+
 /** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
-function recordedPartWrites(): { db: Db; statements: Array<Array<{ type: string; callId?: string; status?: string }>> } {
+interface WrittenRow {
+  type: string;
+  callId?: string;
+  status?: string;
+  /** A pending call's input so far. */
+  raw?: string;
+}
+
+function recordedPartWrites(): { db: Db; statements: WrittenRow[][] } {
   const db = testDb();
-  const statements: Array<Array<{ type: string; callId?: string; status?: string }>> = [];
+  const statements: WrittenRow[][] = [];
   const recorded = new Proxy(db, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (prop !== "$executeRaw" || typeof value !== "function") return value;
       return (sql: TemplateStringsArray, ...values: unknown[]) => {
         if (sql.join("?").includes('INSERT INTO "Part"') && typeof values[0] === "string") {
-          const rows = JSON.parse(values[0]) as Array<{ type: string; data: { callId?: string; state?: { status?: string } } }>;
-          statements.push(rows.map((row) => ({ type: row.type, callId: row.data.callId, status: row.data.state?.status })));
+          const rows = JSON.parse(values[0]) as Array<{ type: string; data: { callId?: string; state?: { status?: string; raw?: string } } }>;
+          statements.push(rows.map((row) => ({ type: row.type, callId: row.data.callId, status: row.data.state?.status, raw: row.data.state?.raw })));
         }
         return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
       };

@@ -357,7 +357,8 @@ export class Processor {
         if (part?.state.status !== "pending") return;
         const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + withoutNul(event.delta) } };
         this.tools.set(event.id, next);
-        return this.savePart(next, "");
+        this.track(next);
+        return this.writer.input(next);
       }
       case "tool-call": {
         const part = this.toolFor(event.toolCallId, event.toolName);

@@ -17,7 +17,8 @@ import * as Store from "./store";
  * Persisting: every change but a streamed one or a part just opened (see `open`) is
  * persisted before the call returns.
  * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
- * together with those of every other running turn in one statement. Writes of a turn are
+ * together with those of every other running turn in one statement (a tool call's input
+ * as it streams only with the turn's next write: see `input`). Writes of a turn are
  * serialized, so the database always moves forward in publish order.
  */
 /** The most streamed text a crash may lose (ms): what Parley promises (README, Crash safety). */
@@ -60,6 +61,18 @@ export class TurnWriter {
     this.stream(part, delta);
     this.dirty.set(part.id, part);
     this.services.streamedWrites.schedule(this);
+  }
+
+  /**
+   * A tool call's input as it streams: published like any streamed change (held for its
+   * part's window), persisted with the turn's next write (at the latest the call's start,
+   * persisted within flushMs) and not on a timer of its own. A call's input is worth
+   * nothing after a crash (recovery aborts a call that never started), and a long one (a
+   * file being written) would otherwise be written whole again every flushMs.
+   */
+  input(part: Part): void {
+    this.stream(part, "");
+    this.dirty.set(part.id, part);
   }
 
   /**
