@@ -86,20 +86,58 @@ async function quiet(appPid: number, windows = 3): Promise<void> {
   }
 }
 
+/** Which part of a run the server is in, from the provider's counts since the run began. */
+type Phase = (since: OfflineProviderCounts) => string;
+
+/** What one run cost: the whole, and each phase's share (by 100 ms samples of the tree's CPU, each counted in the phase it ended in). */
+interface Run {
+  cpu: number;
+  phases: Map<string, number>;
+}
+
+/** How often a run's CPU is sampled to split it into phases (ms). */
+const SAMPLE_MS = 100;
+/** The phase after the run's last answer: the quiet second and the full collection. */
+const AFTER = "after the last answer (1 s of quiet, a full collection)";
+
 /**
  * The app tree's CPU for `work`: from a full collection and a quiet server until `answers`
- * final answers, a quiet second and a full collection after them.
+ * final answers, a quiet second and a full collection after them; split by `phase`.
  */
-async function measure(appPid: number, gc: InspectorGc, provider: ChildProcess, answers: number, work: () => Promise<void>): Promise<number> {
+async function measure(appPid: number, gc: InspectorGc, provider: ChildProcess, answers: number, phase: Phase, work: () => Promise<void>): Promise<Run> {
   await gc.collect();
   await quiet(appPid);
-  const { stop: before } = await counts(provider);
+  const start = await counts(provider);
   const cpu0 = cpuMs(appPid);
+  const phases = new Map<string, number>();
+  let last = cpu0;
+  let ended = false;
+  const take = (name: string) => {
+    const now = cpuMs(appPid);
+    phases.set(name, (phases.get(name) ?? 0) + now - last);
+    last = now;
+  };
+  // The phase the last sample ended in: the time after it, until the last answer, is its too.
+  let current = AFTER;
+  const sampler = (async () => {
+    while (!ended) {
+      await sleep(SAMPLE_MS);
+      if (ended) return;
+      const now = await counts(provider);
+      if (ended) return;
+      current = phase({ stop: now.stop - start.stop, toolCalls: now.toolCalls - start.toolCalls, streams: now.streams });
+      take(current);
+    }
+  })();
   await work();
-  await answered(provider, before, answers, Date.now() + 120_000);
+  await answered(provider, start.stop, answers, Date.now() + 120_000);
+  ended = true;
+  await sampler;
+  take(current);
   await quiet(appPid, QUIET_AFTER_WINDOWS);
   await gc.collect();
-  return cpuMs(appPid) - cpu0;
+  take(AFTER);
+  return { cpu: cpuMs(appPid) - cpu0, phases };
 }
 
 const mean = (samples: number[]) => samples.reduce((sum, x) => sum + x, 0) / Math.max(1, samples.length);
@@ -145,28 +183,33 @@ async function main(): Promise<number> {
     log("collection after it (each run pays for its own garbage), minus an empty run's CPU (the same collections and waits, no work).\n");
 
     // Named sessions: a default title would add a title request to each.
+    const rootsPhase: Phase = (since) => (since.stop < CHILDREN ? "the roots' turns" : AFTER);
     const roots = () =>
-      measure(appPid, collector, provider, CHILDREN, async () => {
+      measure(appPid, collector, provider, CHILDREN, rootsPhase, async () => {
         const sessions = await Promise.all(Array.from({ length: CHILDREN }, (_, i) => api.createSession(projectId, `root ${i}`)));
         await Promise.all(sessions.map((id, i) => prompt(api, id, job(i))));
       });
+    // The parent's first step (its task calls) ends with the provider's first answer asking
+    // for tools; its children's final answers come next, then its own.
+    const parentPhase: Phase = (since) =>
+      since.toolCalls === 0 ? "the parent's task calls (streamed alone)" : since.stop < CHILDREN ? "the subagents' turns" : since.stop === CHILDREN ? "the parent's answer (streamed alone)" : AFTER;
     let parentId = "";
     const parent = () =>
-      measure(appPid, collector, provider, CHILDREN + 1, async () => {
+      measure(appPid, collector, provider, CHILDREN + 1, parentPhase, async () => {
         parentId = await api.createSession(projectId, "parent");
         const jobs = Array.from({ length: CHILDREN }, (_, i) => job(i)).join(", ");
         await prompt(api, parentId, `in parallel, ask ${CHILDREN} subagents to ${jobs}`);
       });
 
     // The same collections and waits with no work: subtracted from each run.
-    const empty = () => measure(appPid, collector, provider, 0, async () => {});
+    const empty = () => measure(appPid, collector, provider, 0, () => AFTER, async () => {});
 
     if (ONLY === "roots" || ONLY === "parent") {
       const samples: number[] = [];
       const idle: number[] = [];
       for (let run = 0; run <= RUNS; run++) {
-        samples.push(await (ONLY === "roots" ? roots() : parent()));
-        idle.push(await empty());
+        samples.push((await (ONLY === "roots" ? roots() : parent())).cpu);
+        idle.push((await empty()).cpu);
       }
       const base = stats(idle).median;
       log(`   ${ONLY}: median ${ms(stats(samples.slice(1)).median - base)} ms of server CPU (${RUNS} runs after a warm-up; an empty run ${ms(base)} ms)`);
@@ -178,17 +221,17 @@ async function main(): Promise<number> {
     await parent();
     const children = await api.call<Array<{ id: string }>>("session.children", { sessionId: parentId }, "GET");
     if (children.length !== CHILDREN) throw new Error(`the parent ran ${children.length} subagents, not ${CHILDREN}`);
-    const rawA: number[] = [];
-    const rawB: number[] = [];
+    const runsA: Run[] = [];
+    const runsB: Run[] = [];
     const idle: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      rawA.push(await roots());
-      rawB.push(await parent());
-      idle.push(await empty());
+      runsA.push(await roots());
+      runsB.push(await parent());
+      idle.push((await empty()).cpu);
     }
     const base = stats(idle).median;
-    const a = rawA.map((x) => x - base);
-    const b = rawB.map((x) => x - base);
+    const a = runsA.map((r) => r.cpu - base);
+    const b = runsB.map((r) => r.cpu - base);
     const sa = stats(a);
     const sb = stats(b);
     log(`   ${"server CPU (ms)".padEnd(40)} ${"median".padStart(8)} ${"mean".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
@@ -197,6 +240,11 @@ async function main(): Promise<number> {
     log(`   runs (a): ${a.map((x) => x.toFixed(0)).join(" ")}`);
     log(`   runs (b): ${b.map((x) => x.toFixed(0)).join(" ")}`);
     log(`   an empty run (subtracted above): median ${ms(base, 0)} ms; runs ${idle.map((x) => x.toFixed(0)).join(" ")}`);
+    log(`   by phase (median ms of each phase over the runs, not subtracted; ${SAMPLE_MS} ms samples of the tree's CPU, each in the phase it ended in):`);
+    for (const [side, runs] of [["(a)", runsA], ["(b)", runsB]] as const) {
+      const names = [...new Set(runs.flatMap((r) => [...r.phases.keys()]))].sort((x, y) => Number(x === AFTER) - Number(y === AFTER));
+      for (const name of names) log(`     ${side} ${name.padEnd(58)} ${ms(stats(runs.map((r) => r.phases.get(name) ?? 0)).median, 6)}`);
+    }
     log(`   (a) sends ${CHILDREN} session.create and ${CHILDREN} session.prompt requests, (b) one of each: both as a user's browser would.`);
     const extra = sb.median / sa.median - 1;
     const ok = extra <= TARGET_EXTRA;
