@@ -29,6 +29,7 @@ import * as Prompt from "./prompt";
 import { messageData, messageFromRow, partFromRow } from "./rows";
 import * as Status from "./status";
 import type { Tool } from "../tool/tool";
+import { eventually } from "../tool/testing";
 import { Session } from ".";
 import { type Services, withActor } from "../services";
 import { testServices } from "../../test/runtime";
@@ -321,7 +322,7 @@ describe("processor: tools", () => {
     send({ type: "tool-input-delta", id: "c1", delta: '{"text":' });
     await t.rec.when((e) => isPartUpdate(e, (p) => p.type === "tool" && p.state.status === "pending" && p.state.raw === '{"text":'));
     // The opened part is written by the next flush (with the input so far)…
-    await until(() => raws().length === 1);
+    await eventually(() => raws().length === 1);
     expect(raws()).toEqual(['{"text":']);
     // …and more input is published at once but waits for the turn's next write.
     send({ type: "tool-input-delta", id: "c1", delta: '"hi"}' });
@@ -679,15 +680,6 @@ describe("processor: abort keeps what a running tool reported", () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Wait for a condition (a loaded machine runs timers late), failing after a generous deadline. */
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(10);
-  }
-}
 
 /** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
 interface WrittenRow {
