@@ -681,7 +681,7 @@ describe("processor: abort keeps what a running tool reported", () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
+/** A row of a part statement, as much of it as the tests read. */
 interface WrittenRow {
   type: string;
   callId?: string;
@@ -690,6 +690,7 @@ interface WrittenRow {
   raw?: string;
 }
 
+/** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
 function recordedPartWrites(): { db: Db; statements: WrittenRow[][] } {
   const db = testDb();
   const statements: WrittenRow[][] = [];
