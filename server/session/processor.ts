@@ -268,12 +268,12 @@ export class Processor {
     await this.writer.part(part, delta);
   }
 
-  /** A part just opened (nothing in it yet): published now, persisted with the turn's next write. */
-  private openPart(opened: Part): void {
-    const part = withoutNul(opened);
+  /** A part just opened, or a tool call's start: published now, persisted with the turn's next write (TurnWriter.soon). */
+  private savePartSoon(change: Part): void {
+    const part = withoutNul(change);
     if (part.type === "tool") this.tools.set(part.callId, part);
     this.track(part);
-    this.writer.open(part);
+    this.writer.soon(part);
   }
 
   private base() {
@@ -286,7 +286,7 @@ export class Processor {
       case "start-step": {
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
         this.stepPart = part;
-        this.openPart(part);
+        this.savePartSoon(part);
         return undefined;
       }
       case "reasoning-start":
@@ -323,7 +323,7 @@ export class Processor {
       const created = { ...this.base(), type, text: "", time: { start: this.now() } } as TextLike;
       const part = withMetadata(created, event.providerMetadata);
       this.texts.set(key, part);
-      return this.openPart(part);
+      return this.savePartSoon(part);
     }
     const part = this.texts.get(key);
     if (!part) return;
@@ -351,7 +351,7 @@ export class Processor {
   private async onTool(event: Extract<LlmEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
     switch (event.type) {
       case "tool-input-start":
-        return this.openPart(this.toolFor(event.id, event.toolName));
+        return this.savePartSoon(this.toolFor(event.id, event.toolName));
       case "tool-input-delta": {
         const part = this.tools.get(event.id);
         if (part?.state.status !== "pending") return;
@@ -366,11 +366,10 @@ export class Processor {
         const early = this.early.get(event.toolCallId);
         this.early.delete(event.toolCallId);
         const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
-        // Published at once, persisted with the turn's next write (within FLUSH_MS) rather
-        // than in a statement of its own: the tool's end is written at once anyway, and a
-        // crash before either leaves a pending part that recovery closes as it would a
-        // running one.
-        return this.openPart(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
+        // Not a statement of its own (TurnWriter.soon): the tool's end is written at once,
+        // and a crash before either leaves a pending part that recovery closes as it would
+        // a running one.
+        return this.savePartSoon(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
       }
       case "tool-result":
         return this.completeTool(event.toolCallId, outcomeOf(event.output));

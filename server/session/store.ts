@@ -12,10 +12,11 @@ import { SHARE_COLUMNS, type SessionWithShareColumns, messageAuthorId, messageDa
  * the session's totals, and publishes `message.*`, `message.part.*` and
  * `session.updated` — store first, then publish, so a client that re-reads after an
  * event always finds at least what the event said (except for what a running turn
- * streams, and the parts it just opened, which TurnWriter stores within flushMs: writer.ts). The prompt loop, the processor (through
+ * streams, the parts it just opened and its tools' starts, which TurnWriter stores within
+ * flushMs: writer.ts). The prompt loop, the processor (through
  * TurnWriter's batching, writer.ts), compaction, recovery, prune, titles, fork and the
  * session's own operations all come through here. It also holds the one loader of a
- * session's whole history.
+ * session's whole history (and of its last reply).
  */
 
 type Tx = Prisma.TransactionClient | Db;
@@ -45,6 +46,24 @@ export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
     byMessage.set(row.messageId, list);
   }
   return messages.map((row) => ({ info: messageFromRow(row, authors), parts: byMessage.get(row.id) ?? [] }));
+}
+
+/**
+ * A session's last assistant message with its text parts in order (not its whole history),
+ * in one statement (Prisma's include would make two); undefined when it has none. Read for
+ * each finished subagent (subagent.ts).
+ */
+export async function lastReply(db: Db, sessionId: string): Promise<WithParts | undefined> {
+  const [row] = await db.$queryRaw<Array<MessageRow & { parts: PartRow[] }>>`
+    SELECT m.id, m."sessionId", m.role, m."authorId", m.data, m."timeCreated",
+      COALESCE((
+        SELECT json_agg(json_build_object('id', p.id, 'messageId', p."messageId", 'sessionId', p."sessionId", 'type', p.type, 'data', p.data) ORDER BY p.id)
+        FROM "Part" p WHERE p."messageId" = m.id AND p.type = 'text'
+      ), '[]'::json) AS parts
+    FROM "Message" m
+    WHERE m."sessionId" = ${sessionId} AND m.role = 'assistant'
+    ORDER BY m.id DESC LIMIT 1`;
+  return row ? { info: messageFromRow(row), parts: row.parts.map(partFromRow) } : undefined;
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Agent } from "../agent/agent";
-import type { Message as MessageRow, Part as PartRow } from "../db/generated/client";
 import { isParleyError } from "../errors";
 import { type Services, type SubagentCaller, withActor } from "../services";
 import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
@@ -7,8 +6,8 @@ import { ToolError } from "../tool/tool";
 import * as Event from "./events";
 import type { Info } from "./info";
 import * as Prompt from "./prompt";
-import { messageFromRow, partFromRow } from "./rows";
 import * as SessionOps from "./session";
+import * as Store from "./store";
 
 /**
  * Subagents (the task tool): a child session of the calling session — `parentId` the
@@ -92,21 +91,10 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentC
 
 /** The child's answer: the text of its last reply; a failed or stopped reply is an error of the call. */
 async function finalText(s: Services, childId: string): Promise<string> {
-  // The child's last answer only (not its whole history) with its text parts, in one
-  // statement (Prisma's include would make it two, for each task).
-  const [row] = await s.db.$queryRaw<Array<MessageRow & { parts: PartRow[] }>>`
-    SELECT m.id, m."sessionId", m.role, m."authorId", m.data, m."timeCreated",
-      COALESCE((
-        SELECT json_agg(json_build_object('id', p.id, 'messageId', p."messageId", 'sessionId', p."sessionId", 'type', p.type, 'data', p.data) ORDER BY p.id)
-        FROM "Part" p WHERE p."messageId" = m.id AND p.type = 'text'
-      ), '[]'::json) AS parts
-    FROM "Message" m
-    WHERE m."sessionId" = ${childId} AND m.role = 'assistant'
-    ORDER BY m.id DESC LIMIT 1`;
-  const info = row ? messageFromRow(row) : undefined;
-  if (!row || !info || info.role !== "assistant") throw new ToolError("The subagent did not answer.");
+  const reply = await Store.lastReply(s.db, childId);
+  const info = reply?.info;
+  if (!reply || info?.role !== "assistant") throw new ToolError("The subagent did not answer.");
   if (info.error) throw new ToolError(`The subagent failed: ${info.error.message ?? info.error.name}`);
-  const parts = row.parts.map(partFromRow);
-  const text = parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
+  const text = reply.parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
   return text || "(The subagent finished without a final message.)";
 }

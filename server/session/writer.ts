@@ -14,8 +14,8 @@ import * as Store from "./store";
  * a provider slower than the window adds no delay at all. Anything else the turn
  * publishes first releases what is held, so clients see the turn's changes in order.
  *
- * Persisting: every change but a streamed one or a part just opened (see `open`) is
- * persisted before the call returns.
+ * Persisting: every change but a streamed one, a part just opened or a tool call's start
+ * (see `soon`) is persisted before the call returns.
  * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
  * together with those of every other running turn in one statement (a tool call's input
  * as it streams only with the turn's next write: see `input`). Writes of a turn are
@@ -66,7 +66,7 @@ export class TurnWriter {
   /**
    * A tool call's input as it streams: published like any streamed change (held for its
    * part's window), persisted with the turn's next write (at the latest the call's start,
-   * persisted within flushMs) and not on a timer of its own. A call's input is worth
+   * itself persisted within flushMs: see `soon`) and not on a timer of its own. A call's input is worth
    * nothing after a crash (recovery aborts a call that never started), and a long one (a
    * file being written) would otherwise be written whole again every flushMs.
    */
@@ -76,12 +76,13 @@ export class TurnWriter {
   }
 
   /**
-   * Publish a part just opened — an empty text or reasoning part, a step's start, a tool
-   * whose input is about to stream — and persist it with the turn's next write (at the
-   * latest within flushMs): a part with nothing in it yet is not worth a statement of its
-   * own, and what comes next in it is written anyway.
+   * Publish a change at once and persist it with the turn's next write (at the latest
+   * within flushMs), for changes not worth a statement of their own: a part just opened
+   * (an empty text or reasoning part, a step's start, a tool whose input is about to
+   * stream), whose content is written anyway, and a tool call's start, whose result is
+   * (a crash before either leaves a part that recovery closes).
    */
-  open(part: Part): void {
+  soon(part: Part): void {
     this.release();
     Store.publishPart(this.services, this.teamId, part);
     this.dirty.set(part.id, part);

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type ProgramRunner, programHelper } from "../process/helper";
 import { isInside } from "../tool/paths";
-import { type Git, GitError, findGit, nulList, runGit } from "./git";
+import { type Git, type GitCall, GitError, findGit, nulList, runGit } from "./git";
 
 /**
  * Snapshots of a project's files: git trees kept in a git directory of Parley's own,
@@ -100,10 +100,15 @@ export class Snapshots {
     return this.exclusive(project, (git, ctx) => this.trackNow(git, ctx));
   }
 
+  /** Run git through this instance's runner (the process helper unless a test gives another). */
+  private run(git: Git, args: string[], call: GitCall): Promise<Buffer> {
+    return runGit(git, args, call, this.runner);
+  }
+
   /** Files that differ between two snapshots, sorted. */
   changed(project: Project, from: string, to: string): Promise<string[]> {
     return this.exclusive(project, async (git, ctx) => {
-      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], ctx.call(), this.runner);
+      const out = await this.run(git, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], ctx.call());
       return nulList(out).sort();
     });
   }
@@ -111,7 +116,7 @@ export class Snapshots {
   /** Added and deleted lines per changed file between two snapshots (binary files count 0). */
   numstat(project: Project, from: string, to: string): Promise<FileChange[]> {
     return this.exclusive(project, async (git, ctx) => {
-      const out = await runGit(git, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to], ctx.call(), this.runner);
+      const out = await this.run(git, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to], ctx.call());
       return parseNumstat(out);
     });
   }
@@ -122,7 +127,7 @@ export class Snapshots {
     return this.exclusive(project, async (git, ctx) => {
       if (options.files?.length === 0) return { text: "", truncated: false };
       const only = options.files ? ["--", ...options.files] : [];
-      const out = await runGit(git, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to, ...only], ctx.call(), this.runner);
+      const out = await this.run(git, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to, ...only], ctx.call());
       const truncated = out.length > maxBytes;
       return { text: out.subarray(0, maxBytes).toString("utf8"), truncated };
     });
@@ -138,13 +143,13 @@ export class Snapshots {
     return this.exclusive(project, async (git, ctx) => {
       const wanted = [...new Set(files)];
       for (const file of wanted) await this.assertInside(ctx.directory, file);
-      const inTree = new Set(nulList(await runGit(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call(), this.runner)));
+      const inTree = new Set(nulList(await this.run(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call())));
       const present = wanted.filter((file) => inTree.has(file));
       const absent = wanted.filter((file) => !inTree.has(file));
       if (present.length) {
         const index = await ctx.privateIndex();
         try {
-          await runGit(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")), this.runner);
+          await this.run(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")));
         } finally {
           await fs.rm(index, { force: true });
         }
@@ -181,7 +186,7 @@ export class Snapshots {
   private async prepare(git: Git, ctx: OperationContext): Promise<void> {
     if (this.ready.has(ctx.gitDir)) return;
     await fs.mkdir(ctx.gitDir, { recursive: true, mode: 0o700 });
-    if (!(await ifExists(fs.stat(path.join(ctx.gitDir, "HEAD"))))) await runGit(git, ["init", "--quiet"], ctx.call(), this.runner);
+    if (!(await ifExists(fs.stat(path.join(ctx.gitDir, "HEAD"))))) await this.run(git, ["init", "--quiet"], ctx.call());
     const now = Date.now();
     for (const name of await fs.readdir(ctx.gitDir)) {
       if (!name.startsWith("index.parley-")) continue;
@@ -210,9 +215,9 @@ export class Snapshots {
     try {
       // Listed against the shared index only if the copy is of that same index.
       if (changes === undefined || (await indexKey(ctx.sharedIndex)) !== shared) changes = await this.changes(git, ctx, index);
-      if (changes.add.length) await runGit(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")), this.runner);
-      if (changes.drop.length) await runGit(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")), this.runner);
-      const tree = (await runGit(git, ["write-tree"], ctx.call(index), this.runner)).toString("utf8").trim();
+      if (changes.add.length) await this.run(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")));
+      if (changes.drop.length) await this.run(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")));
+      const tree = (await this.run(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
       await fs.rename(index, ctx.sharedIndex);
       const written = await indexKey(ctx.sharedIndex);
       if (written !== undefined) this.trees.set(ctx.gitDir, { index: written, tree });
@@ -225,7 +230,7 @@ export class Snapshots {
 
   /** What differs between the project and an index: files to store, and files too large to keep. */
   private async changes(git: Git, ctx: OperationContext, index: string): Promise<Changes> {
-    const listed = nulList(await runGit(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index), this.runner));
+    const listed = nulList(await this.run(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)));
     const add: string[] = [];
     const drop: string[] = [];
     for (const file of new Set(listed)) {
