@@ -690,28 +690,11 @@ interface WrittenRow {
   raw?: string;
 }
 
-/** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
-function recordedPartWrites(): { db: Db; statements: WrittenRow[][] } {
-  const db = testDb();
-  const statements: WrittenRow[][] = [];
-  const recorded = new Proxy(db, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "$executeRaw" || typeof value !== "function") return value;
-      return (sql: TemplateStringsArray, ...values: unknown[]) => {
-        if (sql.join("?").includes('INSERT INTO "Part"') && typeof values[0] === "string") {
-          const rows = JSON.parse(values[0]) as Array<{ type: string; data: { callId?: string; state?: { status?: string; raw?: string } } }>;
-          statements.push(rows.map((row) => ({ type: row.type, callId: row.data.callId, status: row.data.state?.status, raw: row.data.state?.raw })));
-        }
-        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
-      };
-    },
-  });
-  return { db: recorded, statements };
-}
-
-/** The test database whose part writes (Store.persistParts' one statement) are rejected when `fail` answers true. */
-function failingPartWrites(fail: () => boolean): Db {
+/**
+ * The test database with `hook` called on each part statement (Store.persistParts) with its
+ * rows (JSON) before it runs; a rejection the hook returns is the statement's outcome.
+ */
+function withPartWriteHook(hook: (rows: unknown) => Promise<never> | undefined): Db {
   const db = testDb();
   return new Proxy(db, {
     get(target, prop, receiver) {
@@ -719,11 +702,28 @@ function failingPartWrites(fail: () => boolean): Db {
       if (prop !== "$executeRaw" || typeof value !== "function") return value;
       return (sql: TemplateStringsArray, ...values: unknown[]) => {
         // Only the parts' statement: messages and the status are written with $executeRaw too.
-        if (sql.join("?").includes('INSERT INTO "Part"') && fail()) return Promise.reject(new Error("part write failed"));
-        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
+        const refused = sql.join("?").includes('INSERT INTO "Part"') ? hook(values[0]) : undefined;
+        return refused ?? (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
       };
     },
   });
+}
+
+/** The test database, recording the rows of each part statement (Store.persistParts) it runs. */
+function recordedPartWrites(): { db: Db; statements: WrittenRow[][] } {
+  const statements: WrittenRow[][] = [];
+  const db = withPartWriteHook((json) => {
+    if (typeof json !== "string") return undefined;
+    const rows = JSON.parse(json) as Array<{ type: string; data: { callId?: string; state?: { status?: string; raw?: string } } }>;
+    statements.push(rows.map((row) => ({ type: row.type, callId: row.data.callId, status: row.data.state?.status, raw: row.data.state?.raw })));
+    return undefined;
+  });
+  return { db, statements };
+}
+
+/** The test database whose part writes (Store.persistParts' one statement) are rejected when `fail` answers true. */
+function failingPartWrites(fail: () => boolean): Db {
+  return withPartWriteHook(() => (fail() ? Promise.reject(new Error("part write failed")) : undefined));
 }
 
 describe("processor: cleanup", () => {

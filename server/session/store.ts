@@ -13,8 +13,8 @@ import { SHARE_COLUMNS, type SessionWithShareColumns, messageAuthorId, messageDa
  * `session.updated` — store first, then publish, so a client that re-reads after an
  * event always finds at least what the event said (except for what a running turn
  * streams, the parts it just opened and its tools' starts, which TurnWriter stores within
- * flushMs: writer.ts). The prompt loop, the processor (through
- * TurnWriter's batching, writer.ts), compaction, recovery, prune, titles, fork and the
+ * flushMs: writer.ts). The prompt loop, the processor (through TurnWriter's batching,
+ * writer.ts), compaction, recovery, prune, titles, fork and the
  * session's own operations all come through here. It also holds the one loader of a
  * session's whole history (and of its last reply).
  */

@@ -66,9 +66,9 @@ export class TurnWriter {
   /**
    * A tool call's input as it streams: published like any streamed change (held for its
    * part's window), persisted with the turn's next write (at the latest the call's start,
-   * itself persisted within flushMs: see `soon`) and not on a timer of its own. A call's input is worth
-   * nothing after a crash (recovery aborts a call that never started), and a long one (a
-   * file being written) would otherwise be written whole again every flushMs.
+   * itself persisted within flushMs: see `soon`) and not on a timer of its own. A call's
+   * input is worth nothing after a crash (recovery aborts a call that never started), and
+   * a long one (a file being written) would otherwise be written whole again every flushMs.
    */
   input(part: Part): void {
     this.stream(part, "");
