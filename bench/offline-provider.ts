@@ -4,7 +4,7 @@
  * the AI SDK prompt and tools, asks the offline model (`createOfflineModel`, the same model
  * the app runs in process) and streams its answer as `chat.completion.chunk` events, one
  * event per delta, as the model paces them. The app reaches it as a real provider, through
- * `createOpenAI({ baseURL, apiKey }).chat(modelId)` (the "compatible" provider).
+ * `compatibleChatModel(modelId, { baseURL, apiKey })` (the "compatible" provider).
  *
  * What cannot cross the Chat Completions API: the model's reasoning (no standard field; it
  * is dropped, so it costs time but sends nothing) and, on the way in, reasoning parts and

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
  *
  *   const fake = await startFakeOpenAI();
  *   fake.enqueue(reply.text("Hello", " world"), reply.error(429, { headers: { "retry-after": "1" } }));
- *   createOpenAI({ baseURL: fake.url + "/v1", apiKey: "test" }).chat("gpt-test")
+ *   compatibleChatModel("gpt-test", { baseURL: fake.url + "/v1", apiKey: "test" })
  */
 
 export interface FakeUsage {

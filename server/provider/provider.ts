@@ -1,4 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
+import { compatibleChatModel } from "./chat-stream";
 import { mergingFetch } from "./merge-deltas";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config";
@@ -108,7 +109,7 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
           ref.providerId,
         );
       }
-      return createOpenAI({ apiKey: apiKey ?? "none", baseURL: baseUrl, fetch: mergingFetch() }).chat(ref.modelId);
+      return compatibleChatModel(ref.modelId, { apiKey: apiKey ?? "none", baseURL: baseUrl });
     case "offline":
       if (ref.modelId !== OFFLINE_MODEL_ID) {
         throw new ProviderError("unknown-model", `the offline provider has one model, "${OFFLINE_MODEL_ID}", not "${ref.modelId}"`, ref.providerId);

@@ -1,4 +1,3 @@
-import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { type ChatMessage, type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI } from "../../test/fake-openai";
@@ -6,6 +5,7 @@ import { historyBuilder, text, toolOutput } from "../../test/history";
 import { PRICES, closeLocks, recorder, scriptedServices, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { isParleyError } from "../errors";
+import { compatibleChatModel } from "../provider/chat-stream";
 import { loadModel } from "../provider/provider";
 import { createCallerFactory } from "../trpc/init";
 import { appRouter } from "../trpc/router";
@@ -43,7 +43,7 @@ const LIMIT = { context: 4_000, output: 1_000 };
 
 async function setup(options: { auto?: boolean; prune?: boolean } = {}) {
   const bus = new Bus();
-  const language = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-test");
+  const language = compatibleChatModel("gpt-test", { baseURL: `${fake.url}/v1`, apiKey: "test" });
   const deps = scriptedServices(bus, language);
   deps.models.resolve = (ref) => ({ ref, language, limit: LIMIT, cost: PRICES });
   deps.settings.compaction = { auto: options.auto ?? true, prune: options.prune ?? false };

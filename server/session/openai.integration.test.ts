@@ -1,4 +1,3 @@
-import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
 import { type FakeOpenAI, type StreamStep, reply, startFakeOpenAI, toolCallSteps } from "../../test/fake-openai";
@@ -10,9 +9,11 @@ import * as Status from "./status";
 import { Session } from ".";
 import { withActor } from "../services";
 import { builtinTools } from "../tool/registry";
+import { compatibleChatModel } from "../provider/chat-stream";
 
 /**
- * The loop driving the real `@ai-sdk/openai` Chat Completions provider against a local
+ * The loop driving the `compatible` provider (`@ai-sdk/openai` Chat Completions, its streams
+ * read by `chat-stream.ts`) against a local
  * fake OpenAI server: what streams in, what the model is sent, usage, retries with their
  * delays and cap, dropped connections, malformed chunks and queued prompts.
  */
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 function model() {
-  return createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-test");
+  return compatibleChatModel("gpt-test", { baseURL: `${fake.url}/v1`, apiKey: "test" });
 }
 
 /** A session on a fresh team, deps wired to the fake server, and an event recorder. */

@@ -1,11 +1,11 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
-import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { type LanguageModelUsage, type ModelMessage, type ToolSet, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type OfflineProviderServer, createOfflineProviderServer } from "../../../bench/offline-provider";
+import { compatibleChatModel } from "../chat-stream";
 import { createOfflineModel } from "./model";
 
 /**
@@ -53,7 +53,7 @@ const PROMPTS = [
 let provider: OfflineProviderServer;
 let base: string;
 const inProcess = () => createOfflineModel({ tokensPerSecond: 0, now: () => FIXED });
-const overHttp = (): LanguageModelV4 => createOpenAI({ baseURL: `${base}/v1`, apiKey: "x" }).chat("offline");
+const overHttp = (): LanguageModelV4 => compatibleChatModel("offline", { baseURL: `${base}/v1`, apiKey: "x" });
 
 beforeAll(async () => {
   provider = createOfflineProviderServer({ tokensPerSecond: 0, now: () => FIXED });
@@ -335,7 +335,7 @@ describe("offline provider forked, as the benchmark runs it", () => {
     expect(await next()).toEqual({ ok: true });
     forked.send({ tokensPerSecond: -1 });
     expect(await next()).toMatchObject({ ok: false });
-    const model = createOpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "x" }).chat("offline");
+    const model = compatibleChatModel("offline", { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "x" });
     const [steps, local] = await Promise.all([run(model, user(PROMPTS[0] ?? ""), executing, 3), run(inProcess(), user(PROMPTS[0] ?? ""), executing, 3)]);
     expect(steps.map((s) => s.text)).toEqual(local.map((s) => s.text));
     forked.send({ count: true });
