@@ -19,9 +19,9 @@ import { z } from "zod";
  * reasons, usage, refusals, tool calls, citations, log probabilities and error frames follow
  * that model's, and `chat-stream.test.ts` runs one set of streams through both.
  *
- * What differs is the cost of the common chunk, a piece of plain text: it is recognised by
- * direct checks instead of the zod schema, and runs of such chunks that arrived in one read
- * become one text delta. Every other chunk goes through the schema.
+ * What differs is the cost of a chunk: the common ones (text, tool calls, finish reasons,
+ * usage) are checked directly instead of by the zod schema, and runs of plain text chunks
+ * that arrived in one read become one text delta. Every other chunk goes through the schema.
  */
 
 const logprobsSchema = z.array(
@@ -111,30 +111,72 @@ export interface Parsed {
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const isNullish = (value: unknown): value is null | undefined => value === undefined || value === null;
-const nullishOr = (value: unknown, type: "string" | "number") => isNullish(value) || typeof value === type;
+
+const isNumberish = (value: unknown) => isNullish(value) || typeof value === "number";
+const isStringish = (value: unknown) => isNullish(value) || typeof value === "string";
+
+function isUsage(value: unknown): boolean {
+  if (isNullish(value)) return true;
+  if (!isObject(value) || !isNumberish(value.prompt_tokens) || !isNumberish(value.completion_tokens) || !isNumberish(value.total_tokens)) return false;
+  const prompt = value.prompt_tokens_details;
+  if (!isNullish(prompt) && (!isObject(prompt) || !isNumberish(prompt.cached_tokens) || !isNumberish(prompt.cache_write_tokens))) return false;
+  const completion = value.completion_tokens_details;
+  return (
+    isNullish(completion) ||
+    (isObject(completion) && isNumberish(completion.reasoning_tokens) && isNumberish(completion.accepted_prediction_tokens) && isNumberish(completion.rejected_prediction_tokens))
+  );
+}
+
+function isToolCallDelta(value: unknown): boolean {
+  if (!isObject(value) || typeof value.index !== "number" || !isStringish(value.id)) return false;
+  if (!isNullish(value.type) && value.type !== "function") return false;
+  const fn = value.function;
+  return isObject(fn) && isStringish(fn.name) && isStringish(fn.arguments);
+}
 
 /**
- * Whether `value` is a chunk the schema accepts whose only content is a piece of text
- * (`choices[0].delta.content`): no error, refusal, tool call, citation, log probabilities,
- * finish reason or usage. Keys the schema does not know are ignored, as the schema ignores them.
+ * Whether `value` is a chunk the schema accepts, checked directly (the common chunks: text,
+ * refusals, tool calls, finish reasons, usage). A chunk with log probabilities or citations,
+ * an error frame, or anything the checks reject goes to the schema, which decides. Keys the
+ * schema does not know are ignored, as the schema ignores them.
  */
-function isPlainText(value: unknown): value is ChatData {
+function isPlainChunk(value: unknown): value is ChatData {
   if (!isObject(value) || "error" in value) return false;
   const { choices } = value;
-  if (!Array.isArray(choices) || choices.length !== 1) return false;
-  if (!nullishOr(value.id, "string") || !nullishOr(value.created, "number") || !nullishOr(value.model, "string") || !isNullish(value.usage)) return false;
-  const choice: unknown = choices[0];
-  if (!isObject(choice) || typeof choice.index !== "number" || !isNullish(choice.finish_reason) || !isNullish(choice.logprobs)) return false;
-  const delta = choice.delta;
-  if (!isObject(delta) || typeof delta.content !== "string") return false;
-  if (!isNullish(delta.role) && delta.role !== "assistant") return false;
-  return isNullish(delta.refusal) && isNullish(delta.tool_calls) && isNullish(delta.annotations);
+  if (!Array.isArray(choices)) return false;
+  if (!isStringish(value.id) || !isNumberish(value.created) || !isStringish(value.model) || !isUsage(value.usage)) return false;
+  for (const choice of choices as unknown[]) {
+    if (!isObject(choice) || typeof choice.index !== "number" || !isStringish(choice.finish_reason) || !isNullish(choice.logprobs)) return false;
+    const delta = choice.delta;
+    if (isNullish(delta)) continue;
+    if (!isObject(delta) || !isStringish(delta.content) || !isStringish(delta.refusal) || !isNullish(delta.annotations)) return false;
+    if (!isNullish(delta.role) && delta.role !== "assistant") return false;
+    const calls = delta.tool_calls;
+    if (!isNullish(calls) && (!Array.isArray(calls) || !calls.every(isToolCallDelta))) return false;
+  }
+  return true;
+}
+
+/** A chunk whose only content is a piece of text of its one choice (what merges with its neighbours). */
+function textOnly(chunk: ChatData): boolean {
+  const choice = chunk.choices[0];
+  const delta = choice?.delta;
+  return (
+    chunk.choices.length === 1 &&
+    isNullish(chunk.usage) &&
+    isNullish(choice?.finish_reason) &&
+    !isNullish(delta) &&
+    typeof delta.content === "string" &&
+    isNullish(delta.role) &&
+    isNullish(delta.refusal) &&
+    isNullish(delta.tool_calls)
+  );
 }
 
 /**
  * One `data:` payload parsed and validated. Text that could hold a prototype-polluting key
- * and everything that is not plain text go through the AI SDK's `safeParseJSON` with the
- * schema, which gives the same results and errors as `@ai-sdk/openai`.
+ * and chunks the direct checks do not accept go through the AI SDK's `safeParseJSON` with
+ * the schema, which gives the same results and errors as `@ai-sdk/openai`.
  */
 export async function parseChunk(data: string): Promise<Parsed> {
   if (!data.includes("__proto__") && !data.includes("constructor")) {
@@ -144,10 +186,10 @@ export async function parseChunk(data: string): Promise<Parsed> {
     } catch {
       value = undefined; // the schema path below reports the JSON error
     }
-    if (isPlainText(value)) {
+    if (isPlainChunk(value)) {
       const choice = value.choices[0];
       // Chunks merge only with chunks of the same metadata, which the merged one keeps.
-      const mergeKey = choice && isNullish(choice.delta?.role) ? `${String(value.id)}\0${String(value.model)}\0${String(value.created)}\0${choice.index}` : undefined;
+      const mergeKey = choice && textOnly(value) ? `${String(value.id)}\0${String(value.model)}\0${String(value.created)}\0${choice.index}` : undefined;
       return { result: { success: true, value, rawValue: value }, ...(mergeKey !== undefined ? { mergeKey } : {}) };
     }
   }

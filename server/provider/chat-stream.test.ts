@@ -148,6 +148,17 @@ const cases: Record<string, Body> = {
     ],
   },
   "text then a tool call in the same read": { reads: [role + text("Let me look.") + tool(0, { name: "read", arguments: "{}" }, { id: "call_1" }) + finish("tool_calls") + done] },
+  "tool call deltas with fields the schema does not know": { reads: [tool(0, { name: "read", arguments: "{}", extra: 1 }, { id: "call_1", type: "function", extra: true }), finish("tool_calls")] },
+  "a tool call delta without an index": {
+    reads: [text("a"), chunk({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ id: "c", function: { name: "read" } }] }, finish_reason: null }] }), finish("stop")],
+  },
+  "a tool call delta without its function": { reads: [text("a"), chunk({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c" }] }, finish_reason: null }] })] },
+  "a role other than assistant": { reads: [text("a"), chunk({ ...base, choices: [{ index: 0, delta: { role: "user", content: "b" }, finish_reason: null }] })] },
+  "usage of the wrong type": { reads: [text("a"), finish("stop"), chunk({ ...base, choices: [], usage: { prompt_tokens: "20" } })] },
+  "a choice without an index": { reads: [text("a"), chunk({ ...base, choices: [{ delta: { content: "b" }, finish_reason: null }] })] },
+  "a finish reason that is not a string": { reads: [text("a"), chunk({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 1 }] })] },
+  "a delta that is null, and a chunk without a delta": { reads: [text("a"), chunk({ ...base, choices: [{ index: 0, delta: null, finish_reason: null }] }), chunk({ ...base, choices: [{ index: 0, finish_reason: "stop" }] })] },
+  "metadata of the wrong type": { reads: [text("a"), chunk({ ...base, id: 5, choices: [{ index: 0, delta: { content: "b" }, finish_reason: null }] })] },
   "a tool call of another type than function": { reads: [role, tool(0, { name: "x", arguments: "{}" }, { id: "call_1", type: "custom" }), finish("tool_calls")] },
   "a refusal turns stop into content-filter": {
     reads: [role, chunk({ ...base, choices: [{ index: 0, delta: { refusal: "I can't" }, finish_reason: null }] }), chunk({ ...base, choices: [{ index: 0, delta: { refusal: " help." }, finish_reason: "stop" }] })],

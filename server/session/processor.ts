@@ -106,7 +106,8 @@ export class Processor {
   /** Parts of the current attempt still streaming, by stream id. */
   private readonly texts = new Map<string, TextLike>();
   private readonly tools = new Map<string, ToolPart>();
-  private readonly attemptParts: Part[] = [];
+  /** Parts the current attempt wrote, by part id, in the order they were first written. */
+  private readonly attemptParts = new Map<string, Part>();
   /** Live updates a tool sent before its part was marked running, applied when it is. */
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
@@ -219,7 +220,7 @@ export class Processor {
 
   /** One streamed attempt; returns the error that ended it, if any. */
   private async attempt(open: () => StreamHandle): Promise<unknown> {
-    this.attemptParts.length = 0;
+    this.attemptParts.clear();
     try {
       for await (const event of open().fullStream) {
         if (this.turn.abort.aborted) return new DOMException("aborted", "AbortError");
@@ -240,11 +241,11 @@ export class Processor {
    * effects are real.
    */
   private async discardAttempt(): Promise<void> {
-    for (const part of this.attemptParts) {
+    for (const part of this.attemptParts.values()) {
       const finishedTool = part.type === "tool" && (part.state.status === "completed" || part.state.status === "error");
       if (!finishedTool) await this.writer.removePart(part);
     }
-    this.attemptParts.length = 0;
+    this.attemptParts.clear();
     this.texts.clear();
     for (const [callId, part] of this.tools) {
       if (part.state.status === "pending" || part.state.status === "running") this.tools.delete(callId);
@@ -252,9 +253,7 @@ export class Processor {
   }
 
   private track(part: Part): void {
-    const index = this.attemptParts.findIndex((p) => p.id === part.id);
-    if (index === -1) this.attemptParts.push(part);
-    else this.attemptParts[index] = part;
+    this.attemptParts.set(part.id, part);
   }
 
   /**
@@ -443,7 +442,7 @@ export class Processor {
     // The step is complete and counted: nothing of it is discarded by a later retry. Its
     // message (tokens, cost, finish) is written once, as the turn closes right after this
     // event (the step's last: its tools ran before it), not here and again there.
-    this.attemptParts.length = 0;
+    this.attemptParts.clear();
     await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
     if (this.turn.overflows?.(step)) this.compact = true;
   }
