@@ -1,6 +1,8 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compatibleChatModel } from "./chat-stream";
 
 /**
@@ -291,5 +293,131 @@ describe("compatible provider stream reader", () => {
     expect((await reader.read()).value?.type).toBe("stream-start");
     await reader.cancel("done here");
     expect(cancelled).toBe("done here");
+  });
+});
+
+/**
+ * The same over HTTP: a local server sends each read as its own write, the SDK's model reads
+ * through fetch and this one through `node:http` (http-transport.ts). Errors are compared
+ * by what callers act on (class, message, status, retryability): the two HTTP clients word
+ * a cut connection's cause differently.
+ */
+describe("compatible provider over HTTP (node:http)", () => {
+  let server: http.Server;
+  let base: string;
+  let current: Body & { redirect?: boolean } = { reads: [] };
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (current.redirect && req.url === "/v1/chat/completions") {
+          res.writeHead(307, { location: "/moved/chat/completions" });
+          res.end();
+          return;
+        }
+        res.writeHead(current.status ?? 200, { "content-type": current.contentType ?? "text/event-stream", "x-request-id": "req-1" });
+        void (async () => {
+          for (const read of current.reads) {
+            res.write(read);
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+          if (current.fail) res.socket?.destroy();
+          else res.end();
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** What callers act on, of an outcome. */
+  function coarse(o: Outcome): unknown {
+    const error = (e: unknown) => {
+      if (typeof e !== "object" || e === null) return e;
+      const { class: cls, message, statusCode, isRetryable } = e as Record<string, unknown>;
+      return { class: cls, message, statusCode, isRetryable };
+    };
+    if ("rejected" in o) return { rejected: error(o.rejected) };
+    const parts = o.parts.map((p) => ((p as { type?: string }).type === "error" ? { type: "error", error: error((p as { error: unknown }).error) } : p));
+    return { parts, ...(o.streamError !== undefined ? { streamError: error(o.streamError) } : {}) };
+  }
+
+  async function overHttp(body: Body & { redirect?: boolean }, options = call()) {
+    current = body;
+    const sdk = createOpenAI({ baseURL: `${base}/v1`, apiKey: "k" }).chat("m");
+    const ours = compatibleChatModel("m", { baseURL: `${base}/v1`, apiKey: "k" });
+    return { sdk: coarse(await outcome(sdk, options)), ours: coarse(await outcome(ours, options)) };
+  }
+
+  const names = [
+    "text, one chunk per read, finish and usage",
+    "text chunks split across reads mid-line and mid-character",
+    "tool calls whose arguments arrive in pieces, two of them",
+    "a refusal turns stop into content-filter",
+    "a retryable error frame after output",
+    "malformed JSON after output",
+    "an error frame before any output, then text",
+    "malformed JSON before any output",
+    "an empty body",
+    "an HTTP error",
+    "an HTTP 500 with a body that is not JSON",
+  ];
+  for (const name of names) {
+    it(`gives what @ai-sdk/openai gives: ${name}`, async () => {
+      const body = cases[name];
+      if (!body) throw new Error(`no case ${name}`);
+      const { sdk, ours } = await overHttp(body);
+      expect(ours).toEqual(sdk);
+    });
+  }
+
+  it("a connection cut after output is a retryable error after the text, as with fetch", async () => {
+    const { sdk, ours } = await overHttp({ reads: [role, text("partial")], fail: new Error("cut") });
+    const streamError = (o: unknown) => (o as { streamError?: unknown }).streamError;
+    expect(streamError(ours)).toEqual(streamError(sdk));
+    expect(streamError(ours)).toMatchObject({ class: "APICallError", message: "Failed to process successful response", isRetryable: true });
+  });
+
+  it("a connection cut before any output is the same retryable error as with fetch", async () => {
+    const { sdk, ours } = await overHttp({ reads: [role], fail: new Error("cut") });
+    expect(ours).toEqual(sdk);
+    expect((ours as { rejected?: unknown }).rejected ?? (ours as { streamError?: unknown }).streamError).toMatchObject({ isRetryable: true });
+  });
+
+  it("follows a redirect, as fetch does", async () => {
+    const { sdk, ours } = await overHttp({ reads: [text("moved"), finish("stop")], redirect: true });
+    expect(ours).toEqual(sdk);
+    expect(JSON.stringify(ours)).toContain("moved");
+  });
+
+  it("a server that does not answer is the same retryable connection error as with fetch", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const url = `http://127.0.0.1:${port}/v1`;
+    const sdk = coarse(await outcome(createOpenAI({ baseURL: url, apiKey: "k" }).chat("m")));
+    const ours = coarse(await outcome(compatibleChatModel("m", { baseURL: url, apiKey: "k" })));
+    expect(ours).toEqual(sdk);
+    expect(ours).toMatchObject({ rejected: { class: "APICallError", isRetryable: true } });
+  });
+
+  it("an abort mid-stream ends the stream with an AbortError, as with fetch", async () => {
+    for (const model of [createOpenAI({ baseURL: `${base}/v1`, apiKey: "k" }).chat("m"), compatibleChatModel("m", { baseURL: `${base}/v1`, apiKey: "k" })]) {
+      current = { reads: [role, text("a"), ...Array.from({ length: 200 }, () => text("b"))] };
+      const controller = new AbortController();
+      const result = await model.doStream(call({ abortSignal: controller.signal }));
+      const reader = result.stream.getReader();
+      let failure: unknown;
+      try {
+        for (let next = await reader.read(); !next.done; next = await reader.read()) if (next.value.type === "text-delta") controller.abort();
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).toMatchObject({ name: "AbortError" });
+    }
   });
 });

@@ -1,9 +1,10 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, LanguageModelV4StreamResult } from "@ai-sdk/provider";
 import { APICallError } from "@ai-sdk/provider";
-import { type ParseResult, extractResponseHeaders, isAbortError } from "@ai-sdk/provider-utils";
+import { type ParseResult, isAbortError } from "@ai-sdk/provider-utils";
 import { type EventSourceParser, createParser } from "eventsource-parser";
 import { type ChatChunk, ChatChunkTransform, type Parsed, isOutputChunk, mergeRuns, parseChunk } from "./chat-chunks";
+import { type ByteSource, type Incoming, fetchTransport, httpTransport, streamOf, toResponse } from "./http-transport";
 
 /**
  * The `compatible` provider's model: `@ai-sdk/openai`'s Chat Completions model, with the
@@ -22,6 +23,7 @@ import { type ChatChunk, ChatChunkTransform, type Parsed, isOutputChunk, mergeRu
  * provider's `fetch` reads a successful body up to its first output chunk: when an error or
  * the end comes first, the SDK gets the whole body as it came; otherwise the body stays here
  * and the SDK gets an empty one, whose `stream-start` part (the call's warnings) is kept.
+ * Requests go out through `node:http` (http-transport.ts).
  */
 
 type StreamStartPart = Extract<LanguageModelV4StreamPart, { type: "stream-start" }>;
@@ -35,14 +37,15 @@ class EventReader {
   /** The bytes read, while someone needs them (the early-error check's hand-back). */
   recorded: Uint8Array[] | undefined = [];
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {
+  constructor(private readonly source: ByteSource) {
     this.parser = createParser({ onEvent: (event) => this.events.push(event.data) });
   }
 
   /** The data of the events the next read completed (none is possible); undefined at the end. */
   async next(): Promise<string[] | undefined> {
     if (this.ended) return undefined;
-    const { done, value } = await this.reader.read();
+    const value = await this.source.read();
+    const done = value === undefined;
     if (done) {
       this.ended = true;
       this.parser.feed(this.decoder.decode());
@@ -65,28 +68,14 @@ class EventReader {
   }
 
   cancel(reason?: unknown): Promise<void> {
-    return this.reader.cancel(reason);
+    return this.source.cancel(reason);
   }
 
   /** A body of what was read so far, then the rest (or `failure`, when reading failed). */
   replay(failure?: { error: unknown }): ReadableStream<Uint8Array> {
     const chunks = this.recorded ?? [];
     this.recorded = undefined;
-    const reader = this.reader;
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(chunk);
-        if (failure) controller.error(failure.error);
-      },
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    });
+    return streamOf(this.source, chunks, failure);
   }
 }
 
@@ -149,12 +138,12 @@ function readError(error: unknown, call: CallFacts): unknown {
  * output came first; handed back whole to the SDK as a new response when an error frame, a
  * chunk that is not valid, the end or a failed read came first.
  */
-async function readToOutput(response: Response, call: () => CallFacts): Promise<Diverted | Response> {
-  if (!response.ok || !response.body) return response;
-  const events = new EventReader(response.body.getReader());
+async function readToOutput(response: Incoming, call: () => CallFacts): Promise<Diverted | Response> {
+  const ok = response.status >= 200 && response.status < 300;
+  if (!ok || !response.body) return toResponse(response);
+  const events = new EventReader(response.body);
   const chunks: Parsed[] = [];
-  const handBack = (failure?: { error: unknown }) =>
-    new Response(events.replay(failure), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const handBack = (failure?: { error: unknown }) => toResponse(response, events.replay(failure));
   try {
     for (;;) {
       const batch = await events.nextChunks();
@@ -234,14 +223,14 @@ async function streamStart(stream: ReadableStream<LanguageModelV4StreamPart>): P
 export interface CompatibleChatSettings {
   baseURL: string;
   apiKey: string;
-  /** The fetch to send requests with (the global one by default). */
+  /** A fetch to send requests with (tests); by default Node's HTTP client (http-transport.ts). */
   fetch?: typeof fetch;
 }
 
 /** An OpenAI-compatible server's model, through Chat Completions (see above). */
 export function compatibleChatModel(modelId: string, settings: CompatibleChatSettings): LanguageModelV4 {
-  const send = settings.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const sdk = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, fetch: send }).chat(modelId);
+  const send = settings.fetch ? fetchTransport(settings.fetch) : httpTransport();
+  const sdk = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, fetch: async (input, init) => toResponse(await send(input, init)) }).chat(modelId);
   return {
     specificationVersion: "v4",
     provider: sdk.provider,
@@ -255,12 +244,12 @@ export function compatibleChatModel(modelId: string, settings: CompatibleChatSet
         const kept = await readToOutput(response, () => ({
           url: input instanceof Request ? input.url : String(input),
           statusCode: response.status,
-          responseHeaders: extractResponseHeaders(response),
+          responseHeaders: Object.fromEntries(response.headers.entries()),
           body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
         }));
         if (kept instanceof Response) return kept;
         diverted = kept;
-        return new Response("", { status: response.status, statusText: response.statusText, headers: response.headers });
+        return toResponse(response, new Response("").body);
       };
       const model = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, fetch: divert }).chat(modelId);
       let result: LanguageModelV4StreamResult;

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ParleyError } from "../errors";
 import {
@@ -46,8 +48,27 @@ function captureFetch(): Array<{ url: string; headers: Headers; body: unknown }>
   return seen;
 }
 
-afterEach(() => {
+/** A local server answering every request with `body` (an event stream), recording what it was sent. */
+async function serve(body: string): Promise<{ url: string; seen: Array<{ url: string; headers: http.IncomingHttpHeaders; body: unknown }> }> {
+  const seen: Array<{ url: string; headers: http.IncomingHttpHeaders; body: unknown }> = [];
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    req.on("end", () => {
+      seen.push({ url: req.url ?? "", headers: req.headers, body: JSON.parse(text) });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen };
+}
+const servers: http.Server[] = [];
+
+afterEach(async () => {
   vi.unstubAllGlobals();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
 const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
@@ -74,18 +95,19 @@ describe("providers", () => {
     const model = languageModel({ providerId: "compatible", modelId: "llama3.1" }, local);
     expect(model.provider).toBe("openai.chat");
     expect(model.modelId).toBe("llama3.1");
-    const seen = captureFetch();
-    await expect(model.doStream({ prompt })).rejects.toThrow();
-    expect(seen[0]?.url).toBe("http://127.0.0.1:11434/v1/chat/completions");
-    expect(seen[0]?.headers.get("authorization")).toBe("Bearer none");
-    expect(seen[0]?.body).toMatchObject({ model: "llama3.1", stream: true });
+    const server = await serve("data: [DONE]\n\n");
+    const reached = languageModel({ providerId: "compatible", modelId: "llama3.1" }, { ...local, openai: { ...local.openai, baseUrl: server.url } });
+    await drain((await reached.doStream({ prompt })).stream);
+    expect(server.seen[0]?.url).toBe("/v1/chat/completions");
+    expect(server.seen[0]?.headers.authorization).toBe("Bearer none");
+    expect(server.seen[0]?.body).toMatchObject({ model: "llama3.1", stream: true });
   });
 
-  it('"compatible" and "openai" read text deltas that arrived together as one delta (merge-deltas.ts)', async () => {
+  it('"compatible" (chat-stream.ts) and "openai" (merge-deltas.ts) read text deltas that arrived together as one delta', async () => {
     const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
     const body = `${chunk("Hel")}${chunk("lo")}${chunk(" there")}data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
-    vi.stubGlobal("fetch", async () => new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } }));
-    const model = languageModel({ providerId: "compatible", modelId: "llama3.1" }, local);
+    const server = await serve(body);
+    const model = languageModel({ providerId: "compatible", modelId: "llama3.1" }, { ...local, openai: { ...local.openai, baseUrl: server.url } });
     const { stream } = await model.doStream({ prompt });
     const deltas: string[] = [];
     for (const part of await drain(stream)) if (part.type === "text-delta") deltas.push(part.delta);
