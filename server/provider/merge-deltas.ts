@@ -1,5 +1,8 @@
 /**
- * Text deltas that have already arrived together, merged before the AI SDK reads them.
+ * Text deltas that have already arrived together, merged before the AI SDK reads them: the
+ * `fetch` of the `openai` provider (the Responses API). The `compatible` provider reads its
+ * streams itself and merges there (chat-stream.ts); Chat Completions chunks are still
+ * understood here, for any Chat Completions model read through the SDK.
  *
  * The AI SDK pays about 0.1 ms of CPU per streamed event (SSE parsing, JSON parsing and
  * validation, several stream stages), whatever the event carries. When the server is busy,
