@@ -212,6 +212,15 @@ function partStream(diverted: Diverted, start: StreamStartPart, includeRawChunks
   });
 }
 
+/** The request body the SDK sent (its own JSON), for errors to report; its text if it is not JSON. */
+function requestJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Its first part, which for the SDK's chat model is `stream-start`; the rest is cancelled. */
 async function streamStart(stream: ReadableStream<LanguageModelV4StreamPart>): Promise<StreamStartPart> {
   const reader = stream.getReader();
@@ -245,7 +254,7 @@ export function compatibleChatModel(modelId: string, settings: CompatibleChatSet
           url: input instanceof Request ? input.url : String(input),
           statusCode: response.status,
           responseHeaders: Object.fromEntries(response.headers.entries()),
-          body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
+          body: typeof init?.body === "string" ? requestJson(init.body) : undefined,
         }));
         if (kept instanceof Response) return kept;
         diverted = kept;
