@@ -11,6 +11,7 @@ import {
   zodSchema,
 } from "@ai-sdk/provider-utils";
 import { z } from "zod";
+import { type Json, isNullish, isObject } from "./json-guards";
 
 /**
  * The chunks of an OpenAI Chat Completions stream (`POST /chat/completions`, `stream: true`)
@@ -108,10 +109,6 @@ export interface Parsed {
   mergeKey?: string;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const isNullish = (value: unknown): value is null | undefined => value === undefined || value === null;
-
 const isNumberish = (value: unknown) => isNullish(value) || typeof value === "number";
 const isStringish = (value: unknown) => isNullish(value) || typeof value === "string";
 
@@ -174,11 +171,12 @@ function textOnly(chunk: ChatData): boolean {
 }
 
 /**
- * One `data:` payload parsed and validated. Text that could hold a prototype-polluting key
- * and chunks the direct checks do not accept go through the AI SDK's `safeParseJSON` with
- * the schema, which gives the same results and errors as `@ai-sdk/openai`.
+ * One `data:` payload parsed and validated, at once when the direct checks accept it. Text
+ * that could hold a prototype-polluting key and chunks the checks do not accept go through
+ * the AI SDK's `safeParseJSON` with the schema, which gives the same results and errors as
+ * `@ai-sdk/openai` (the promise).
  */
-export async function parseChunk(data: string): Promise<Parsed> {
+export function parseChunk(data: string): Parsed | Promise<Parsed> {
   if (!data.includes("__proto__") && !data.includes("constructor")) {
     let value: unknown;
     try {
@@ -193,7 +191,7 @@ export async function parseChunk(data: string): Promise<Parsed> {
       return { result: { success: true, value, rawValue: value }, ...(mergeKey !== undefined ? { mergeKey } : {}) };
     }
   }
-  return { result: await safeParseJSON({ text: data, schema: chunkValidator }) };
+  return safeParseJSON({ text: data, schema: chunkValidator }).then((result) => ({ result }));
 }
 
 /** Whether a chunk carries output (what ends the wait for an error sent before any). */

@@ -41,8 +41,8 @@ class EventReader {
     this.parser = createParser({ onEvent: (event) => this.events.push(event.data) });
   }
 
-  /** The data of the events the next read completed (none is possible); undefined at the end. */
-  async next(): Promise<string[] | undefined> {
+  /** The chunks of the events the next read completed (none is possible); undefined at the end. `[DONE]` is not a chunk. */
+  async nextChunks(): Promise<Parsed[] | undefined> {
     if (this.ended) return undefined;
     const value = await this.source.read();
     const done = value === undefined;
@@ -54,16 +54,14 @@ class EventReader {
       this.parser.feed(this.decoder.decode(value, { stream: true }));
     }
     const events = this.events;
+    if (done && events.length === 0) return undefined;
     this.events = [];
-    return events.length > 0 || !done ? events : undefined;
-  }
-
-  /** The chunks of the next read's events; undefined at the end. `[DONE]` is not a chunk. */
-  async nextChunks(): Promise<Parsed[] | undefined> {
-    const events = await this.next();
-    if (events === undefined) return undefined;
     const out: Parsed[] = [];
-    for (const data of events) if (data !== "[DONE]") out.push(await parseChunk(data));
+    for (const data of events) {
+      if (data === "[DONE]") continue;
+      const parsed = parseChunk(data);
+      out.push(parsed instanceof Promise ? await parsed : parsed);
+    }
     return out;
   }
 

@@ -37,7 +37,7 @@ export interface Incoming {
 export type Transport = (input: string | URL | Request, init?: RequestInit) => Promise<Incoming>;
 
 /** Undici's default headers and body timeouts: the longest wait for the next byte. */
-export const IDLE_TIMEOUT_MS = 300_000;
+const IDLE_TIMEOUT_MS = 300_000;
 
 /** A `Response` of an answer whose body is `body` (by default the answer's own, unread). */
 export function toResponse(incoming: Incoming, body: ReadableStream<Uint8Array> | null = incoming.body ? streamOf(incoming.body) : null): Response {

@@ -16,11 +16,7 @@
  * passed on as it came and ends the run of merging.
  */
 
-/** A JSON object (what a provider's `data:` line holds). */
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const isAbsent = (value: unknown) => value === undefined || value === null;
+import { type Json, isNullish, isObject } from "./json-guards";
 
 /** Fields of a chat completion chunk that may differ or be dropped between merged chunks. */
 const CHAT_TOP = new Set(["id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "choices", "usage"]);
@@ -39,9 +35,9 @@ interface TextEvent {
 
 function chatText(data: Json): TextEvent | undefined {
   for (const key of Object.keys(data)) if (!CHAT_TOP.has(key)) return undefined;
-  if (!isAbsent(data.usage) || !Array.isArray(data.choices) || data.choices.length !== 1) return undefined;
+  if (!isNullish(data.usage) || !Array.isArray(data.choices) || data.choices.length !== 1) return undefined;
   const choice: unknown = data.choices[0];
-  if (!isObject(choice) || !isAbsent(choice.finish_reason) || !isAbsent(choice.logprobs) || !isObject(choice.delta)) return undefined;
+  if (!isObject(choice) || !isNullish(choice.finish_reason) || !isNullish(choice.logprobs) || !isObject(choice.delta)) return undefined;
   for (const key of Object.keys(choice)) if (key !== "index" && key !== "delta" && key !== "finish_reason" && key !== "logprobs") return undefined;
   const delta = choice.delta;
   const keys = Object.keys(delta);
@@ -58,7 +54,7 @@ function chatText(data: Json): TextEvent | undefined {
 function responsesText(data: Json): TextEvent | undefined {
   if (typeof data.type !== "string" || !RESPONSES_TEXT.has(data.type) || typeof data.delta !== "string") return undefined;
   for (const key of Object.keys(data)) if (!RESPONSES_KEYS.has(key)) return undefined;
-  if (Array.isArray(data.logprobs) ? data.logprobs.length > 0 : !isAbsent(data.logprobs)) return undefined;
+  if (Array.isArray(data.logprobs) ? data.logprobs.length > 0 : !isNullish(data.logprobs)) return undefined;
   return {
     key: `responses\0${data.type}\0${String(data.item_id)}\0${String(data.output_index)}\0${String(data.content_index)}\0${String(data.summary_index)}`,
     text: data.delta,
