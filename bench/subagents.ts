@@ -247,9 +247,11 @@ async function main(): Promise<number> {
     }
     log(`   (a) sends ${CHILDREN} session.create and ${CHILDREN} session.prompt requests, (b) one of each: both as a user's browser would.`);
     const extra = sb.median / sa.median - 1;
-    const ok = extra <= TARGET_EXTRA;
-    const [low, high] = interval(a, b);
     const pct = (x: number) => (x * 100).toFixed(1);
+    // Judged on the figure printed: medians are whole clock ticks, so a median exactly 10 %
+    // above the other (880 against 800 ms) is common, and is 0.10000000000000009 in floating point.
+    const ok = Number(pct(extra)) <= TARGET_EXTRA * 100;
+    const [low, high] = interval(a, b);
     log(`\nThe parent's extra CPU (median): ${pct(extra)} % (95 % interval ${pct(low)} … ${pct(high)} %; mean: ${pct(mean(b) / mean(a) - 1)} %; target ≤ ${TARGET_EXTRA * 100} %): ${verdict(ok)}`);
     return ok ? 0 : 1;
   } finally {
