@@ -137,6 +137,52 @@ describe("TurnWriter", () => {
     expect(writes.map((w) => w.op + (w.text ?? ""))).toEqual(["partx", "message", "partxy"]);
   });
 
+  it("changes flushed while a write is under way share the next statement, and each caller waits for its own change", async () => {
+    const { db, writes } = fakeDb({ slowMs: 20 });
+    const { writer } = setup(db, 10_000);
+    const first = Id.ascending("part");
+    const results = Array.from({ length: 10 }, () => Id.ascending("part"));
+    const written = (id: string) => writes.some((w) => w.id === id);
+    const flushed: boolean[] = [];
+    const firstWrite = writer.part(text(first, "first"));
+    await sleep(2); // its statement is under way
+    // Ten tool results at once, while the first statement runs: each resolves only once its row is stored.
+    const all = results.map((id, i) => writer.part(text(id, `result ${i}`)).then(() => flushed.push(written(id))));
+    await Promise.all([firstWrite, ...all]);
+    expect(flushed).toEqual(results.map(() => true));
+    expect(writes.map((w) => w.id)).toEqual([first, ...results]);
+    expect(new Set(writes.map((w) => w.statement))).toEqual(new Set([1, 2]));
+  });
+
+  it("a flush never joins a statement queued before another write, so writes keep their order", async () => {
+    const { db, writes } = fakeDb({ slowMs: 15 });
+    const { writer } = setup(db, 10_000);
+    const a = Id.ascending("part");
+    const b = Id.ascending("part");
+    const c = Id.ascending("part");
+    const pending = [writer.part(text(a, "a"))];
+    await sleep(2); // a's statement is under way
+    pending.push(writer.part(text(b, "b")));
+    pending.push(writer.message(message));
+    pending.push(writer.part(text(c, "c")));
+    await Promise.all(pending);
+    expect(writes.map((w) => w.op + (w.text ?? ""))).toEqual(["parta", "partb", "message", "partc"]);
+    // a's statement was running when b came: b waited for the next one, which c could not join past the message.
+    expect(writes.map((w) => w.statement ?? 0)).toEqual([1, 2, 0, 3]);
+  });
+
+  it("a failed shared statement fails every flush that joined it", async () => {
+    const bad = Id.ascending("part");
+    const { db } = fakeDb({ slowMs: 10, failPart: (id) => id === bad });
+    const { writer } = setup(db, 10_000);
+    const first = writer.part(text(Id.ascending("part"), "ok"));
+    await sleep(2); // its statement is under way
+    const joined = [writer.part(text(Id.ascending("part"), "with")), writer.part(text(bad, "refused"))];
+    await expect(first).resolves.toBeUndefined();
+    await Promise.all(joined.map((flush) => expect(flush).rejects.toThrow("part write failed")));
+    await expect(writer.flush()).resolves.toBeUndefined();
+  });
+
   it("a failed write is reported once, to its caller; later writes go on", async () => {
     let fail = true;
     const { db, writes } = fakeDb({ failMessage: () => fail });

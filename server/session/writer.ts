@@ -41,6 +41,8 @@ export class TurnWriter {
   private readonly published = new Map<string, number>();
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly windowMs: number;
+  /** The part statement queued last, not yet started, while nothing else was queued after it: a flush joins it. */
+  private group: { rows: Map<string, Part>; done: Promise<void> } | undefined;
   writes = 0;
 
   constructor(
@@ -107,14 +109,34 @@ export class TurnWriter {
     });
   }
 
-  /** Publish what is held and persist every pending part change. Rejects with the first write failure. */
+  /**
+   * Publish what is held and persist every pending part change. Rejects with the first write
+   * failure.
+   *
+   * Flushes in a row share a statement (group commit): changes flushed while an earlier
+   * write of the turn is still under way join the statement queued after it, unless
+   * another write was queued since — so ten tool results that come at once cost a
+   * statement or two, not ten, and writes still reach the database in the order they were
+   * made.
+   */
   async flush(): Promise<void> {
     this.release();
     const parts = this.take();
     if (parts.length) {
-      await this.enqueue(async () => {
-        this.writes += await Store.persistParts(this.services.db, parts);
-      });
+      let group = this.group;
+      if (!group) {
+        const rows = new Map<string, Part>();
+        group = {
+          rows,
+          done: this.enqueue(async () => {
+            if (this.group?.rows === rows) this.group = undefined;
+            this.writes += await Store.persistParts(this.services.db, [...rows.values()]);
+          }, true),
+        };
+        this.group = group;
+      }
+      for (const part of parts) group.rows.set(part.id, part);
+      await group.done;
     } else {
       await this.chain;
     }
@@ -142,6 +164,7 @@ export class TurnWriter {
    * later writes wait for it; its failure is reported by the next flush, once.
    */
   after(write: Promise<number>): void {
+    this.group = undefined;
     this.chain = this.chain.then(() =>
       write.then(
         (count) => {
@@ -188,7 +211,9 @@ export class TurnWriter {
     this.held.clear();
   }
 
-  private enqueue(work: () => Promise<void>): Promise<void> {
+  /** Queue a write after the turn's others; anything but a flush's own statement closes the open group. */
+  private enqueue(work: () => Promise<void>, group = false): Promise<void> {
+    if (!group) this.group = undefined;
     const next = this.chain.then(work);
     // Keep the chain alive after a failure. The failure itself goes to the caller of
     // `next` only (a background flush records it for the next flush() itself): recording
