@@ -5,9 +5,10 @@
  * real endpoint.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { type CpuGroup, cpuGroup, measureByGroup } from "./process-tree";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const DIST_DIR = process.env.PARLEY_DIST_DIR ?? ".next-bench";
@@ -41,6 +42,12 @@ export async function waitForServer(url: string, app: ChildProcess, timeoutMs: n
   throw new Error(`the app did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
+/** Remove a tree's control group once its last process (PostgreSQL's, shutting down after the launcher) is gone. */
+async function removeWhenEmpty(group: CpuGroup): Promise<void> {
+  for (let i = 0; i < 50 && readFileSync(group.procs, "utf8").trim() !== ""; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  group.remove();
+}
+
 /** Apps this process is stopping: their exit code is expected. */
 const stopping = new WeakSet<ChildProcess>();
 
@@ -52,7 +59,12 @@ const stopping = new WeakSet<ChildProcess>();
 export function startApp(dataDir: string, port: number, env: Record<string, string> = {}, options: { build?: boolean } = {}): ChildProcess {
   const build = options.build ?? (process.argv.includes("--build") || !existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID")));
   log(build ? `Building the app into ${DIST_DIR} and starting it on port ${port} …` : `Starting the app (${DIST_DIR}) on port ${port} …`);
-  const app = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/parley.ts", "start", ...(build ? ["--build"] : [])], {
+  const command = [path.join(ROOT, "node_modules", ".bin", "tsx"), "scripts/parley.ts", "start", ...(build ? ["--build"] : [])];
+  // Where it can, the app's tree runs in a control group of its own, which counts its CPU
+  // exactly (process-tree.ts): the launcher joins it before it starts anything.
+  const group = cpuGroup("parley-bench");
+  const [file, ...args] = group ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', group.procs, ...command] : command;
+  const app = spawn(file ?? "", args, {
     cwd: ROOT,
     env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PROJECT_DIR: path.join(dataDir, "project"), PARLEY_DIST_DIR: DIST_DIR, PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -66,7 +78,9 @@ export function startApp(dataDir: string, port: number, env: Record<string, stri
   app.stderr?.on("data", keep);
   app.on("exit", (code) => {
     if (code && !stopping.has(app)) process.stderr.write(`[bench] the app exited with code ${code}; its last output:\n${output.join("")}\n`);
+    if (group) void removeWhenEmpty(group);
   });
+  if (group && app.pid !== undefined) measureByGroup(app.pid, group);
   return app;
 }
 

@@ -15,19 +15,19 @@
  * process (bench/offline-provider.ts, paced as it paces itself), and this process as the
  * user's client: it signs up, creates and prompts the sessions through tRPC over HTTP.
  *
- * Each run starts on a quiet server (its process tree using no more than a clock tick in
+ * Each run starts on a quiet server (its process tree using no more than 10 ms of CPU in
  * each of three 100 ms windows in a row) just after a full garbage collection of the
  * Next.js server, and ends when the provider has sent the run's last answer, the server
  * has been quiet for 1 s (its last writes, idle statuses, locks released, background
  * prunes) and another full collection is done: so each run pays for collecting its own
  * garbage, which V8 would otherwise collect whenever its heap or its memory reducer
  * decides, often inside a later run (bench/inspector-gc.ts forces the collections through
- * Node's inspector). Its CPU is the app's whole process tree from /proc (Node, PostgreSQL
- * and its backends, git for snapshots) over that time, minus what an empty run (the same
- * collections and waits, no work) costs. Runs alternate after a warm-up of each; the
- * median and mean of each and the parent's extra CPU are printed, with a 95 % interval of
- * the extra (resampling the runs). Target: (b) at most 10 %
- * more than (a).
+ * Node's inspector). Its CPU is the app's whole process tree (Node, PostgreSQL and its
+ * backends, git for snapshots) over that time — from its control group where one can be
+ * made (exact), else from /proc (clock ticks: process-tree.ts) — minus what an empty run
+ * (the same collections and waits, no work) costs. Runs alternate after a warm-up of
+ * each; the median and mean of each and the parent's extra CPU are printed, with a 95 %
+ * interval of the extra (resampling the runs). Target: (b) at most 10 % more than (a).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,7 +37,7 @@ import { type Api, freePort, next, signedIn, startAppWithProvider, stopApp } fro
 import { ms, numberArg, stats, verdict } from "./figures";
 import type { OfflineProviderCounts } from "./offline-provider";
 import { InspectorGc, inspectPortOption } from "./inspector-gc";
-import { cpuMs } from "./process-tree";
+import { cpuMs, cpuSource } from "./process-tree";
 
 const CHILDREN = numberArg("children", 10, { integer: true });
 /**
@@ -74,7 +74,7 @@ async function answered(provider: ChildProcess, from: number, answers: number, d
 /** A run's work is over once the server has been quiet this long (1 s: its last writes, idle statuses, background prunes). */
 const QUIET_AFTER_WINDOWS = 10;
 
-/** Until the app's tree has used no more than one clock tick (10 ms) in each of `windows` 100 ms windows in a row. */
+/** Until the app's tree has used no more than 10 ms of CPU (a clock tick of /proc) in each of `windows` 100 ms windows in a row. */
 async function quiet(appPid: number, windows = 3): Promise<void> {
   let calm = 0;
   let last = cpuMs(appPid);
@@ -179,8 +179,9 @@ async function main(): Promise<number> {
     log(`\nbench:subagents — ${CHILDREN} jobs ("${job(0)}"…) as ${CHILDREN} root sessions vs one parent with ${CHILDREN} subagents; Node ${process.version}, ${os.cpus().length} cores`);
     log("The app's production build with its embedded PostgreSQL; the offline model behind an OpenAI-compatible server over HTTP in its own");
     log("process; sessions created and prompted through tRPC over HTTP from this process. CPU: the app's process tree (Node, PostgreSQL,");
-    log("git) from /proc, from a full garbage collection and a quiet server to the provider's last answer, 1 s of quiet and a full");
-    log("collection after it (each run pays for its own garbage), minus an empty run's CPU (the same collections and waits, no work).\n");
+    log("git), from a full garbage collection and a quiet server to the provider's last answer, 1 s of quiet and a full");
+    log("collection after it (each run pays for its own garbage), minus an empty run's CPU (the same collections and waits, no work).");
+    log(`The tree's CPU is read from ${cpuSource(appPid)}: every process it ran, those that ended included.\n`);
 
     // Named sessions: a default title would add a title request to each.
     const rootsPhase: Phase = (since) => (since.stop < CHILDREN ? "the roots' turns" : AFTER);
@@ -248,8 +249,9 @@ async function main(): Promise<number> {
     log(`   (a) sends ${CHILDREN} session.create and ${CHILDREN} session.prompt requests, (b) one of each: both as a user's browser would.`);
     const extra = sb.median / sa.median - 1;
     const pct = (x: number) => (x * 100).toFixed(1);
-    // Judged on the figure printed: medians are whole clock ticks, so a median exactly 10 %
-    // above the other (880 against 800 ms) is common, and is 0.10000000000000009 in floating point.
+    // Judged on the figure printed: from /proc, medians are whole clock ticks, so a median
+    // exactly 10 % above the other (880 against 800 ms) is common, and is 0.10000000000000009
+    // in floating point.
     const ok = Number(pct(extra)) <= TARGET_EXTRA * 100;
     const [low, high] = interval(a, b);
     log(`\nThe parent's extra CPU (median): ${pct(extra)} % (95 % interval ${pct(low)} … ${pct(high)} %; mean: ${pct(mean(b) / mean(a) - 1)} %; target ≤ ${TARGET_EXTRA * 100} %): ${verdict(ok)}`);
