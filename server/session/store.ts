@@ -51,7 +51,7 @@ export async function history(db: Db, sessionId: string): Promise<WithParts[]> {
 /**
  * A session's last assistant message with its text parts in order (not its whole history),
  * in one statement (Prisma's include would make two); undefined when it has none. Read for
- * each finished subagent (subagent.ts).
+ * a finished subagent whose own events did not tell its reply whole (subagent.ts).
  */
 export async function lastReply(db: Db, sessionId: string): Promise<WithParts | undefined> {
   const [row] = await db.$queryRaw<Array<MessageRow & { parts: PartRow[] }>>`

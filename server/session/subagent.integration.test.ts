@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTeam } from "../../test/db";
+import { makeTeam, testDb } from "../../test/db";
 import { record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
 import { asking, settled } from "../../test/session-harness";
 import { Agents } from "../agent/agent";
 import { Bus } from "../bus/bus";
+import type { Db } from "../db/client";
 import { offlineModel } from "../provider/provider";
 import * as Id from "../id";
 import { type Context, withActor } from "../services";
@@ -45,20 +46,40 @@ const userTexts = (call: LanguageModelV4CallOptions) =>
   call.prompt.flatMap((m) => (m.role === "user" ? m.content.flatMap((c) => (c.type === "text" ? [c.text] : [])) : []));
 const toolNames = (call: LanguageModelV4CallOptions) => (call.tools ?? []).map((t) => t.name).sort();
 
+/** The test database, recording the SQL of every `$queryRaw` it runs. */
+function recordingReads(queries: string[]): Db {
+  const db = testDb();
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== "$queryRaw" || typeof value !== "function") return value;
+      return (sql: TemplateStringsArray, ...values: unknown[]) => {
+        queries.push(sql.join("?"));
+        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
+      };
+    },
+  });
+}
+/** Store.lastReply's statement: a session's newest assistant message with its text parts. */
+const readsLastReply = (sql: string) => sql.includes("json_agg") && sql.includes("role = 'assistant'");
+
 describe("subagents (integration, offline model)", () => {
   let dir: string;
   let bus: Bus;
   let ctx: Context;
   let projectId: string;
   let calls: LanguageModelV4CallOptions[];
+  let queries: string[];
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-subagent-"));
     await fs.writeFile(path.join(dir, "README.md"), "# Sample\n");
     calls = [];
+    queries = [];
     bus = new Bus();
     const language = recording(calls);
     const services = testServices(bus, {
+      db: recordingReads(queries),
       agents: new Agents({
         reviewer: { description: "Reviews code and says what to fix.", prompt: "You review code: list what to fix, most important first.", tools: ["read", "grep", "list"], permission: { grep: "deny" } },
       }),
@@ -127,8 +148,11 @@ describe("subagents (integration, offline model)", () => {
     expect(task?.state.status).toBe("completed");
     if (task?.state.status !== "completed") throw new Error("the task did not complete");
     expect(task.state.output).toContain(`task_id: ${child.id}`);
-    const childAnswer = childMessages.findLast((m) => m.info.role === "assistant")?.parts.find((p) => p.type === "text");
-    expect(childAnswer?.type === "text" && task.state.output).toContain(childAnswer?.type === "text" ? childAnswer.text : "?");
+    // The result is the child's last reply as stored, taken from the child's own events: its reply is not read back.
+    const childAnswer = childMessages.findLast((m) => m.info.role === "assistant")?.parts.flatMap((p) => (p.type === "text" ? [p.text] : []));
+    expect(childAnswer?.length).toBeGreaterThan(0);
+    expect(task.state.output.split("<task_result>\n")[1]).toBe(`${childAnswer?.join("\n\n")}\n</task_result>`);
+    expect(queries.filter(readsLastReply)).toEqual([]);
     expect(task.state.metadata).toMatchObject({ sessionId: child.id, summary: [{ tool: "list", state: { status: "completed" } }] });
 
     // The parent's card heard the child's list call move along, live.

@@ -4,7 +4,9 @@ import { type Services, type SubagentCaller, withActor } from "../services";
 import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
 import { ToolError } from "../tool/tool";
 import * as Event from "./events";
+import type { Envelope } from "../bus/bus";
 import type { Info } from "./info";
+import type { AssistantMessage, Part, WithParts } from "./message";
 import * as Prompt from "./prompt";
 import * as SessionOps from "./session";
 import * as Store from "./store";
@@ -38,7 +40,9 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
   const calls = new Map<string, ChildCall>();
   const report = () => io.progress({ sessionId: child.id, summary: [...calls.values()] });
   report();
+  const answer = new ReplyWatch();
   const stop = s.bus.subscribe({ teamId: child.teamId, sessionId: child.id }, (event) => {
+    answer.see(event);
     if (event.name !== Event.PartUpdated.name) return;
     // Every event of the child passes here (each streamed delta too): only its tool parts
     // are read, and only those are validated.
@@ -65,7 +69,64 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
     stop();
   }
   if (io.signal.aborted) throw new ToolError("The subagent was stopped.");
-  return { sessionId: child.id, text: await finalText(s, child.id), summary: [...calls.values()] };
+  // The child's last reply as its events told it, read from the database only when they did not tell it whole.
+  const reply = answer.reply() ?? (await Store.lastReply(s.db, child.id));
+  return { sessionId: child.id, text: finalText(reply), summary: [...calls.values()] };
+}
+
+/**
+ * The child's last reply as its events tell it (the store publishes every message and part
+ * it writes, in order), so that a finished task costs no read of it: the newest assistant
+ * message and its text parts as last written. Undefined when the events do not tell it
+ * whole: no finished assistant message seen, a text part of it whose last event was a
+ * streamed delta (which crosses instances without its text), or an event it could not read.
+ * Never throws: the same subscriber reports the child's progress.
+ */
+export class ReplyWatch {
+  private last: AssistantMessage | undefined;
+  /** Text parts by id, with their message; `part` is set when their last event carried the part as written. */
+  private readonly texts = new Map<string, { messageId: string; part: Part | undefined }>();
+  private unreadable = false;
+
+  see(event: Envelope): void {
+    if (event.name === Event.MessageUpdated.name) {
+      const parsed = Event.MessageUpdated.schema.safeParse(event.payload);
+      if (!parsed.success) this.unreadable = true;
+      else if (parsed.data.info.role === "assistant" && (!this.last || parsed.data.info.id >= this.last.id)) this.last = parsed.data.info;
+    } else if (event.name === Event.PartUpdated.name) {
+      const payload = event.payload as { part?: { id?: unknown; type?: unknown; messageId?: unknown }; delta?: unknown } | undefined;
+      const part = payload?.part;
+      if (part?.type !== "text") return;
+      if (typeof part.id !== "string" || typeof part.messageId !== "string") {
+        this.unreadable = true;
+        return;
+      }
+      // A streamed delta is not read (every token passes here): the part is whole again at its next write.
+      if (payload?.delta !== undefined) {
+        this.texts.set(part.id, { messageId: part.messageId, part: undefined });
+        return;
+      }
+      const parsed = Event.PartUpdated.schema.safeParse(event.payload);
+      if (!parsed.success) this.unreadable = true;
+      else this.texts.set(part.id, { messageId: part.messageId, part: parsed.data.part });
+    } else if (event.name === Event.PartRemoved.name) {
+      const parsed = Event.PartRemoved.schema.safeParse(event.payload);
+      if (!parsed.success) this.unreadable = true;
+      else this.texts.delete(parsed.data.partId);
+    }
+  }
+
+  reply(): WithParts | undefined {
+    const info = this.last;
+    if (this.unreadable || !info || (info.time.completed === undefined && !info.error)) return undefined;
+    const parts: Part[] = [];
+    for (const text of this.texts.values()) {
+      if (text.messageId !== info.id) continue;
+      if (!text.part) return undefined;
+      parts.push(text.part);
+    }
+    return { info, parts: parts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+  }
 }
 
 /** A new child session, or with `taskId` the earlier child to continue in. */
@@ -90,8 +151,7 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentC
 }
 
 /** The child's answer: the text of its last reply; a failed or stopped reply is an error of the call. */
-async function finalText(s: Services, childId: string): Promise<string> {
-  const reply = await Store.lastReply(s.db, childId);
+function finalText(reply: WithParts | undefined): string {
   const info = reply?.info;
   if (!reply || info?.role !== "assistant") throw new ToolError("The subagent did not answer.");
   if (info.error) throw new ToolError(`The subagent failed: ${info.error.message ?? info.error.name}`);
