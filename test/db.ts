@@ -17,6 +17,22 @@ export function testDb(): Db {
   return shared;
 }
 
+/**
+ * The test database with `hook` told of every raw statement of one kind (`$queryRaw` or
+ * `$executeRaw`: its SQL, `?` for each value, and the values) before it runs; a promise the
+ * hook returns stands in for the statement (e.g. a rejection: the write failed).
+ */
+export function hookedDb(method: "$queryRaw" | "$executeRaw", hook: (sql: string, values: unknown[]) => Promise<never> | undefined): Db {
+  const db = testDb();
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== method || typeof value !== "function") return value;
+      return (sql: TemplateStringsArray, ...values: unknown[]) => hook(sql.join("?"), values) ?? (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
+    },
+  });
+}
+
 export interface TeamFixture {
   teamId: string;
   userId: string;

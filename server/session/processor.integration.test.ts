@@ -6,7 +6,7 @@ import { tool as aiTool, jsonSchema, type LanguageModel, type ToolSet } from "ai
 import { MockLanguageModelV4 } from "ai/test";
 import Decimal from "decimal.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeTeam, testDb } from "../../test/db";
+import { hookedDb, makeTeam, testDb } from "../../test/db";
 import {
   PRICES,
   closeLocks,
@@ -695,18 +695,8 @@ interface WrittenRow {
  * rows (JSON) before it runs; a rejection the hook returns is the statement's outcome.
  */
 function withPartWriteHook(hook: (rows: unknown) => Promise<never> | undefined): Db {
-  const db = testDb();
-  return new Proxy(db, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "$executeRaw" || typeof value !== "function") return value;
-      return (sql: TemplateStringsArray, ...values: unknown[]) => {
-        // Only the parts' statement: messages and the status are written with $executeRaw too.
-        const refused = sql.join("?").includes('INSERT INTO "Part"') ? hook(values[0]) : undefined;
-        return refused ?? (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
-      };
-    },
-  });
+  // Only the parts' statement: messages and the status are written with $executeRaw too.
+  return hookedDb("$executeRaw", (sql, values) => (sql.includes('INSERT INTO "Part"') ? hook(values[0]) : undefined));
 }
 
 /** The test database, recording the rows of each part statement (Store.persistParts) it runs. */

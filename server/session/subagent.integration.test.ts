@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTeam, testDb } from "../../test/db";
+import { hookedDb, makeTeam } from "../../test/db";
 import { record } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
 import { asking, settled } from "../../test/session-harness";
@@ -48,16 +48,9 @@ const toolNames = (call: LanguageModelV4CallOptions) => (call.tools ?? []).map((
 
 /** The test database, recording the SQL of every `$queryRaw` it runs. */
 function recordingReads(queries: string[]): Db {
-  const db = testDb();
-  return new Proxy(db, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== "$queryRaw" || typeof value !== "function") return value;
-      return (sql: TemplateStringsArray, ...values: unknown[]) => {
-        queries.push(sql.join("?"));
-        return (value as (...a: unknown[]) => Promise<unknown>).call(target, sql, ...values);
-      };
-    },
+  return hookedDb("$queryRaw", (sql) => {
+    queries.push(sql);
+    return undefined;
   });
 }
 /** Store.lastReply's statement: a session's newest assistant message with its text parts. */
