@@ -48,6 +48,9 @@ async function removeWhenEmpty(group: CpuGroup): Promise<void> {
   group.remove();
 }
 
+/** The removal of each app's control group, once the app has exited. */
+const groupsRemoved = new WeakMap<ChildProcess, Promise<void>>();
+
 /** Apps this process is stopping: their exit code is expected. */
 const stopping = new WeakSet<ChildProcess>();
 
@@ -78,9 +81,12 @@ export function startApp(dataDir: string, port: number, env: Record<string, stri
   app.stderr?.on("data", keep);
   app.on("exit", (code) => {
     if (code && !stopping.has(app)) process.stderr.write(`[bench] the app exited with code ${code}; its last output:\n${output.join("")}\n`);
-    if (group) void removeWhenEmpty(group);
   });
-  if (group && app.pid !== undefined) measureByGroup(app.pid, group);
+  if (group) {
+    if (app.pid !== undefined) measureByGroup(app.pid, group);
+    // Removed once the tree is gone; stopApp waits for it, so a bench exiting right after leaves no group behind.
+    groupsRemoved.set(app, new Promise<void>((resolve) => app.once("exit", () => void removeWhenEmpty(group).then(resolve))));
+  }
   return app;
 }
 
@@ -105,20 +111,22 @@ export async function signedIn(base: string, app: ChildProcess): Promise<{ cooki
   return { cookie, api, projectId: await api.projectId() };
 }
 
-export function stopApp(app: ChildProcess): Promise<void> {
-  if (app.exitCode !== null) return Promise.resolve();
-  stopping.add(app);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      app.kill("SIGKILL");
-      resolve();
-    }, 20_000);
-    app.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
+export async function stopApp(app: ChildProcess): Promise<void> {
+  if (app.exitCode === null) {
+    stopping.add(app);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        app.kill("SIGKILL");
+        resolve();
+      }, 20_000);
+      app.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      app.kill("SIGTERM");
     });
-    app.kill("SIGTERM");
-  });
+  }
+  await groupsRemoved.get(app);
 }
 
 /** Sign a new user up through the app; returns the user's id and the session cookie. */
