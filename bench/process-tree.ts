@@ -13,6 +13,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
+import { mounts, ownCgroups } from "../server/sandbox/cgroup";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const PAGE_KB = 4;
@@ -74,27 +75,6 @@ export interface CpuGroup {
 /** Groups of trees started in one (by the pid of the tree's root). */
 const groups = new Map<number, CpuGroup>();
 
-/** This process's own group in the hierarchy mounted at `mount` (its line in /proc/self/cgroup). */
-function ownGroup(mount: string, controller: string | undefined): string | undefined {
-  for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
-    const [, controllers, where] = line.split(":");
-    if (controllers === undefined || where === undefined) continue;
-    if (controller === undefined ? controllers === "" : controllers.split(",").includes(controller)) return path.join(mount, where);
-  }
-  return undefined;
-}
-
-function mountOf(type: "cgroup" | "cgroup2", option?: string): string | undefined {
-  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
-    const [left = "", right = ""] = line.split(" - ");
-    const [fsType = "", , superOptions = ""] = right.split(" ");
-    if (fsType !== type || (option !== undefined && !superOptions.split(",").includes(option))) continue;
-    const dir = left.split(" ")[4];
-    if (dir) return dir;
-  }
-  return undefined;
-}
-
 /**
  * A new control group with CPU accounting, for a process tree about to start, or undefined
  * where none can be made (not Linux, no cgroupfs, not allowed).
@@ -102,12 +82,16 @@ function mountOf(type: "cgroup" | "cgroup2", option?: string): string | undefine
 export function cpuGroup(name: string): CpuGroup | undefined {
   const candidates: Array<{ base: string | undefined; read: (dir: string) => number; describe: string }> = [];
   try {
-    const v1 = mountOf("cgroup", "cpuacct");
-    if (v1) candidates.push({ base: ownGroup(v1, "cpuacct"), read: (dir) => Number(readFileSync(path.join(dir, "cpuacct.usage"), "utf8")) / 1e6, describe: "cgroup v1 cpuacct (ns)" });
-    const v2 = mountOf("cgroup2");
+    // The server's own cgroup parsing (its sandbox makes per-call groups the same way).
+    const own = ownCgroups();
+    const all = mounts();
+    const within = (mount: string | undefined, where: string | undefined) => (mount && where !== undefined ? path.join(mount, where) : undefined);
+    const v1 = all.find((m) => m.type === "cgroup" && m.options.includes("cpuacct"))?.dir;
+    if (v1) candidates.push({ base: within(v1, own.get("cpuacct")), read: (dir) => Number(readFileSync(path.join(dir, "cpuacct.usage"), "utf8")) / 1e6, describe: "cgroup v1 cpuacct (ns)" });
+    const v2 = all.find((m) => m.type === "cgroup2")?.dir;
     if (v2) {
       candidates.push({
-        base: ownGroup(v2, undefined),
+        base: within(v2, own.get("unified")),
         read: (dir) => Number(/^usage_usec (\d+)/m.exec(readFileSync(path.join(dir, "cpu.stat"), "utf8"))?.[1] ?? Number.NaN) / 1e3,
         describe: "cgroup v2 cpu.stat (µs)",
       });

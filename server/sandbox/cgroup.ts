@@ -29,7 +29,8 @@ export interface CallCgroups {
   remove(): Promise<void>;
 }
 
-function ownCgroups(): Map<string, string> {
+/** This process's group in each hierarchy, by controller ("unified" for cgroup v2). */
+export function ownCgroups(): Map<string, string> {
   const own = new Map<string, string>();
   for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
     const [, controllers, where] = line.split(":");
@@ -39,7 +40,8 @@ function ownCgroups(): Map<string, string> {
   return own;
 }
 
-function mounts(): { dir: string; type: string; options: string[] }[] {
+/** The mounted cgroup (v1) and cgroup2 hierarchies, with their super options (v1: the controllers). */
+export function mounts(): { dir: string; type: string; options: string[] }[] {
   return readFileSync("/proc/self/mountinfo", "utf8")
     .split("\n")
     .map((line) => {

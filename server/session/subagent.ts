@@ -103,7 +103,9 @@ export class ReplyWatch {
       }
       // A streamed delta is not read (every token passes here): the part is whole again at its next write.
       if (payload?.delta !== undefined) {
-        this.texts.set(part.id, { messageId: part.messageId, part: undefined });
+        const known = this.texts.get(part.id);
+        if (known) known.part = undefined;
+        else this.texts.set(part.id, { messageId: part.messageId, part: undefined });
         return;
       }
       const parsed = Event.PartUpdated.schema.safeParse(event.payload);
