@@ -6,6 +6,7 @@ import type { Readable } from "node:stream";
 import { type HostLayout, bwrapArgs, isWithin } from "./bwrap";
 import { type CallCgroups, Cgroups, JOIN_SCRIPT } from "./cgroup";
 import { findExecutable, hostLayout } from "./host";
+import type { SandboxOwner } from "./owner";
 import type { SandboxSettings } from "./settings";
 
 /**
@@ -29,6 +30,8 @@ export interface ProcessSpec {
   cwd?: string;
   /** Other paths the process may read (a session's saved outputs). */
   readable?: string[];
+  /** Other paths the process may change (a directory outside the project an admin's policy allows). */
+  writable?: string[];
 }
 
 export type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -161,6 +164,14 @@ export class Sandbox {
     }
   }
 
+  /**
+   * The unprivileged user sandboxed processes run as, when it differs from the server's
+   * own (the server runs as root): the workspace's files belong to it (owner.ts).
+   */
+  get owner(): SandboxOwner | undefined {
+    return undefined;
+  }
+
   /** Whether tools may start processes here. */
   get available(): boolean {
     return this.state.kind !== "unavailable";
@@ -195,12 +206,13 @@ export class Sandbox {
   private async spawnConfined(state: Extract<SandboxState, { kind: "bwrap" }>, spec: ProcessSpec): Promise<SandboxProcess> {
     const { limits } = this.settings;
     const project = realpathSync(spec.project);
-    const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p));
+    const writable = (spec.writable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p));
+    const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p) && !writable.some((w) => isWithin(w, p)));
     const program = spec.argv[0];
     // A helper that lives outside the system directories is shown to the process on its own.
     if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
     const args = bwrapArgs(state.host, {
-      writable: [project],
+      writable: [project, ...writable],
       readable,
       cwd: spec.cwd ? realpathSync(spec.cwd) : project,
       network: this.settings.network,
