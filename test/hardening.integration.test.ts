@@ -1,10 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../server/cursor";
 import * as Id from "../server/id";
-import { Session } from "../server/session";
+import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
+import * as Store from "../server/session/store";
 import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { sseReader } from "./sse";
@@ -166,6 +167,170 @@ describe("hardening (integration, through HTTP)", () => {
       const old = await shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`), { params: Promise.resolve({ shareId }) });
       expect(old.status).toBe(404);
       expect((await call("share.page", { shareId: renewed.data.share.id }, anonymous)).status).toBe(200);
+    });
+  });
+
+  describe("issue 30: what a share viewer sees", () => {
+    /** Everything a viewer must never read: the server's folders and the team's internal ids. */
+    const internals = (text: string) => [projectDir, dataDir, app.dir, teamId, projectId, ann.userId].filter((secret) => text.includes(secret));
+
+    function openShareEvents(shareId: string) {
+      const abort = new AbortController();
+      const res = shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`, { signal: abort.signal }), { params: Promise.resolve({ shareId }) });
+      return { abort, res };
+    }
+
+    /** The text a browser rebuilds from a part's events: a delta is placed at its offset, a full part replaces it. */
+    function rebuilt(frames: { name: string; payload: unknown }[], partId: string): string {
+      let text = "";
+      for (const frame of frames) {
+        if (frame.name !== "message.part.updated") continue;
+        const { part, delta, offset } = frame.payload as { part: { id: string; text?: string }; delta?: string; offset?: number };
+        if (part.id !== partId) continue;
+        text = delta !== undefined && offset !== undefined ? text.slice(0, offset) + delta : (part.text ?? "");
+      }
+      return text;
+    }
+
+    it("N12: share.page, share.diff and the share's live events carry no server path and no team, project or author id", async () => {
+      const saved = path.join(dataDir, "tool-output", teamId, Id.ascending("session"), "call_1.txt");
+      const session = await Session.create(annCtx, { projectId, title: `Fix ${projectDir}/src/a.ts` });
+      const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" } };
+      await Session.updateMessage(annCtx, user);
+      await Session.updatePart(annCtx, { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Look at ${projectDir}/src/a.ts` });
+      const reply: AssistantMessage = {
+        id: Id.ascending("message"),
+        sessionId: session.id,
+        role: "assistant",
+        parentId: user.id,
+        providerId: "parley",
+        modelId: "offline",
+        agent: "build",
+        path: { cwd: projectDir, root: projectDir },
+        cost: 0,
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+        error: { name: "APIError", message: `the provider could not read ${projectDir}/src/a.ts`, isRetryable: false },
+        time: { created: Date.now(), completed: Date.now() },
+      };
+      await Session.updateMessage(annCtx, reply);
+      const base = { sessionId: session.id, messageId: reply.id };
+      await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "reasoning", text: `The project lives in ${projectDir}, the data in ${dataDir}.`, time: { start: 1, end: 2 } });
+      await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "text", text: `I edited ${projectDir}/src/a.ts (see ${saved}).`, time: { start: 1, end: 2 } });
+      const shareId = (await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers)).data.share.id;
+
+      const page = await call("share.page", { shareId }, anonymous);
+      expect(page.status).toBe(200);
+      expect(internals(page.text)).toEqual([]);
+      expect(page.text).toContain("Fix src/a.ts");
+      expect(page.text).toContain("Look at src/a.ts");
+      expect(page.text).toContain("The project lives in ., the data in <data directory>.");
+      expect(page.text).toContain("could not read src/a.ts");
+      const diff = await call("share.diff", { shareId, messageId: user.id }, anonymous);
+      expect(diff.status).toBe(200);
+      expect(internals(diff.text)).toEqual([]);
+
+      const { abort, res } = openShareEvents(shareId);
+      const stream = sseReader(await res);
+      await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
+      // A reply streamed in pieces that cut the folders' names apart.
+      const streamed = { ...base, id: Id.ascending("part"), type: "text" as const, text: "", time: { start: Date.now() } };
+      const pieces = ["Now in ", projectDir.slice(0, 9), `${projectDir.slice(9)}/s`, "rc/b.ts and ", dataDir.slice(0, -2), `${dataDir.slice(-2)}/x`, " done"];
+      for (const piece of pieces) {
+        streamed.text += piece;
+        Store.publishPart(app.rt.services, teamId, { ...streamed }, piece);
+      }
+      await Session.updatePart(annCtx, { ...streamed, time: { start: streamed.time.start, end: Date.now() } });
+      const { bus } = app.rt.services;
+      bus.publish(SessionEvent.TodoUpdated, { sessionId: session.id, todos: [{ id: "t1", content: `check ${projectDir}/src`, status: "pending", priority: "low" }] }, { teamId, sessionId: session.id });
+      bus.publish(SessionEvent.StatusChanged, { sessionId: session.id, status: { type: "retry", attempt: 1, message: `no access to ${dataDir}`, next: Date.now() } }, { teamId, sessionId: session.id });
+      bus.publish(SessionEvent.Error, { sessionId: session.id, error: { name: "AuthError", providerId: "parley", message: `key file ${dataDir}/key missing` } }, { teamId, sessionId: session.id });
+      await Session.update(annCtx, session.id, { title: `Done with ${projectDir}` });
+      await stream.until(() => stream.events.some((e) => e.name === "session.updated" && JSON.stringify(e).includes("Done with")), "the rename");
+      abort.abort();
+      await stream.pump;
+      const seen = JSON.stringify(stream.events);
+      expect(internals(seen)).toEqual([]);
+      expect(rebuilt(stream.events, streamed.id)).toBe("Now in src/b.ts and <data directory>/x done");
+      // While it streamed, no piece of a folder's name reached the viewer either.
+      for (const frame of stream.events) expect(JSON.stringify(frame)).not.toContain(projectDir.slice(0, 9));
+      expect(seen).toContain("Done with .");
+      expect(seen).toContain("check src");
+      expect(seen).toContain("no access to <data directory>");
+    });
+
+    it("N7: a shared turn's diff and patch show viewers only the files the team's and project's read rules let them read", async () => {
+      expect((await call("permission.setPolicy", { rules: [{ permission: "read", pattern: "hr/*", action: "deny" }] }, ann.headers)).status).toBe(200);
+      try {
+        const project = { id: projectId, directory: projectDir };
+        const { snapshots } = app.rt.services;
+        const first = await snapshots.track(project);
+        mkdirSync(path.join(projectDir, "hr"), { recursive: true });
+        mkdirSync(path.join(projectDir, "src"), { recursive: true });
+        writeFileSync(path.join(projectDir, "hr", "salaries.txt"), "ann 250000\n");
+        writeFileSync(path.join(projectDir, "src", "a.ts"), "export const a = 1;\n");
+        const last = await snapshots.track(project);
+        const session = await Session.create(annCtx, { projectId, title: "Turn diff" });
+        const diffs = [
+          { file: "hr/salaries.txt", additions: 1, deletions: 0 },
+          { file: "src/a.ts", additions: 1, deletions: 0 },
+        ];
+        const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" }, summary: { diffs } };
+        await Session.updateMessage(annCtx, user);
+        const reply: AssistantMessage = {
+          id: Id.ascending("message"),
+          sessionId: session.id,
+          role: "assistant",
+          parentId: user.id,
+          providerId: "parley",
+          modelId: "offline",
+          agent: "build",
+          path: { cwd: projectDir, root: projectDir },
+          cost: 0,
+          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+          time: { created: Date.now(), completed: Date.now() },
+        };
+        await Session.updateMessage(annCtx, reply);
+        const base = { sessionId: session.id, messageId: reply.id };
+        const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-start", snapshot: first });
+        const patch: Part = { ...base, id: Id.ascending("part"), type: "patch", hash: first, files: ["hr/salaries.txt", "src/a.ts"] };
+        await Session.updatePart(annCtx, patch);
+        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", snapshot: last, cost: 0, tokens });
+        await Store.setSummary(app.rt.services, session.id, diffs);
+        const shareId = (await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers)).data.share.id;
+
+        // The member sees both files.
+        const own = await call<{ files: { file: string }[] }>("message.diff", { sessionId: session.id, messageId: user.id }, ann.headers);
+        expect(own.data.files.map((f) => f.file)).toEqual(["hr/salaries.txt", "src/a.ts"]);
+
+        const diff = await call<{ files: { file: string }[]; text: string }>("share.diff", { shareId, messageId: user.id }, anonymous);
+        expect(diff.status).toBe(200);
+        expect(diff.data.files.map((f) => f.file)).toEqual(["src/a.ts"]);
+        expect(diff.data.text).toContain("export const a = 1;");
+        const page = await call<{ messages: { messages: { parts: Part[] }[] } }>("share.page", { shareId }, anonymous);
+        expect(page.status).toBe(200);
+        const shownPatch = page.data.messages.messages.flatMap((m) => m.parts).find((p) => p.type === "patch");
+        expect(shownPatch).toMatchObject({ type: "patch", files: ["src/a.ts"] });
+        expect(page.text).not.toContain("salaries");
+        expect(page.text).not.toContain("250000");
+
+        // Live: the patch and the session's summary as they are published.
+        const { abort, res } = openShareEvents(shareId);
+        const stream = sseReader(await res);
+        await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
+        await Session.updatePart(annCtx, { ...patch, id: Id.ascending("part") });
+        await Store.setSummary(app.rt.services, session.id, diffs);
+        app.rt.services.bus.publish(SessionEvent.Diff, { sessionId: session.id, diff: diffs }, { teamId, sessionId: session.id });
+        await Session.updateMessage(annCtx, { ...user, summary: { diffs } });
+        await stream.until(() => stream.events.some((e) => e.name === "message.updated"), "the user message");
+        abort.abort();
+        await stream.pump;
+        const seen = JSON.stringify(stream.events);
+        expect(seen).toContain("src/a.ts");
+        expect(seen).not.toContain("salaries");
+      } finally {
+        expect((await call("permission.setPolicy", { rules: [] }, ann.headers)).status).toBe(200);
+      }
     });
   });
 
