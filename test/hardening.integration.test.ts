@@ -334,6 +334,74 @@ describe("hardening (integration, through HTTP)", () => {
     });
   });
 
+  describe("issue 30: team wording and fields", () => {
+    it("N16: a folder overlapping another team's project is refused without naming another team; the team's own gets a helpful message", async () => {
+      const erin = await invite("erin@hardening.test", "member");
+      const created = await authCall(auth, "/organization/create", { name: "Erin's team", slug: "erin" }, erin.headers);
+      expect(created.status).toBe(200);
+      mkdirSync(path.join(projectDir, "inner"), { recursive: true });
+      for (const directory of ["app", "app/inner"]) {
+        const refused = await call("project.create", { directory }, erin.headers);
+        expect(refused.status, directory).toBe(409);
+        expect(refused.message).toBe(`This folder cannot be used: it is inside, around or equal to a folder already registered (${directory}).`);
+        expect(refused.message).not.toMatch(/team/);
+      }
+      const own = await call("project.create", { directory: "app" }, ann.headers);
+      expect(own.status).toBe(409);
+      expect(own.message).toBe("app is already a project of this team");
+    });
+
+    it("N16: a team's slug is the server's: a client's is ignored at creation, refused on update, and cannot be looked up", async () => {
+      const fay = await invite("fay@hardening.test", "member");
+      const created = await authCall(auth, "/organization/create", { name: "Fay's team", slug: "fays-team" }, fay.headers);
+      expect(created.status).toBe(200);
+      const fayTeam = (created.body as { id: string }).id;
+      const stored = await app.rt.services.db.team.findUniqueOrThrow({ where: { id: fayTeam } });
+      expect(stored.slug).not.toBe("fays-team");
+      // Another team's slug (the first team's is its id) is not a way to learn it exists.
+      const taken = await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { slug: teamId } }, fay.headers);
+      const free = await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { slug: "nobody-has-this" } }, fay.headers);
+      for (const res of [taken, free]) {
+        expect(res.status).toBe(400);
+        expect(JSON.stringify(res.body)).toContain("A team's slug is set by the server and cannot be changed.");
+      }
+      expect((await app.rt.services.db.team.findUniqueOrThrow({ where: { id: fayTeam } })).slug).toBe(stored.slug);
+      expect((await authCall(auth, "/organization/check-slug", { slug: teamId }, fay.headers)).status).toBe(404);
+      expect((await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { name: "Fay's renamed team" } }, fay.headers)).status).toBe(200);
+    });
+
+    it("N16: removing an owner, or the only owner leaving or stepping down, gets a clear message", async () => {
+      const gil = await invite("gil@hardening.test", "admin");
+      const ownerMembership = await app.rt.services.db.membership.findFirstOrThrow({ where: { teamId, userId: ann.userId } });
+      const byAdmin = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: ownerMembership.id, organizationId: teamId }, gil.headers);
+      expect(byAdmin.status).toBe(400);
+      expect(JSON.stringify(byAdmin.body)).toContain("The team's only owner cannot be removed: make another member owner first.");
+      const byEmail = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: ann.email, organizationId: teamId }, ann.headers);
+      expect(JSON.stringify(byEmail.body)).toContain("The team's only owner cannot be removed");
+      const leaving = await authCall(auth, "/organization/leave", { organizationId: teamId }, ann.headers);
+      expect(leaving.status).toBe(400);
+      expect(JSON.stringify(leaving.body)).toContain("The team's only owner cannot leave: make another member owner first.");
+      const stepping = await authCall(auth, "/organization/update-member-role", { memberId: ownerMembership.id, role: "admin", organizationId: teamId }, ann.headers);
+      expect(stepping.status).toBe(400);
+      expect(JSON.stringify(stepping.body)).toContain("The team's only owner cannot give up the role: make another member owner first.");
+      for (const res of [byAdmin, byEmail, leaving, stepping]) expect(JSON.stringify(res.body)).not.toMatch(/organization/i);
+      // With a second owner, an admin still cannot remove one.
+      const gilMembership = await app.rt.services.db.membership.findFirstOrThrow({ where: { teamId, userId: gil.userId } });
+      expect((await authCall(auth, "/organization/update-member-role", { memberId: gilMembership.id, role: "owner", organizationId: teamId }, ann.headers)).status).toBe(200);
+      const hal = await invite("hal@hardening.test", "admin");
+      const byOtherAdmin = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: gilMembership.id, organizationId: teamId }, hal.headers);
+      expect(byOtherAdmin.status).toBe(400);
+      expect(JSON.stringify(byOtherAdmin.body)).toContain("An owner can be removed only by another owner.");
+      expect((await authCall(auth, "/organization/update-member-role", { memberId: gilMembership.id, role: "admin", organizationId: teamId }, ann.headers)).status).toBe(200);
+      // Another team's member is not found, owner or not.
+      const fay = await app.rt.services.db.user.findFirstOrThrow({ where: { email: "fay@hardening.test" } });
+      const foreign = await app.rt.services.db.membership.findFirstOrThrow({ where: { userId: fay.id, role: "owner" } });
+      const probe = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: foreign.id, organizationId: teamId }, ann.headers);
+      expect(probe.status).toBe(400);
+      expect(JSON.stringify(probe.body)).toContain("Member not found");
+    });
+  });
+
   describe("members", () => {
     it("a user name is at most 100 characters, at sign-up and later", async () => {
       const long = "N".repeat(101);
