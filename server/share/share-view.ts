@@ -333,12 +333,23 @@ export async function resolve(reader: ShareReader, shareId: string, options: Opt
   return (await resolveScoped(reader, shareId, options)).root;
 }
 
+/** Where a session of the shared tree is kept: its project and directory (never shown to viewers). */
+interface Kept {
+  id: string;
+  directory: string;
+}
+
 /** The shared session as a viewer sees it, and the scope its tree is shown in. */
 export async function resolveScoped(reader: ShareReader, shareId: string, options: Options = {}): Promise<{ root: Info; scope: ViewerScope }> {
+  const { root, scope } = await resolveKept(reader, shareId, options);
+  return { root, scope };
+}
+
+async function resolveKept(reader: ShareReader, shareId: string, options: Options): Promise<{ root: Info; scope: ViewerScope; project: Kept }> {
   const row = await sharedRow(reader.db, shareId, options);
   const rules = await readRules(reader.permissions, row.teamId, row.projectId);
   const scope: ViewerScope = { teamId: row.teamId, directory: row.directory, dataDir: options.dataDir, projectsRoot: options.projectsRoot, rules };
-  return { root: forViewer(sessionFromRow(row, options.publicUrl), scope), scope };
+  return { root: forViewer(sessionFromRow(row, options.publicUrl), scope), scope, project: { id: row.projectId, directory: row.directory } };
 }
 
 const IdRow = z.object({ id: Id.schema("session") });
@@ -383,18 +394,18 @@ async function scopedSession(
   shareId: string,
   sessionId: string | undefined,
   options: Options,
-): Promise<{ root: Info; session: Info; scope: ViewerScope; project: { id: string; directory: string } }> {
+): Promise<{ root: Info; session: Info; scope: ViewerScope; project: Kept }> {
   const { db } = reader;
-  const { root, scope } = await resolveScoped(reader, shareId, options);
-  const target = sessionId ?? root.id;
-  Id.assert("session", target);
-  if (!(await isPartOf(db, root.id, target))) throw ParleyError.notFound("session", target);
-  const row = await db.session.findUnique({ where: { id: target }, include: { share: true } });
-  if (!row) throw ParleyError.notFound("session", target);
+  const resolved = await resolveKept(reader, shareId, options);
+  const { root, scope } = resolved;
+  if (sessionId === undefined || sessionId === root.id) return { ...resolved, session: root };
+  Id.assert("session", sessionId);
+  if (!(await isPartOf(db, root.id, sessionId))) throw ParleyError.notFound("session", sessionId);
+  const row = await db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
+  if (!row) throw ParleyError.notFound("session", sessionId);
   // A child session works in its parent's project; its own directory is what its paths start with.
   const own = { ...scope, directory: row.directory };
-  const shown = target === root.id ? root : forViewer(sessionFromRow(row, options.publicUrl), own);
-  return { root, session: shown, scope: own, project: { id: row.projectId, directory: row.directory } };
+  return { root, session: forViewer(sessionFromRow(row, options.publicUrl), own), scope: own, project: { id: row.projectId, directory: row.directory } };
 }
 
 export const MessagesInput = z.object({
