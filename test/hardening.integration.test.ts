@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import * as Id from "../server/id";
 import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
 import * as Store from "../server/session/store";
+import { wire } from "../server/session/wire";
 import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { sseReader } from "./sse";
@@ -229,6 +231,7 @@ describe("hardening (integration, through HTTP)", () => {
       expect(diff.status).toBe(200);
       expect(internals(diff.text)).toEqual([]);
 
+      const { bus } = app.rt.services;
       const { abort, res } = openShareEvents(shareId);
       const stream = sseReader(await res);
       await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
@@ -240,7 +243,29 @@ describe("hardening (integration, through HTTP)", () => {
         Store.publishPart(app.rt.services, teamId, { ...streamed }, piece);
       }
       await Session.updatePart(annCtx, { ...streamed, time: { start: streamed.time.start, end: Date.now() } });
-      const { bus } = app.rt.services;
+      // The same from a runner on another instance: its deltas arrive with their offset only (wire.ts).
+      const remote = { ...base, id: Id.ascending("part"), type: "reasoning" as const, text: "", time: { start: Date.now() } };
+      const fromElsewhere = (delta?: string) => {
+        const payload = delta === undefined ? { part: { ...remote } } : { part: { ...remote }, delta };
+        const event = { id: randomUUID(), name: SessionEvent.PartUpdated.name, payload, scope: { teamId, sessionId: session.id }, time: Date.now() };
+        bus.deliver(wire(event));
+      };
+      remote.text = `Checking ${projectDir.slice(0, 12)}`;
+      // A delta before this stream knows the part: nothing to add it to, left out.
+      fromElsewhere(remote.text);
+      remote.text += `${projectDir.slice(12)}/lib`;
+      // The full part (as a runner sends for a sync request), then deltas on top of it.
+      fromElsewhere();
+      for (const piece of ["/c.ts in ", dataDir.slice(0, 5), dataDir.slice(5), "."]) {
+        remote.text += piece;
+        fromElsewhere(piece);
+      }
+      await stream.until(() => rebuilt(stream.events, remote.id) === "Checking lib/c.ts in ", "the remote deltas (a full stop after a folder waits for what follows)");
+      remote.text += " Done";
+      fromElsewhere(" Done");
+      await stream.until(() => rebuilt(stream.events, remote.id) === "Checking lib/c.ts in <data directory>. Done", "the delta after the full stop");
+      const ended = { ...remote, time: { start: remote.time.start, end: Date.now() } };
+      bus.deliver({ id: randomUUID(), name: SessionEvent.PartUpdated.name, payload: { part: ended }, scope: { teamId, sessionId: session.id }, time: Date.now() });
       bus.publish(SessionEvent.TodoUpdated, { sessionId: session.id, todos: [{ id: "t1", content: `check ${projectDir}/src`, status: "pending", priority: "low" }] }, { teamId, sessionId: session.id });
       bus.publish(SessionEvent.StatusChanged, { sessionId: session.id, status: { type: "retry", attempt: 1, message: `no access to ${dataDir}`, next: Date.now() } }, { teamId, sessionId: session.id });
       bus.publish(SessionEvent.Error, { sessionId: session.id, error: { name: "AuthError", providerId: "parley", message: `key file ${dataDir}/key missing` } }, { teamId, sessionId: session.id });
@@ -251,6 +276,7 @@ describe("hardening (integration, through HTTP)", () => {
       const seen = JSON.stringify(stream.events);
       expect(internals(seen)).toEqual([]);
       expect(rebuilt(stream.events, streamed.id)).toBe("Now in src/b.ts and <data directory>/x done");
+      expect(rebuilt(stream.events, remote.id)).toBe("Checking lib/c.ts in <data directory>. Done");
       // While it streamed, no piece of a folder's name reached the viewer either.
       for (const frame of stream.events) expect(JSON.stringify(frame)).not.toContain(projectDir.slice(0, 9));
       expect(seen).toContain("Done with .");

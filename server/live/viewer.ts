@@ -6,7 +6,7 @@ import * as SessionEvent from "../session/events";
 import type { Info } from "../session/info";
 import { Revoked } from "../share/events";
 import type { PartOf } from "../session/message";
-import { type Rewritten, relativeText, rewrite, swapsOf } from "../share/paths";
+import { relativeText, rewrite, swapsOf } from "../share/paths";
 import {
   type RuleSource,
   type ViewerScope,
@@ -117,23 +117,26 @@ function route(
     const gone = is(event, SessionEvent.Deleted) || (is(event, SessionEvent.Updated) && event.payload.info.share?.id !== shareId);
     if (gone) return "end";
   }
+  let payload: unknown;
+  if (is(event, SessionEvent.PartUpdated) && (event.payload.part.type === "text" || event.payload.part.type === "reasoning")) {
+    const shown = texts.shown(event.payload.part, event.payload.delta, event.payload.offset, scope);
+    if (shown === "skip") return "skip";
+    payload = shown;
+  } else {
+    payload = redacted(event, scope, texts);
+  }
   // The team's id stays on the server.
-  return { ...event, payload: redacted(event, scope, texts), scope: { teamId: "", sessionId } };
+  return { ...event, payload, scope: { teamId: "", sessionId } };
 }
 
-/** What an event says, as a viewer may read it (share-view): paths relative, internal ids and hidden files left out. */
+/** What an event says, as a viewer may read it (share-view): paths relative, internal ids and hidden files left out (streamed text: StreamedTexts). */
 function redacted(event: Envelope, scope: ViewerScope, texts: StreamedTexts): unknown {
   const sessionId = event.scope.sessionId ?? "";
   const relative = (text: string) => relativeText(text, scope, sessionId);
   if (is(event, SessionEvent.Updated) || is(event, SessionEvent.Created) || is(event, SessionEvent.Deleted)) {
     return { ...event.payload, info: forViewer(event.payload.info, scope) };
   }
-  if (is(event, SessionEvent.PartUpdated)) {
-    const { part, delta } = event.payload;
-    if (part.type === "text" || part.type === "reasoning") return texts.shown(part, delta, scope);
-    if (part.type === "tool" || part.type === "patch") texts.forget(part.id);
-    return { part: partForViewer(part, scope) };
-  }
+  if (is(event, SessionEvent.PartUpdated)) return { part: partForViewer(event.payload.part, scope) };
   if (is(event, SessionEvent.PartRemoved)) texts.forget(event.payload.partId);
   if (is(event, SessionEvent.MessageUpdated)) return { ...event.payload, info: messageForViewer(event.payload.info, scope) };
   if (is(event, SessionEvent.Error)) return { ...event.payload, error: errorForViewer(event.payload.error, scope, sessionId) };
@@ -152,29 +155,44 @@ type TextLike = PartOf<"text"> | PartOf<"reasoning">;
 const MAX_STREAMING = 256;
 
 /**
- * The text and reasoning parts a viewer's stream is sending as they stream: how far
- * each was rewritten (share/paths.ts), so a delta is rewritten from where the last one
- * ended — the cost of a delta is the delta, not the text so far — and what the viewer
- * gets only ever grows. A delta this stream cannot follow (the first it sees of a part,
- * one after a gap) is sent as the full part, which the browser takes as it is.
+ * The text and reasoning parts a viewer's stream is sending as they stream: how far each
+ * was rewritten (share/paths.ts) — the viewer's text so far and the end of the original
+ * still held back — so a delta is rewritten from where the last one stopped (its cost is
+ * the delta, not the text so far) and what the viewer gets only ever grows. A delta may
+ * come with the whole text (from this instance) or only with its offset (from another
+ * instance). One this stream cannot follow (the first it sees of a part, one after a gap)
+ * is sent as the whole part when its text is known, else left out: the full part a
+ * runner sends for this stream's sync request, or at the part's end, catches up.
  */
 class StreamedTexts {
-  private readonly parts = new Map<string, { length: number; done: Rewritten }>();
+  private readonly parts = new Map<string, { length: number; held: string; out: string }>();
 
-  shown(part: TextLike, delta: string | undefined, scope: ViewerScope): { part: TextLike; delta?: string } {
+  shown(part: TextLike, delta: string | undefined, offset: number | undefined, scope: ViewerScope): { part: TextLike; delta?: string } | "skip" {
     const complete = streamedTextDone(part);
     const swaps = swapsOf(scope, part.sessionId);
     const known = this.parts.get(part.id);
-    const follows = delta !== undefined && known !== undefined && known.length === part.text.length - delta.length && part.text.endsWith(delta);
-    const done = rewrite(part.text, swaps, complete, follows ? known.done : undefined);
-    if (complete) this.parts.delete(part.id);
-    else {
-      if (this.parts.size >= MAX_STREAMING && !this.parts.has(part.id)) this.parts.clear();
-      this.parts.set(part.id, { length: part.text.length, done });
+    // Where the delta starts in the original text: given by another instance, else the end of the text before it.
+    const start = delta === undefined ? undefined : (offset ?? (part.text.endsWith(delta) ? part.text.length - delta.length : undefined));
+    if (delta !== undefined && known !== undefined && start === known.length) {
+      const text = known.held + delta;
+      const done = rewrite(text, swaps, complete, { index: 0, out: known.out });
+      this.remember(part.id, complete, { length: known.length + delta.length, held: text.slice(done.index), out: done.out });
+      return { part: textForViewer(part, done.out, scope), delta: done.out.slice(known.out.length) };
     }
-    const whole = textForViewer(part, done.out, scope);
-    if (!follows || !done.out.startsWith(known.done.out)) return { part: whole };
-    return { part: whole, delta: done.out.slice(known.done.out.length) };
+    // Only a delta of another instance, and nothing to add it to.
+    if (offset !== undefined) return "skip";
+    const done = rewrite(part.text, swaps, complete);
+    this.remember(part.id, complete, { length: part.text.length, held: part.text.slice(done.index), out: done.out });
+    return { part: textForViewer(part, done.out, scope) };
+  }
+
+  private remember(partId: string, complete: boolean, state: { length: number; held: string; out: string }): void {
+    if (complete) {
+      this.parts.delete(partId);
+      return;
+    }
+    if (this.parts.size >= MAX_STREAMING && !this.parts.has(partId)) this.parts.clear();
+    this.parts.set(partId, state);
   }
 
   forget(partId: string): void {
