@@ -371,18 +371,18 @@ async function main(): Promise<boolean> {
       { name: "share page, newest 50 messages", input: { shareId: long.shareId, limit: 50 } },
       { name: "share page, newest 200 messages", input: { shareId: long.shareId, limit: 200 } },
     ];
-    const firstShare = await ShareView.page(db, { shareId: long.shareId, limit: 50 });
+    const firstShare = await ShareView.page(ctx, { shareId: long.shareId, limit: 50 });
     const shareParts = firstShare.messages.messages.reduce((n, m) => n + m.parts.length, 0);
     if (firstShare.messages.messages.length !== 50 || !firstShare.messages.cursor || firstShare.children.length !== 3) {
       throw new Error(`unexpected share page: ${firstShare.messages.messages.length} messages, ${firstShare.children.length} children`);
     }
     // An older page: 2,500 messages back.
     let older: string | undefined = firstShare.messages.cursor;
-    for (let i = 0; i < 49; i++) older = (await ShareView.messages(db, long.shareId, { limit: 50, before: older })).cursor;
+    for (let i = 0; i < 49; i++) older = (await ShareView.messages(ctx, long.shareId, { limit: 50, before: older })).cursor;
     log(`\nShare page server-side load (ShareView.page: resolve, messages with parts, children), ${RUNS} runs (ms):`);
     log(`  ${"page".padEnd(34)} ${"p50".padStart(7)} ${"p95".padStart(7)} ${"max".padStart(7)}  target p95 < ${TARGET_SHARE_P95_MS}`);
     for (const run of [...shareRuns, { name: "share page, 2,500 messages back", input: { shareId: long.shareId, limit: 50, before: older } }]) {
-      const timing = await measure(() => ShareView.page(db!, run.input));
+      const timing = await measure(() => ShareView.page(ctx, run.input));
       const ok = timing.p95 < TARGET_SHARE_P95_MS;
       if (!ok) pass = false;
       log(`  ${run.name.padEnd(34)} ${timing.p50.toFixed(1).padStart(7)} ${timing.p95.toFixed(1).padStart(7)} ${timing.max.toFixed(1).padStart(7)}  ${ok ? "PASS" : "FAIL"}`);
@@ -396,7 +396,7 @@ async function main(): Promise<boolean> {
     let seqFree = true;
     const explainCalls: { name: string; call: () => Promise<unknown> }[] = [
       ...scenarios.map((s) => ({ name: s.name, call: () => Dashboard.list(ctx, s.input) })),
-      { name: "share page, newest 50 messages", call: () => ShareView.page(db!, { shareId: long.shareId, limit: 50 }) },
+      { name: "share page, newest 50 messages", call: () => ShareView.page(ctx, { shareId: long.shareId, limit: 50 }) },
     ];
     for (const { name, call } of explainCalls) {
       captured.length = 0;
@@ -415,7 +415,7 @@ async function main(): Promise<boolean> {
 
     // The page itself: data + payload + React render in process, then the real production server over HTTP.
     const newest = `Question ${LONG_MESSAGES - 2}:`;
-    const render = await inProcessRenderer(db, 50);
+    const render = await inProcessRenderer(ctx, 50);
     const sample = await render(long.shareId);
     if (!sample.html.includes(newest) || sample.html.includes("Question 0:")) throw new Error("the rendered share page does not hold exactly its newest page");
     log(`\nShare page server-side render of its first page (5,000-message session), ${RUNS} runs (ms; load average ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} cores):`);

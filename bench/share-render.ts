@@ -16,7 +16,6 @@ import { existsSync } from "node:fs";
 import { createRequire, register } from "node:module";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Db } from "../server/db/client";
 import { ShareView } from "../server/share";
 import { freePort } from "./app";
 import { cpuMs as treeCpuMs } from "./process-tree";
@@ -38,7 +37,7 @@ function stubCss(): void {
 export type Renderer = (shareId: string) => Promise<{ html: string; payloadBytes: number }>;
 
 /** The page's data loading + payload serialization + React render, as one function to time. */
-export async function inProcessRenderer(db: Db, limit: number): Promise<Renderer> {
+export async function inProcessRenderer(reader: ShareView.ShareReader, limit: number): Promise<Renderer> {
   stubCss();
   // React as `next start` runs it: the production build (chosen when React is first loaded).
   if (process.env.NODE_ENV !== "production") Object.assign(process.env, { NODE_ENV: "production" });
@@ -49,7 +48,7 @@ export async function inProcessRenderer(db: Db, limit: number): Promise<Renderer
     import("../components/trpc/client"),
   ]);
   return async (shareId) => {
-    const page = await ShareView.page(db, { shareId, limit });
+    const page = await ShareView.page(reader, { shareId, limit });
     const payload = JSON.stringify(page);
     const html = renderToString(createElement(TRPCReactProvider, null, createElement(ShareViewer, { key: page.session.id, initial: page })));
     return { html, payloadBytes: Buffer.byteLength(payload) };

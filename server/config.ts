@@ -44,9 +44,9 @@ export const ConfigFileSchema = z
     agents: AgentsConfig.optional(),
     /** Streaming: a part's changes that come less than `windowMs` after its last update are sent together (0: each at once). */
     stream: z.object({ windowMs: z.number().int().min(0).max(1000).optional() }).strict().optional(),
-    /** Caps on open live streams (SSE), per signed-in user, per client address and per share link. */
+    /** Caps on open live streams (SSE), per signed-in user, per client address, per share link and per share link from one address. */
     liveStreams: z
-      .object({ perUser: StreamCap.optional(), perAddress: StreamCap.optional(), perShare: StreamCap.optional() })
+      .object({ perUser: StreamCap.optional(), perAddress: StreamCap.optional(), perShare: StreamCap.optional(), perAddressPerShare: StreamCap.optional() })
       .strict()
       .optional(),
   })
@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   PARLEY_LIVE_STREAMS_PER_USER: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
+  PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
@@ -192,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perUser: e.PARLEY_LIVE_STREAMS_PER_USER ?? fromFile.liveStreams?.perUser ?? DEFAULT_STREAM_LIMITS.perUser,
       perAddress: e.PARLEY_LIVE_STREAMS_PER_ADDRESS ?? fromFile.liveStreams?.perAddress ?? DEFAULT_STREAM_LIMITS.perAddress,
       perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
+      perAddressPerShare: e.PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE ?? fromFile.liveStreams?.perAddressPerShare ?? DEFAULT_STREAM_LIMITS.perAddressPerShare,
     },
     shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
   };

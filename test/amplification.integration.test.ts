@@ -101,6 +101,7 @@ describe("amplification limits (integration, through HTTP)", () => {
         PARLEY_LIVE_STREAMS_PER_USER: "3",
         PARLEY_LIVE_STREAMS_PER_ADDRESS: "4",
         PARLEY_LIVE_STREAMS_PER_SHARE: "2",
+        PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE: "1",
       };
     });
     trpc = await import("../app/api/trpc/[trpc]/route");
@@ -227,14 +228,26 @@ describe("amplification limits (integration, through HTTP)", () => {
     it("an address holds at most PARLEY_LIVE_STREAMS_PER_ADDRESS streams, signed in or not", async () => {
       const carol = await member("carol@amplification.test");
       const sessionId = await newSession("one address");
-      const shares = [await shareOf(await newSession("a")), await shareOf(await newSession("b"))];
+      const shares = [await shareOf(await newSession("a")), await shareOf(await newSession("b")), await shareOf(await newSession("c"))];
       await opened(await stream("session", sessionId, from("10.0.3.1", carol)));
       await opened(await stream("team", teamId, from("10.0.3.1", carol)));
       await opened(await stream("share", shares[0]!, from("10.0.3.1")));
       await opened(await stream("share", shares[1]!, from("10.0.3.1")));
-      await refused(await stream("share", shares[1]!, from("10.0.3.1")), 429, "TOO_MANY");
+      await refused(await stream("share", shares[2]!, from("10.0.3.1")), 429, "TOO_MANY");
       await refused(await stream("session", sessionId, from("10.0.3.1", ann)), 429, "TOO_MANY");
-      await opened(await stream("share", shares[1]!, from("10.0.3.2")));
+      await opened(await stream("share", shares[2]!, from("10.0.3.2")));
+    });
+
+    it("N13: one address holds at most PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE streams of a share link, so one holder cannot take all its places", async () => {
+      const shareId = await shareOf(await newSession("held from two addresses"));
+      await opened(await stream("share", shareId, from("10.0.5.1")));
+      const again = await stream("share", shareId, from("10.0.5.1"));
+      expect(again.status).toBe(429);
+      expect(((await again.json()) as { error: { message: string } }).error.message).toContain("for this share link from your address (at most 1)");
+      expect(app.rt.services.streams.count(`share:${shareId}`)).toBe(1);
+      // Another address still gets in (the link's own cap is 2); the first address's other links are not affected.
+      await opened(await stream("share", shareId, from("10.0.5.2")));
+      await opened(await stream("share", await shareOf(await newSession("another link")), from("10.0.5.1")));
     });
 
     it("a client that stops reading is dropped once it is far behind, and its place is freed", async () => {

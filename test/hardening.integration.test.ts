@@ -1,10 +1,13 @@
-import { mkdirSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../server/cursor";
 import * as Id from "../server/id";
-import { Session } from "../server/session";
+import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
+import * as Store from "../server/session/store";
+import { wire } from "../server/session/wire";
 import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { sseReader } from "./sse";
@@ -166,6 +169,262 @@ describe("hardening (integration, through HTTP)", () => {
       const old = await shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`), { params: Promise.resolve({ shareId }) });
       expect(old.status).toBe(404);
       expect((await call("share.page", { shareId: renewed.data.share.id }, anonymous)).status).toBe(200);
+    });
+  });
+
+  describe("issue 30: what a share viewer sees", () => {
+    /** Everything a viewer must never read: the server's folders and the team's internal ids. */
+    const internals = (text: string) => [projectDir, dataDir, app.dir, teamId, projectId, ann.userId].filter((secret) => text.includes(secret));
+
+    function openShareEvents(shareId: string) {
+      const abort = new AbortController();
+      const res = shareEvents.GET(new Request(`http://parley.test/api/share/${shareId}/events`, { signal: abort.signal }), { params: Promise.resolve({ shareId }) });
+      return { abort, res };
+    }
+
+    /** The text a browser rebuilds from a part's events: a delta is placed at its offset, a full part replaces it. */
+    function rebuilt(frames: { name: string; payload: unknown }[], partId: string): string {
+      let text = "";
+      for (const frame of frames) {
+        if (frame.name !== "message.part.updated") continue;
+        const { part, delta, offset } = frame.payload as { part: { id: string; text?: string }; delta?: string; offset?: number };
+        if (part.id !== partId) continue;
+        text = delta !== undefined && offset !== undefined ? text.slice(0, offset) + delta : (part.text ?? "");
+      }
+      return text;
+    }
+
+    it("N12: share.page, share.diff and the share's live events carry no server path and no team, project or author id", async () => {
+      const saved = path.join(dataDir, "tool-output", teamId, Id.ascending("session"), "call_1.txt");
+      const session = await Session.create(annCtx, { projectId, title: `Fix ${projectDir}/src/a.ts` });
+      const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" } };
+      await Session.updateMessage(annCtx, user);
+      await Session.updatePart(annCtx, { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Look at ${projectDir}/src/a.ts` });
+      const reply: AssistantMessage = {
+        id: Id.ascending("message"),
+        sessionId: session.id,
+        role: "assistant",
+        parentId: user.id,
+        providerId: "parley",
+        modelId: "offline",
+        agent: "build",
+        path: { cwd: projectDir, root: projectDir },
+        cost: 0,
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+        error: { name: "APIError", message: `the provider could not read ${projectDir}/src/a.ts`, isRetryable: false },
+        time: { created: Date.now(), completed: Date.now() },
+      };
+      await Session.updateMessage(annCtx, reply);
+      const base = { sessionId: session.id, messageId: reply.id };
+      await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "reasoning", text: `The project lives in ${projectDir}, the data in ${dataDir}.`, time: { start: 1, end: 2 } });
+      await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "text", text: `I edited ${projectDir}/src/a.ts (see ${saved}).`, time: { start: 1, end: 2 } });
+      const shareId = (await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers)).data.share.id;
+
+      const page = await call("share.page", { shareId }, anonymous);
+      expect(page.status).toBe(200);
+      expect(internals(page.text)).toEqual([]);
+      expect(page.text).toContain("Fix src/a.ts");
+      expect(page.text).toContain("Look at src/a.ts");
+      expect(page.text).toContain("The project lives in ., the data in <data directory>.");
+      expect(page.text).toContain("could not read src/a.ts");
+      const diff = await call("share.diff", { shareId, messageId: user.id }, anonymous);
+      expect(diff.status).toBe(200);
+      expect(internals(diff.text)).toEqual([]);
+
+      const { bus } = app.rt.services;
+      const { abort, res } = openShareEvents(shareId);
+      const stream = sseReader(await res);
+      await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
+      // A reply streamed in pieces that cut the folders' names apart.
+      const streamed = { ...base, id: Id.ascending("part"), type: "text" as const, text: "", time: { start: Date.now() } };
+      const pieces = ["Now in ", projectDir.slice(0, 9), `${projectDir.slice(9)}/s`, "rc/b.ts and ", dataDir.slice(0, -2), `${dataDir.slice(-2)}/x`, " done"];
+      for (const piece of pieces) {
+        streamed.text += piece;
+        Store.publishPart(app.rt.services, teamId, { ...streamed }, piece);
+      }
+      await Session.updatePart(annCtx, { ...streamed, time: { start: streamed.time.start, end: Date.now() } });
+      // The same from a runner on another instance: its deltas arrive with their offset only (wire.ts).
+      const remote = { ...base, id: Id.ascending("part"), type: "reasoning" as const, text: "", time: { start: Date.now() } };
+      const fromElsewhere = (delta?: string) => {
+        const payload = delta === undefined ? { part: { ...remote } } : { part: { ...remote }, delta };
+        const event = { id: randomUUID(), name: SessionEvent.PartUpdated.name, payload, scope: { teamId, sessionId: session.id }, time: Date.now() };
+        bus.deliver(wire(event));
+      };
+      remote.text = `Checking ${projectDir.slice(0, 12)}`;
+      // A delta before this stream knows the part: nothing to add it to, left out.
+      fromElsewhere(remote.text);
+      remote.text += `${projectDir.slice(12)}/lib`;
+      // The full part (as a runner sends for a sync request), then deltas on top of it.
+      fromElsewhere();
+      for (const piece of ["/c.ts in ", dataDir.slice(0, 5), dataDir.slice(5), "."]) {
+        remote.text += piece;
+        fromElsewhere(piece);
+      }
+      await stream.until(() => rebuilt(stream.events, remote.id) === "Checking lib/c.ts in ", "the remote deltas (a full stop after a folder waits for what follows)");
+      remote.text += " Done";
+      fromElsewhere(" Done");
+      await stream.until(() => rebuilt(stream.events, remote.id) === "Checking lib/c.ts in <data directory>. Done", "the delta after the full stop");
+      const ended = { ...remote, time: { start: remote.time.start, end: Date.now() } };
+      bus.deliver({ id: randomUUID(), name: SessionEvent.PartUpdated.name, payload: { part: ended }, scope: { teamId, sessionId: session.id }, time: Date.now() });
+      bus.publish(SessionEvent.TodoUpdated, { sessionId: session.id, todos: [{ id: "t1", content: `check ${projectDir}/src`, status: "pending", priority: "low" }] }, { teamId, sessionId: session.id });
+      bus.publish(SessionEvent.StatusChanged, { sessionId: session.id, status: { type: "retry", attempt: 1, message: `no access to ${dataDir}`, next: Date.now() } }, { teamId, sessionId: session.id });
+      bus.publish(SessionEvent.Error, { sessionId: session.id, error: { name: "AuthError", providerId: "parley", message: `key file ${dataDir}/key missing` } }, { teamId, sessionId: session.id });
+      await Session.update(annCtx, session.id, { title: `Done with ${projectDir}` });
+      await stream.until(() => stream.events.some((e) => e.name === "session.updated" && JSON.stringify(e).includes("Done with")), "the rename");
+      abort.abort();
+      await stream.pump;
+      const seen = JSON.stringify(stream.events);
+      expect(internals(seen)).toEqual([]);
+      expect(rebuilt(stream.events, streamed.id)).toBe("Now in src/b.ts and <data directory>/x done");
+      expect(rebuilt(stream.events, remote.id)).toBe("Checking lib/c.ts in <data directory>. Done");
+      // While it streamed, no piece of a folder's name reached the viewer either.
+      for (const frame of stream.events) expect(JSON.stringify(frame)).not.toContain(projectDir.slice(0, 9));
+      expect(seen).toContain("Done with .");
+      expect(seen).toContain("check src");
+      expect(seen).toContain("no access to <data directory>");
+    });
+
+    it("N7: a shared turn's diff and patch show viewers only the files the team's and project's read rules let them read", async () => {
+      expect((await call("permission.setPolicy", { rules: [{ permission: "read", pattern: "hr/*", action: "deny" }] }, ann.headers)).status).toBe(200);
+      try {
+        const project = { id: projectId, directory: projectDir };
+        const { snapshots } = app.rt.services;
+        const first = await snapshots.track(project);
+        mkdirSync(path.join(projectDir, "hr"), { recursive: true });
+        mkdirSync(path.join(projectDir, "src"), { recursive: true });
+        writeFileSync(path.join(projectDir, "hr", "salaries.txt"), "ann 250000\n");
+        writeFileSync(path.join(projectDir, "src", "a.ts"), "export const a = 1;\n");
+        const last = await snapshots.track(project);
+        const session = await Session.create(annCtx, { projectId, title: "Turn diff" });
+        const diffs = [
+          { file: "hr/salaries.txt", additions: 1, deletions: 0 },
+          { file: "src/a.ts", additions: 1, deletions: 0 },
+        ];
+        const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" }, summary: { diffs } };
+        await Session.updateMessage(annCtx, user);
+        const reply: AssistantMessage = {
+          id: Id.ascending("message"),
+          sessionId: session.id,
+          role: "assistant",
+          parentId: user.id,
+          providerId: "parley",
+          modelId: "offline",
+          agent: "build",
+          path: { cwd: projectDir, root: projectDir },
+          cost: 0,
+          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+          time: { created: Date.now(), completed: Date.now() },
+        };
+        await Session.updateMessage(annCtx, reply);
+        const base = { sessionId: session.id, messageId: reply.id };
+        const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-start", snapshot: first });
+        const patch: Part = { ...base, id: Id.ascending("part"), type: "patch", hash: first, files: ["hr/salaries.txt", "src/a.ts"] };
+        await Session.updatePart(annCtx, patch);
+        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", snapshot: last, cost: 0, tokens });
+        await Store.setSummary(app.rt.services, session.id, diffs);
+        const shareId = (await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers)).data.share.id;
+
+        // The member sees both files.
+        const own = await call<{ files: { file: string }[] }>("message.diff", { sessionId: session.id, messageId: user.id }, ann.headers);
+        expect(own.data.files.map((f) => f.file)).toEqual(["hr/salaries.txt", "src/a.ts"]);
+
+        const diff = await call<{ files: { file: string }[]; text: string }>("share.diff", { shareId, messageId: user.id }, anonymous);
+        expect(diff.status).toBe(200);
+        expect(diff.data.files.map((f) => f.file)).toEqual(["src/a.ts"]);
+        expect(diff.data.text).toContain("export const a = 1;");
+        const page = await call<{ messages: { messages: { parts: Part[] }[] } }>("share.page", { shareId }, anonymous);
+        expect(page.status).toBe(200);
+        const shownPatch = page.data.messages.messages.flatMap((m) => m.parts).find((p) => p.type === "patch");
+        expect(shownPatch).toMatchObject({ type: "patch", files: ["src/a.ts"] });
+        expect(page.text).not.toContain("salaries");
+        expect(page.text).not.toContain("250000");
+
+        // Live: the patch and the session's summary as they are published.
+        const { abort, res } = openShareEvents(shareId);
+        const stream = sseReader(await res);
+        await stream.until(() => stream.events.some((e) => e.name === "stream.ready"), "the opening");
+        await Session.updatePart(annCtx, { ...patch, id: Id.ascending("part") });
+        await Store.setSummary(app.rt.services, session.id, diffs);
+        app.rt.services.bus.publish(SessionEvent.Diff, { sessionId: session.id, diff: diffs }, { teamId, sessionId: session.id });
+        await Session.updateMessage(annCtx, { ...user, summary: { diffs } });
+        await stream.until(() => stream.events.some((e) => e.name === "message.updated"), "the user message");
+        abort.abort();
+        await stream.pump;
+        const seen = JSON.stringify(stream.events);
+        expect(seen).toContain("src/a.ts");
+        expect(seen).not.toContain("salaries");
+      } finally {
+        expect((await call("permission.setPolicy", { rules: [] }, ann.headers)).status).toBe(200);
+      }
+    });
+  });
+
+  describe("issue 30: team wording and fields", () => {
+    it("N16: a folder overlapping another team's project is refused without naming another team; the team's own gets a helpful message", async () => {
+      const erin = await invite("erin@hardening.test", "member");
+      const created = await authCall(auth, "/organization/create", { name: "Erin's team", slug: "erin" }, erin.headers);
+      expect(created.status).toBe(200);
+      mkdirSync(path.join(projectDir, "inner"), { recursive: true });
+      for (const directory of ["app", "app/inner"]) {
+        const refused = await call("project.create", { directory }, erin.headers);
+        expect(refused.status, directory).toBe(409);
+        expect(refused.message).toBe(`This folder cannot be used: it is inside, around or equal to a folder already registered (${directory}).`);
+        expect(refused.message).not.toMatch(/team/);
+      }
+      const own = await call("project.create", { directory: "app" }, ann.headers);
+      expect(own.status).toBe(409);
+      expect(own.message).toBe("app is already a project of this team");
+    });
+
+    it("N16: a team's slug is the server's: a client's is ignored at creation, refused on update, and cannot be looked up", async () => {
+      const fay = await invite("fay@hardening.test", "member");
+      const created = await authCall(auth, "/organization/create", { name: "Fay's team", slug: "fays-team" }, fay.headers);
+      expect(created.status).toBe(200);
+      const fayTeam = (created.body as { id: string }).id;
+      const stored = await app.rt.services.db.team.findUniqueOrThrow({ where: { id: fayTeam } });
+      expect(stored.slug).not.toBe("fays-team");
+      // Another team's slug (the first team's is its id) is not a way to learn it exists.
+      const taken = await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { slug: teamId } }, fay.headers);
+      const free = await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { slug: "nobody-has-this" } }, fay.headers);
+      for (const res of [taken, free]) {
+        expect(res.status).toBe(400);
+        expect(JSON.stringify(res.body)).toContain("A team's slug is set by the server and cannot be changed.");
+      }
+      expect((await app.rt.services.db.team.findUniqueOrThrow({ where: { id: fayTeam } })).slug).toBe(stored.slug);
+      expect((await authCall(auth, "/organization/check-slug", { slug: teamId }, fay.headers)).status).toBe(404);
+      expect((await authCall(auth, "/organization/update", { organizationId: fayTeam, data: { name: "Fay's renamed team" } }, fay.headers)).status).toBe(200);
+    });
+
+    it("N16: removing an owner, or the only owner leaving or stepping down, gets a clear message", async () => {
+      const gil = await invite("gil@hardening.test", "admin");
+      const ownerMembership = await app.rt.services.db.membership.findFirstOrThrow({ where: { teamId, userId: ann.userId } });
+      const byAdmin = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: ownerMembership.id, organizationId: teamId }, gil.headers);
+      expect(byAdmin.status).toBe(400);
+      expect(JSON.stringify(byAdmin.body)).toContain("The team's only owner cannot be removed: make another member owner first.");
+      const byEmail = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: ann.email, organizationId: teamId }, ann.headers);
+      expect(JSON.stringify(byEmail.body)).toContain("The team's only owner cannot be removed");
+      const leaving = await authCall(auth, "/organization/leave", { organizationId: teamId }, ann.headers);
+      expect(leaving.status).toBe(400);
+      expect(JSON.stringify(leaving.body)).toContain("The team's only owner cannot leave: make another member owner first.");
+      const stepping = await authCall(auth, "/organization/update-member-role", { memberId: ownerMembership.id, role: "admin", organizationId: teamId }, ann.headers);
+      expect(stepping.status).toBe(400);
+      expect(JSON.stringify(stepping.body)).toContain("The team's only owner cannot give up the role: make another member owner first.");
+      for (const res of [byAdmin, byEmail, leaving, stepping]) expect(JSON.stringify(res.body)).not.toMatch(/organization/i);
+      // With a second owner, an admin still cannot remove one.
+      const gilMembership = await app.rt.services.db.membership.findFirstOrThrow({ where: { teamId, userId: gil.userId } });
+      expect((await authCall(auth, "/organization/update-member-role", { memberId: gilMembership.id, role: "owner", organizationId: teamId }, ann.headers)).status).toBe(200);
+      const hal = await invite("hal@hardening.test", "admin");
+      const byOtherAdmin = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: gilMembership.id, organizationId: teamId }, hal.headers);
+      expect(byOtherAdmin.status).toBe(400);
+      expect(JSON.stringify(byOtherAdmin.body)).toContain("An owner can be removed only by another owner.");
+      expect((await authCall(auth, "/organization/update-member-role", { memberId: gilMembership.id, role: "admin", organizationId: teamId }, ann.headers)).status).toBe(200);
+      // Another team's member is not found, owner or not.
+      const fay = await app.rt.services.db.user.findFirstOrThrow({ where: { email: "fay@hardening.test" } });
+      const foreign = await app.rt.services.db.membership.findFirstOrThrow({ where: { userId: fay.id, role: "owner" } });
+      const probe = await authCall(auth, "/organization/remove-member", { memberIdOrEmail: foreign.id, organizationId: teamId }, ann.headers);
+      expect(probe.status).toBe(400);
+      expect(JSON.stringify(probe.body)).toContain("Member not found");
     });
   });
 

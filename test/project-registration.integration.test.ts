@@ -84,7 +84,7 @@ describe("project registration (integration, through HTTP)", () => {
       expect(won[0]!.directory).toBe(real);
       for (const o of lost) {
         expect(o.status, o.message).toBe(409);
-        expect(o.message).toMatch(/overlaps a project of another team|already a project of this team/);
+        expect(o.message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered|already a project of this team/);
       }
       expect(await rowsAt(real)).toHaveLength(1);
     }
@@ -132,7 +132,7 @@ describe("project registration (integration, through HTTP)", () => {
     for (const [who, directory] of [[bob, "alpha-sub-link"], [ann, "beta-link"]] as const) {
       const outcome = await register(who, directory);
       expect(outcome.status, outcome.message).toBe(409);
-      expect(outcome.message).toMatch(/another team/);
+      expect(outcome.message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
     }
     folder("gamma");
     symlinkSync(path.join(root, "gamma"), path.join(root, "gamma-link"));
@@ -151,7 +151,7 @@ describe("project registration (integration, through HTTP)", () => {
       if (directory.endsWith("nested")) folder("legacy", "nested");
       const outcome = await register(ann, directory);
       expect(outcome.status, `${directory}: ${outcome.message}`).toBe(409);
-      expect(outcome.message).toMatch(/another team/);
+      expect(outcome.message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
     }
   });
 });

@@ -1,7 +1,7 @@
 import type { AccessEnded } from "../live/access";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError, createAuthMiddleware } from "better-auth/api";
+import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { generateRandomString } from "better-auth/crypto";
 import { organization } from "better-auth/plugins/organization";
 import type { Db } from "../db/client";
@@ -13,6 +13,7 @@ import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { COOKIE_PREFIX } from "./paths";
 import { INVITATION_HEADER, type SignUpPolicy, checkSignUp, initialTeam, setUpNewUser } from "./policy";
 import { checkTeamFields, checkUserFields } from "./profile";
+import { afterTeamRequest, beforeTeamRequest } from "./team-requests";
 
 /**
  * Sign-in and teams through better-auth (email + password, its organization plugin for
@@ -76,16 +77,30 @@ async function checkRole(role: string | string[]): Promise<void> {
  * Sign-in attempts per account, from any address (better-auth's own limit is per address):
  * 429 once an account has had too many.
  */
-function accountLimit(attempts: AccountAttempts) {
+function checkAccountAttempts(attempts: AccountAttempts, path: string, body: unknown): void {
+  if (path !== "/sign-in/email") return;
+  const email = typeof body === "object" && body !== null && "email" in body && typeof body.email === "string" ? body.email : undefined;
+  if (!email) return;
+  const verdict = attempts.attempt(email);
+  if (!verdict.allowed) {
+    throw new APIError("TOO_MANY_REQUESTS", { message: "Too many sign-in attempts for this account. Please try again later." }, { "X-Retry-After": String(verdict.retryAfterSeconds) });
+  }
+}
+
+/** Before every endpoint: the per-account sign-in limit (when rate limits are on), then Parley's word on team requests (team-requests.ts). */
+function beforeRequests(attempts: AccountAttempts | undefined) {
   return createAuthMiddleware(async (ctx) => {
-    if (ctx.path !== "/sign-in/email") return;
     const body: unknown = ctx.body;
-    const email = typeof body === "object" && body !== null && "email" in body && typeof body.email === "string" ? body.email : undefined;
-    if (!email) return;
-    const verdict = attempts.attempt(email);
-    if (!verdict.allowed) {
-      throw new APIError("TOO_MANY_REQUESTS", { message: "Too many sign-in attempts for this account. Please try again later." }, { "X-Retry-After": String(verdict.retryAfterSeconds) });
-    }
+    if (attempts) checkAccountAttempts(attempts, ctx.path, body);
+    const changed = beforeTeamRequest(ctx.path, body);
+    return changed ? { context: { body: changed.body } } : undefined;
+  });
+}
+
+/** After every endpoint: Parley's own errors instead of the organization plugin's (team-requests.ts). */
+function afterRequests(db: Db) {
+  return createAuthMiddleware(async (ctx) => {
+    await afterTeamRequest(db, ctx.path, ctx.body, ctx.context.returned, async () => (await getSessionFromCtx(ctx))?.session.activeOrganizationId ?? undefined);
   });
 }
 
@@ -107,7 +122,7 @@ export function createAuth(options: AuthOptions) {
     rateLimit: options.rateLimit === undefined ? undefined : { enabled: options.rateLimit },
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { modelName: "authSession" },
-    hooks: rateLimited ? { before: accountLimit(options.accountAttempts ?? new AccountAttempts()) } : undefined,
+    hooks: { before: beforeRequests(rateLimited ? (options.accountAttempts ?? new AccountAttempts()) : undefined), after: afterRequests(db) },
     advanced: {
       // On in every environment (better-auth turns it off under NODE_ENV=test): tests see what production does.
       disableOriginCheck: false,

@@ -45,6 +45,8 @@ export type Routed = Envelope | "skip" | "end";
 export interface Start {
   /** The session as this audience sees it now. */
   info: Info;
+  /** The team of the session, which the sync request is addressed to (a viewer's `info` does not show it). */
+  teamId: string;
   /**
    * Sessions whose runners should send this stream (and no other) the full state of what
    * they are streaming now, from whichever instance runs them.
@@ -114,7 +116,7 @@ export function eventSource(feed: Feed, closed?: () => void): EventSource {
       // Ask the runners (on whichever instance) for what is streaming now, for this stream only.
       const sessionIds = [...state.sync];
       const request = { sessionIds, connection, instance: feed.bus.instanceId };
-      if (sessionIds.length) feed.bus.publish(SyncRequested, request, { teamId: state.info.teamId });
+      if (sessionIds.length) feed.bus.publish(SyncRequested, request, { teamId: state.teamId });
       return opening(state.info);
     };
   }

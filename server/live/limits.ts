@@ -6,6 +6,8 @@ export interface StreamLimits {
   perAddress: number;
   /** Open streams per share link, whoever holds it. */
   perShare: number;
+  /** Open streams of one share link from one client address (so one holder cannot take a link's every place). */
+  perAddressPerShare: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { perUser: 20, perAddress: 50, perShare: 100 };
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perUser: 20, perAddress: 50, perShare: 100, perAddressPerShare: 10 };

@@ -62,7 +62,7 @@ async function memberFeed(ctx: Context, sessionId: string): Promise<Feed> {
     bus: ctx.bus,
     streams: ctx.streams,
     filter: { teamId: info.teamId, sessionId: info.id, audience: "member" },
-    start: async () => ({ info: await Session.get(ctx, info.id), sync: [info.id] }),
+    start: async () => ({ info: await Session.get(ctx, info.id), teamId: info.teamId, sync: [info.id] }),
     ...guarded(ctx),
   };
 }

@@ -21,7 +21,7 @@ function tooMany(open: () => unknown): ParleyError {
 }
 
 describe("LiveStreams", () => {
-  const limits = { perUser: 2, perAddress: 3, perShare: 2 };
+  const limits = { perUser: 2, perAddress: 3, perShare: 2, perAddressPerShare: 2 };
 
   it("caps open streams per user, per address and per share link; a release makes room, once", () => {
     const streams = new LiveStreams(new Bus(), limits, trustedProxies([]));

@@ -7,7 +7,7 @@ import type { StreamLimits } from "./limits";
 
 /**
  * The live streams this process has open, as far as they cost the server: how many each
- * user, client address and share link holds (each capped: a stream is memory and work on
+ * user, client address, share link and share link from one address holds (each capped: a stream is memory and work on
  * every event for as long as it is open), and where a runner's answer to one stream's
  * sync request goes. The caps count this instance's streams.
  */
@@ -44,7 +44,10 @@ export class LiveStreams {
     if (owner.userId !== undefined) keys.push([`user:${owner.userId}`, this.limits.perUser, "for your account"]);
     if (owner.shareId !== undefined) keys.push([`share:${owner.shareId}`, this.limits.perShare, "for this share link"]);
     const address = clientAddress(owner.headers, this.proxies);
-    if (address !== null) keys.push([`address:${address}`, this.limits.perAddress, "from your address"]);
+    if (address !== null) {
+      keys.push([`address:${address}`, this.limits.perAddress, "from your address"]);
+      if (owner.shareId !== undefined) keys.push([`share:${owner.shareId}@${address}`, this.limits.perAddressPerShare, "for this share link from your address"]);
+    }
     for (const [key, limit, over] of keys) {
       if ((this.open.get(key) ?? 0) >= limit) {
         throw new ParleyError("TOO_MANY", `Too many live streams are open ${over} (at most ${limit}): close some tabs and try again.`, { details: { limit } });
@@ -63,7 +66,7 @@ export class LiveStreams {
     };
   }
 
-  /** Streams open for a user, an address or a share link (`user:<id>`, `address:<ip>`, `share:<id>`). */
+  /** Streams open for a user, an address, a share link or a share link from one address (`user:<id>`, `address:<ip>`, `share:<id>`, `share:<id>@<ip>`). */
   count(key: string): number {
     return this.open.get(key) ?? 0;
   }

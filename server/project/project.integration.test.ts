@@ -62,11 +62,11 @@ describe("projects (integration)", () => {
 
   it("a folder is one team's: the same one, one inside it or one around it is refused to another team", async () => {
     await create(team, "nested/deep");
-    expect((await parleyError(create(other, "nested"), "CONFLICT")).message).toMatch(/another team/);
-    expect((await parleyError(create(other, "nested/deep"), "CONFLICT")).message).toMatch(/another team/);
-    expect((await parleyError(create(other, "app"), "CONFLICT")).message).toMatch(/another team/);
+    expect((await parleyError(create(other, "nested"), "CONFLICT")).message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
+    expect((await parleyError(create(other, "nested/deep"), "CONFLICT")).message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
+    expect((await parleyError(create(other, "app"), "CONFLICT")).message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
     // A link to the same folder is the same folder.
-    expect((await parleyError(create(other, "app-link"), "CONFLICT")).message).toMatch(/another team/);
+    expect((await parleyError(create(other, "app-link"), "CONFLICT")).message).toMatch(/^This folder cannot be used: it is inside, around or equal to a folder already registered/);
     expect((await parleyError(create(team, "app-link"), "CONFLICT")).message).toMatch(/already a project of this team/);
     expect(await create(other, "shared")).toMatchObject({ teamId: other.teamId });
   });

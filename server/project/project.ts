@@ -113,7 +113,8 @@ export interface NewProject {
  * Inserts a project in `tx` (a transaction, which keeps the registration lock until it
  * ends) unless its directory is already one of the team's projects (CONFLICT) or lies
  * inside, around or at another team's project (CONFLICT): a directory belongs to one team.
- * `asGiven` names the directory in the message (another team's path is never shown).
+ * `asGiven` names the directory in the message (another team's path, and that it is
+ * another team's, are never shown).
  */
 export async function insert(tx: Prisma.TransactionClient, project: NewProject, asGiven: string): Promise<Info> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK.classId}::int4, ${REGISTRATION_LOCK.objId}::int4)`;
@@ -123,7 +124,8 @@ export async function insert(tx: Prisma.TransactionClient, project: NewProject, 
     if (other.teamId === project.teamId) {
       if (other.places.includes(project.directory)) throw new ParleyError("CONFLICT", `${asGiven} is already a project of this team`);
     } else if (other.places.some((place) => within(place, project.directory) || within(project.directory, place))) {
-      throw new ParleyError("CONFLICT", `${asGiven} overlaps a project of another team`);
+      // Whose project it is stays unsaid: another team's folders are none of this team's business.
+      throw new ParleyError("CONFLICT", `This folder cannot be used: it is inside, around or equal to a folder already registered (${asGiven}).`);
     }
   }
   const row = await tx.project.create({ data: { id: Id.ascending("project"), ...project } });

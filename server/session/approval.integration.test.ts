@@ -68,7 +68,7 @@ describe("a tool waiting for approval (integration)", () => {
       return part?.type === "tool" && part.state.status === "running" ? part.state.approval : undefined;
     }).toEqual({ permission: "probe" });
     const shared = await Session.share(ctx, session.id);
-    const viewed = await ShareView.page(ctx.db, { shareId: shared.share?.id ?? "" });
+    const viewed = await ShareView.page(ctx, { shareId: shared.share?.id ?? "" });
     const viewedTool = viewed.messages.messages.flatMap((m) => m.parts).find((p) => p.type === "tool");
     expect(viewedTool?.type === "tool" && viewedTool.state.status === "running" && viewedTool.state.approval).toEqual({ permission: "probe" });
 

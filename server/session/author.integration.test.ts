@@ -155,7 +155,7 @@ describe("message authors (integration)", () => {
     const shared = await Session.share(team.ctx, session.id);
     const shareId = shared.share?.id ?? "";
 
-    const seen = await ShareView.page(testDb(), { shareId });
+    const seen = await ShareView.page(team.ctx, { shareId });
     expect(seen.messages.messages.map((m) => authorOf(m.info)?.name)).toEqual(["Ada Lovelace", "grace"]);
     expect(JSON.stringify(seen)).not.toContain("@navy.example");
     expect(ShareView.nameForViewer("Ada Lovelace")).toBe("Ada Lovelace");

@@ -45,7 +45,7 @@ describe("share.diff (integration, real git and tools)", () => {
     expect(member.files.map((f) => f.file)).toEqual([".env", "notes.txt"]);
     expect(member.text).toContain("sk-live-9");
 
-    const viewer = await ShareView.diff({ db: ctx.db, snapshots: ctx.snapshots }, { shareId, messageId: user.id });
+    const viewer = await ShareView.diff(ctx, { shareId, messageId: user.id });
     expect(viewer.files.map((f) => f.file)).toEqual(["notes.txt"]);
     expect(viewer.text).toContain("+visible");
     expect(JSON.stringify(viewer)).not.toContain("sk-live-9");

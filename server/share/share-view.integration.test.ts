@@ -36,12 +36,12 @@ describe("ShareView (integration)", () => {
   });
 
   it("resolves an active share to its session, and an unknown or malformed id to NOT_FOUND", async () => {
-    const info = await ShareView.resolve(team.ctx.db, shareId);
+    const info = await ShareView.resolve(team.ctx, shareId);
     expect(info).toMatchObject({ id: root.id, title: "Shared root", share: { id: shareId, url: `/share/${shareId}` } });
-    expect((await ShareView.resolve(team.ctx.db, shareId, { publicUrl: "https://parley.example" })).share?.url).toBe(`https://parley.example/share/${shareId}`);
-    await parleyError(ShareView.resolve(team.ctx.db, "AAAAAAAAAAAAAAAAAAAAAA"), "NOT_FOUND");
-    await parleyError(ShareView.resolve(team.ctx.db, "../../etc/passwd"), "NOT_FOUND");
-    await parleyError(ShareView.resolve(team.ctx.db, ""), "NOT_FOUND");
+    expect((await ShareView.resolve(team.ctx, shareId, { publicUrl: "https://parley.example" })).share?.url).toBe(`https://parley.example/share/${shareId}`);
+    await parleyError(ShareView.resolve(team.ctx, "AAAAAAAAAAAAAAAAAAAAAA"), "NOT_FOUND");
+    await parleyError(ShareView.resolve(team.ctx, "../../etc/passwd"), "NOT_FOUND");
+    await parleyError(ShareView.resolve(team.ctx, ""), "NOT_FOUND");
   });
 
   it("pages through the shared session's messages, newest page first, each with its parts", async () => {
@@ -49,7 +49,7 @@ describe("ShareView (integration)", () => {
     let before: string | undefined;
     let pages = 0;
     do {
-      const page = await ShareView.messages(team.ctx.db, shareId, { limit: 5, before });
+      const page = await ShareView.messages(team.ctx, shareId, { limit: 5, before });
       expect(page.messages.every((m) => m.info.sessionId === root.id)).toBe(true);
       seen.unshift(...page.messages.map((m) => m.info.id));
       before = page.cursor;
@@ -58,47 +58,47 @@ describe("ShareView (integration)", () => {
     expect(pages).toBe(3);
     const all = await Session.allMessages(team.ctx, root.id);
     expect(seen).toEqual(all.map((m) => m.info.id));
-    const newest = await ShareView.messages(team.ctx.db, shareId, { limit: 2 });
+    const newest = await ShareView.messages(team.ctx, shareId, { limit: 2 });
     expect(newest.messages.map((m) => m.parts.length)).toEqual([1, 4]);
     expect(newest.messages[1]!.parts.map((p) => p.type)).toEqual(["step-start", "text", "tool", "step-finish"]);
   });
 
   it("reads descendants through the root's share, and nothing outside the tree", async () => {
-    const page = await ShareView.messages(team.ctx.db, shareId, { sessionId: grandchild.id });
+    const page = await ShareView.messages(team.ctx, shareId, { sessionId: grandchild.id });
     expect(page.messages).toHaveLength(4);
     expect(page.messages.every((m) => m.info.sessionId === grandchild.id)).toBe(true);
-    expect((await ShareView.messages(team.ctx.db, shareId, { sessionId: child.id })).messages).toEqual([]);
-    await parleyError(ShareView.messages(team.ctx.db, shareId, { sessionId: unrelated.id }), "NOT_FOUND");
-    await parleyError(ShareView.messages(team.ctx.db, shareId, { sessionId: foreign.id }), "NOT_FOUND");
-    await parleyError(ShareView.messages(team.ctx.db, shareId, { sessionId: Id.descending("session") }), "NOT_FOUND");
-    await parleyError(ShareView.children(team.ctx.db, shareId, unrelated.id), "NOT_FOUND");
-    await parleyError(ShareView.messages(team.ctx.db, shareId, { sessionId: "msg_nope" }), "INVALID");
+    expect((await ShareView.messages(team.ctx, shareId, { sessionId: child.id })).messages).toEqual([]);
+    await parleyError(ShareView.messages(team.ctx, shareId, { sessionId: unrelated.id }), "NOT_FOUND");
+    await parleyError(ShareView.messages(team.ctx, shareId, { sessionId: foreign.id }), "NOT_FOUND");
+    await parleyError(ShareView.messages(team.ctx, shareId, { sessionId: Id.descending("session") }), "NOT_FOUND");
+    await parleyError(ShareView.children(team.ctx, shareId, unrelated.id), "NOT_FOUND");
+    await parleyError(ShareView.messages(team.ctx, shareId, { sessionId: "msg_nope" }), "INVALID");
 
-    expect((await ShareView.children(team.ctx.db, shareId)).map((s) => s.id)).toEqual([child.id]);
-    expect((await ShareView.children(team.ctx.db, shareId, child.id)).map((s) => s.id)).toEqual([grandchild.id]);
+    expect((await ShareView.children(team.ctx, shareId)).map((s) => s.id)).toEqual([child.id]);
+    expect((await ShareView.children(team.ctx, shareId, child.id)).map((s) => s.id)).toEqual([grandchild.id]);
     expect(await ShareView.descendants(team.ctx.db, root.id)).toEqual([root.id, child.id, grandchild.id]);
   });
 
   it("a child's own share does not open its parent", async () => {
     const childShare = (await Session.share(team.ctx, child.id)).share!.id;
     try {
-      expect((await ShareView.resolve(team.ctx.db, childShare)).id).toBe(child.id);
-      expect((await ShareView.messages(team.ctx.db, childShare, { sessionId: grandchild.id })).messages).toHaveLength(4);
-      await parleyError(ShareView.messages(team.ctx.db, childShare, { sessionId: root.id }), "NOT_FOUND");
+      expect((await ShareView.resolve(team.ctx, childShare)).id).toBe(child.id);
+      expect((await ShareView.messages(team.ctx, childShare, { sessionId: grandchild.id })).messages).toHaveLength(4);
+      await parleyError(ShareView.messages(team.ctx, childShare, { sessionId: root.id }), "NOT_FOUND");
     } finally {
       await Session.unshare(team.ctx, child.id);
     }
   });
 
   it("gives one page with the session shown, its messages and its children", async () => {
-    const page = await ShareView.page(team.ctx.db, { shareId, limit: 4 });
+    const page = await ShareView.page(team.ctx, { shareId, limit: 4 });
     expect(page.share).toEqual({ id: shareId, url: `/share/${shareId}` });
     expect(page.root.id).toBe(root.id);
     expect(page.session.id).toBe(root.id);
     expect(page.messages.messages).toHaveLength(4);
     expect(page.messages.cursor).toBeDefined();
     expect(page.children.map((c) => c.id)).toEqual([child.id]);
-    const deeper = await ShareView.page(team.ctx.db, { shareId, sessionId: child.id });
+    const deeper = await ShareView.page(team.ctx, { shareId, sessionId: child.id });
     expect(deeper.session.id).toBe(child.id);
     expect(deeper.children.map((c) => c.id)).toEqual([grandchild.id]);
   });
@@ -112,7 +112,7 @@ describe("ShareView (integration)", () => {
     const member = await Session.get(fixture.ctx, session.id);
     expect(member.directory).not.toBe("");
     expect(member.permission).toEqual(rules);
-    const page = await ShareView.page(fixture.ctx.db, { shareId: id });
+    const page = await ShareView.page(fixture.ctx, { shareId: id });
     for (const info of [page.root, page.session, ...page.children]) {
       expect(info.directory).toBe("");
       expect(info.permission).toBeUndefined();
@@ -121,10 +121,10 @@ describe("ShareView (integration)", () => {
   });
 
   it("knows no link at all while sharing is disabled on the server", async () => {
-    await parleyError(ShareView.resolve(team.ctx.db, shareId, { mode: "disabled" }), "NOT_FOUND");
-    await parleyError(ShareView.page(team.ctx.db, { shareId }, { mode: "disabled" }), "NOT_FOUND");
-    await parleyError(ShareView.messages(team.ctx.db, shareId, {}, { mode: "disabled" }), "NOT_FOUND");
-    expect((await ShareView.resolve(team.ctx.db, shareId, { mode: "manual" })).id).toBe(root.id);
+    await parleyError(ShareView.resolve(team.ctx, shareId, { mode: "disabled" }), "NOT_FOUND");
+    await parleyError(ShareView.page(team.ctx, { shareId }, { mode: "disabled" }), "NOT_FOUND");
+    await parleyError(ShareView.messages(team.ctx, shareId, {}, { mode: "disabled" }), "NOT_FOUND");
+    expect((await ShareView.resolve(team.ctx, shareId, { mode: "manual" })).id).toBe(root.id);
   });
 
   it("serves share.page to a caller with no member context, through tRPC", async () => {
@@ -140,18 +140,18 @@ describe("ShareView (integration)", () => {
     const session = await Session.create(fixture.ctx, { projectId: fixture.projectId, title: "Revocable" });
     const kid = await Session.create(fixture.ctx, { projectId: fixture.projectId, parentId: session.id });
     const id = (await Session.share(fixture.ctx, session.id)).share!.id;
-    await ShareView.resolve(fixture.ctx.db, id);
+    await ShareView.resolve(fixture.ctx, id);
     await Session.unshare(fixture.ctx, session.id);
-    await parleyError(ShareView.resolve(fixture.ctx.db, id), "NOT_FOUND");
-    await parleyError(ShareView.messages(fixture.ctx.db, id), "NOT_FOUND");
-    await parleyError(ShareView.messages(fixture.ctx.db, id, { sessionId: kid.id }), "NOT_FOUND");
-    await parleyError(ShareView.page(fixture.ctx.db, { shareId: id }), "NOT_FOUND");
-    await parleyError(ShareView.children(fixture.ctx.db, id), "NOT_FOUND");
+    await parleyError(ShareView.resolve(fixture.ctx, id), "NOT_FOUND");
+    await parleyError(ShareView.messages(fixture.ctx, id), "NOT_FOUND");
+    await parleyError(ShareView.messages(fixture.ctx, id, { sessionId: kid.id }), "NOT_FOUND");
+    await parleyError(ShareView.page(fixture.ctx, { shareId: id }), "NOT_FOUND");
+    await parleyError(ShareView.children(fixture.ctx, id), "NOT_FOUND");
     const again = await Session.share(fixture.ctx, session.id);
     expect(again.share?.id).not.toBe(id);
-    await parleyError(ShareView.resolve(fixture.ctx.db, id), "NOT_FOUND");
-    await parleyError(ShareView.page(fixture.ctx.db, { shareId: id }), "NOT_FOUND");
-    expect((await ShareView.resolve(fixture.ctx.db, again.share!.id)).id).toBe(session.id);
+    await parleyError(ShareView.resolve(fixture.ctx, id), "NOT_FOUND");
+    await parleyError(ShareView.page(fixture.ctx, { shareId: id }), "NOT_FOUND");
+    expect((await ShareView.resolve(fixture.ctx, again.share!.id)).id).toBe(session.id);
   });
 
   it("lists the team's links, revoked ones marked, other teams' never", async () => {

@@ -1,13 +1,15 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_AGENT } from "../agent/agent";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import { DEFAULTS, evaluate } from "../permission/evaluate";
+import { DECISION_BUDGET, type Layer, MatchBudgetError, decide, layers } from "../permission/layers";
+import type { Permissions } from "../permission/permission";
 import type { Info } from "../session/info";
-import type { Message, MessageError, Part } from "../session/message";
-import { outputDirectory } from "../tool/truncate";
+import type { APIError, FileDiff, Message, MessageError, Part, PartOf } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
+import { type PathScope, relativeRecord, relativeText, rewrite, swapsOf } from "./paths";
 import { type MessagePage, messagePage } from "../session/storage";
 import { parse } from "../fn";
 import type { Services } from "../services";
@@ -23,54 +25,162 @@ import { type TurnDiff, turnDiff } from "../session/summary";
 
 export interface Options {
   /** Base of share URLs; relative URLs when unset. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** The server's share mode: with "disabled" every link is unknown. */
   mode?: "auto" | "manual" | "disabled";
   /** The server's data directory (saved tool outputs live there): shown to viewers as a placeholder. */
-  dataDir?: string;
+  dataDir?: string | undefined;
+  /** The folder every team's projects are registered under: shown to viewers as a placeholder. */
+  projectsRoot?: string | undefined;
+}
+
+/** Where a project's read rules come from (server/permission/permission.ts). */
+export type RuleSource = Pick<Permissions, "stack">;
+
+/** What reading a share link needs: the database, and the rules of the shared project. */
+export interface ShareReader {
+  db: Db;
+  permissions: RuleSource;
 }
 
 /**
  * Where the server keeps a shared tree's files, for rewriting them out of what viewers
- * read: the project directory becomes project-relative paths, the data directory a
- * placeholder.
+ * read (the project directory becomes project-relative paths, the data directory a
+ * placeholder), and the read rules every file a viewer is shown must pass.
  */
-export interface ViewerScope {
-  teamId: string;
-  /** The project directory of the shared session (a child session works in its parent's project). */
-  directory: string;
-  dataDir?: string | undefined;
+export interface ViewerScope extends PathScope {
+  /** The built-in defaults, the server config, the team's and the project's policy (never an agent's, an approval or a session's rules). */
+  rules: Layer[];
 }
 
 /** What a viewer is told instead of an error nobody expected (it may quote SQL, stack frames or paths). */
 export const UNEXPECTED_ERROR = "The server ran into an unexpected error.";
 
 /**
- * A session as an anonymous viewer sees it: the server directory and the session's
- * permission rules are the team's business, not the link holder's.
+ * The read rules of a project as a viewer is held to them: a file is shown only when
+ * reading it is allowed outright by the built-in defaults, the server config, the team's
+ * policy and the project's. An agent's rules, stored approvals and a session's own rules
+ * are the members' business (they let an agent read; they show nobody anything).
  */
-export function forViewer(info: Info): Info {
-  const { permission: _rules, revert, ...rest } = info;
-  // A revert's diff may show what was written into secret files: viewers get where it stands, not the diff.
-  const shownRevert = revert ? { messageId: revert.messageId, ...(revert.partId ? { partId: revert.partId } : {}) } : undefined;
-  return { ...rest, directory: "", ...(shownRevert ? { revert: shownRevert } : {}) };
+export async function readRules(source: RuleSource, teamId: string, projectId: string): Promise<Layer[]> {
+  const stack = await source.stack(teamId, projectId, DEFAULT_AGENT, undefined);
+  return layers({ ...stack, agent: [], session: undefined }, []);
 }
 
 /**
- * A part as an anonymous viewer sees it: an edit of a file the rules would not let the
- * agent read freely (its tool result says `diffHidden`, e.g. a `.env`) keeps its path and
- * outcome but not the content the model wrote into it.
+ * Whether a viewer may see a file's changes: reading it is allowed by `scope.rules`. A
+ * path inside the project is matched as the tools match it (relative to the project),
+ * one outside by its absolute path; rules too costly to check hide the file.
  */
-export function partForViewer(part: Part, scope?: ViewerScope): Part {
-  if (part.type !== "tool") return part;
-  const hidden = withoutSecrets(part);
-  return scope ? relativeTool(hidden, scope) : hidden;
+export function visibleFile(file: string, scope: Pick<ViewerScope, "directory" | "rules">): boolean {
+  let pattern = file;
+  if (path.isAbsolute(file) && scope.directory.length > 0) {
+    const inside = path.relative(scope.directory, file);
+    if (!inside.startsWith("..") && !path.isAbsolute(inside)) pattern = inside || ".";
+  }
+  try {
+    return decide("read", pattern, scope.rules, { budget: { remaining: DECISION_BUDGET } }).action === "allow";
+  } catch (error) {
+    if (error instanceof MatchBudgetError) return false;
+    throw error;
+  }
 }
 
-function withoutSecrets(part: ToolPart): ToolPart {
+function visibleDiffs(diffs: FileDiff[], scope: ViewerScope): FileDiff[] {
+  return diffs.filter((diff) => visibleFile(diff.file, scope));
+}
+
+/**
+ * A session as an anonymous viewer sees it: no internal id (team, project, author), no
+ * server directory, no permission rules; its title with paths relative, its summary
+ * without the files the read rules hide.
+ */
+export function forViewer(info: Info, scope: ViewerScope): Info {
+  const { permission: _rules, revert, summary, status, ...rest } = info;
+  const relative = (text: string) => relativeText(text, scope, info.id);
+  // A revert's diff may show what was written into secret files: viewers get where it stands, not the diff.
+  const shownRevert = revert ? { messageId: revert.messageId, ...(revert.partId ? { partId: revert.partId } : {}) } : undefined;
+  return {
+    ...rest,
+    teamId: "",
+    projectId: "",
+    directory: "",
+    authorId: "",
+    title: relative(info.title),
+    ...(summary ? { summary: summaryForViewer(summary, scope) } : {}),
+    ...(status ? { status: status.type === "retry" ? { ...status, message: relative(status.message) } : status } : {}),
+    ...(shownRevert ? { revert: shownRevert } : {}),
+  };
+}
+
+function summaryForViewer(summary: NonNullable<Info["summary"]>, scope: ViewerScope): NonNullable<Info["summary"]> {
+  if (!summary.diffs) return summary;
+  const diffs = visibleDiffs(summary.diffs, scope);
+  return {
+    additions: diffs.reduce((sum, d) => sum + d.additions, 0),
+    deletions: diffs.reduce((sum, d) => sum + d.deletions, 0),
+    files: diffs.length,
+    diffs,
+  };
+}
+
+type ToolPart = PartOf<"tool">;
+
+/**
+ * A part as an anonymous viewer sees it: the server's folders taken out of every string
+ * (text, reasoning, tool input, output, title, metadata, errors, files); a patch lists
+ * only the files the read rules show; an edit of a file the rules would not let the
+ * agent read freely (its tool result says `diffHidden`, or the rules say so now) keeps its
+ * path and outcome but not the content the model wrote into it.
+ */
+export function partForViewer(part: Part, scope: ViewerScope): Part {
+  const relative = (text: string) => relativeText(text, scope, part.sessionId);
+  switch (part.type) {
+    case "text":
+    case "reasoning":
+      return textForViewer(part, rewrite(part.text, swapsOf(scope, part.sessionId), streamedTextDone(part)).out, scope);
+    case "file":
+      return fileForViewer(part, relative);
+    case "tool":
+      return relativeTool(withoutSecrets(part, scope), scope);
+    case "patch":
+      return { ...part, files: part.files.filter((file) => visibleFile(file, scope)) };
+    case "subtask":
+      return { ...part, prompt: relative(part.prompt), description: relative(part.description) };
+    case "retry":
+      return { ...part, error: apiErrorForViewer(part.error, relative) };
+    default:
+      return part;
+  }
+}
+
+type TextLike = PartOf<"text"> | PartOf<"reasoning">;
+
+/** Whether a text or reasoning part is complete (a user's text has no times); until then its end may still become a folder's name. */
+export function streamedTextDone(part: TextLike): boolean {
+  return part.time?.end !== undefined || (part.type === "text" && part.time === undefined);
+}
+
+/** A text or reasoning part shown with `text` (its text as rewritten for viewers), its metadata's paths relative. */
+export function textForViewer<T extends TextLike>(part: T, text: string, scope: ViewerScope): T {
+  if (!part.metadata) return { ...part, text };
+  return { ...part, text, metadata: relativeRecord(part.metadata, (value) => relativeText(value, scope, part.sessionId)) };
+}
+
+function fileForViewer(part: PartOf<"file">, relative: (text: string) => string): PartOf<"file"> {
+  const source = part.source
+    ? { ...part.source, path: relative(part.source.path), ...(part.source.text ? { text: { ...part.source.text, value: relative(part.source.text.value) } } : {}) }
+    : undefined;
+  // A data: URL is the file's content, not a place.
+  const url = part.url.startsWith("data:") ? part.url : relative(part.url);
+  return { ...part, url, ...(part.filename !== undefined ? { filename: relative(part.filename) } : {}), ...(source ? { source } : {}) };
+}
+
+function withoutSecrets(part: ToolPart, scope: ViewerScope): ToolPart {
   if (part.tool !== "write" && part.tool !== "edit") return part;
   const state = part.state;
-  const hidden = (state.status === "completed" && state.metadata.diffHidden === true) || sensitivePath(state.input.filePath);
+  const filePath = state.input.filePath;
+  const hidden = (state.status === "completed" && state.metadata.diffHidden === true) || (typeof filePath === "string" && !visibleFile(filePath, scope));
   if (!hidden) return part;
   const { content: _content, oldString: _old, newString: _new, ...input } = state.input;
   const redacted = { ...input, contentHidden: true };
@@ -80,111 +190,71 @@ function withoutSecrets(part: ToolPart): ToolPart {
   return { ...part, state: { ...state, input: redacted, metadata } };
 }
 
-/** A file a viewer may see the changes of: one the built-in rules let the agent read freely (not a `.env`). */
-export function visibleFile(file: string): boolean {
-  return evaluate("read", file, DEFAULTS).action === "allow";
-}
-
-/** A path the built-in rules would not let the agent read freely (`.env` files), while its edit is still under way. */
-function sensitivePath(filePath: unknown): boolean {
-  return typeof filePath === "string" && evaluate("read", filePath, DEFAULTS).action !== "allow";
-}
-
-type ToolPart = Extract<Part, { type: "tool" }>;
-
-/** `text` with the server's directories taken out: project paths made relative, saved outputs and the data directory named. */
-export function relativeText(text: string, scope: ViewerScope, sessionId: string): string {
-  // [directory, what it becomes, what a path inside it starts with instead]
-  const swaps: [string, string, string][] = [];
-  if (scope.directory.length > 1) swaps.push([scope.directory, ".", ""]);
-  if (scope.dataDir && scope.dataDir.length > 1) {
-    swaps.push([outputDirectory(scope.dataDir, scope.teamId, sessionId), "tool-output", "tool-output/"], [scope.dataDir, "<data directory>", "<data directory>/"]);
-  }
-  // The most specific first: the project may lie inside the data directory (its default place).
-  swaps.sort((x, y) => y[0].length - x[0].length);
-  return swaps.reduce((out, [from, self, inside]) => replacePath(out, from, self, inside), text);
-}
-
-const NAME_CHAR = /[\w.-]/;
-
-/**
- * Every `dir` in `text` that is a whole path (not the start of a longer name) replaced:
- * `dir/name…` by `inside` + `name…`, `dir` itself (or `dir/` before a space, a quote, the end) by `self`.
- */
-function replacePath(text: string, dir: string, self: string, inside: string): string {
-  let at = text.indexOf(dir);
-  if (at < 0) return text;
-  let out = "";
-  let done = 0;
-  while (at >= 0) {
-    const end = at + dir.length;
-    const next = text[end];
-    if (next === undefined || !NAME_CHAR.test(next)) {
-      const child = next === path.sep && NAME_CHAR.test(text[end + 1] ?? "");
-      out += text.slice(done, at) + (child ? inside : self);
-      done = child ? end + 1 : end;
-      at = text.indexOf(dir, done);
-    } else {
-      at = text.indexOf(dir, at + 1);
-    }
-  }
-  return out + text.slice(done);
-}
-
-function relativeValue(value: unknown, rewrite: (text: string) => string): unknown {
-  if (typeof value === "string") return rewrite(value);
-  if (Array.isArray(value)) return value.map((item) => relativeValue(item, rewrite));
-  if (typeof value === "object" && value !== null) return relativeRecord(value as Record<string, unknown>, rewrite);
-  return value;
-}
-
-function relativeRecord(record: Record<string, unknown>, rewrite: (text: string) => string): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, relativeValue(value, rewrite)]));
-}
-
 /** A tool part whose input, output, title, metadata and error name files relative to the project. */
 function relativeTool(part: ToolPart, scope: ViewerScope): ToolPart {
-  const rewrite = (text: string) => relativeText(text, scope, part.sessionId);
+  const relative = (text: string) => relativeText(text, scope, part.sessionId);
   const state = part.state;
-  const input = relativeRecord(state.input, rewrite);
+  const input = relativeRecord(state.input, relative);
+  const shown = part.metadata ? { ...part, metadata: relativeRecord(part.metadata, relative) } : part;
   switch (state.status) {
     case "pending":
-      return { ...part, state: { ...state, input, raw: rewrite(state.raw) } };
+      // The input is still streaming: the end that may become a folder's name waits.
+      return { ...shown, state: { ...state, input, raw: rewrite(state.raw, swapsOf(scope, part.sessionId), false).out } };
     case "running":
       return {
-        ...part,
+        ...shown,
         state: {
           ...state,
           input,
-          ...(state.title !== undefined ? { title: rewrite(state.title) } : {}),
-          ...(state.metadata ? { metadata: relativeRecord(state.metadata, rewrite) } : {}),
+          ...(state.title !== undefined ? { title: relative(state.title) } : {}),
+          ...(state.metadata ? { metadata: relativeRecord(state.metadata, relative) } : {}),
         },
       };
     case "completed":
-      return { ...part, state: { ...state, input, output: rewrite(state.output), title: rewrite(state.title), metadata: relativeRecord(state.metadata, rewrite) } };
+      return {
+        ...shown,
+        state: {
+          ...state,
+          input,
+          output: relative(state.output),
+          title: relative(state.title),
+          metadata: relativeRecord(state.metadata, relative),
+          ...(state.attachments ? { attachments: state.attachments.map((file) => fileForViewer(file, relative)) } : {}),
+        },
+      };
     case "error":
       return {
-        ...part,
-        state: { ...state, input, error: rewrite(state.error), ...(state.metadata ? { metadata: relativeRecord(state.metadata, rewrite) } : {}) },
+        ...shown,
+        state: { ...state, input, error: relative(state.error), ...(state.metadata ? { metadata: relativeRecord(state.metadata, relative) } : {}) },
       };
   }
 }
 
-/** An error as a viewer sees it: what the server did not expect becomes a generic sentence; provider headers and bodies stay on the server. */
-export function errorForViewer(error: MessageError): MessageError {
+function apiErrorForViewer(error: APIError, relative: (text: string) => string): APIError {
+  const { responseHeaders: _headers, responseBody: _body, ...rest } = error;
+  return { ...rest, message: relative(rest.message) };
+}
+
+/**
+ * An error as a viewer sees it: what the server did not expect becomes a generic
+ * sentence; provider headers and bodies stay on the server; paths in a message are
+ * relative (with a scope).
+ */
+export function errorForViewer(error: MessageError, scope?: ViewerScope, sessionId = ""): MessageError {
+  const relative = (text: string) => (scope ? relativeText(text, scope, sessionId) : text);
   switch (error.name) {
     case "UnknownError":
       return { name: "UnknownError", message: UNEXPECTED_ERROR };
-    case "APIError": {
-      const { responseHeaders: _headers, responseBody: _body, ...rest } = error;
-      return rest;
-    }
+    case "APIError":
+      return apiErrorForViewer(error, relative);
     case "ContextOverflowError": {
       const { responseBody: _body, ...rest } = error;
-      return rest;
+      return { ...rest, message: relative(rest.message) };
     }
+    case "OutputLengthError":
+      return error.message === undefined ? error : { ...error, message: relative(error.message) };
     default:
-      return error;
+      return { ...error, message: relative(error.message) };
   }
 }
 
@@ -196,20 +266,43 @@ export function nameForViewer(name: string): string {
 }
 
 /**
- * A message as a viewer sees it: its author by name only (never an email address), the
- * directory it ran in relative to the project, unexpected errors generic.
+ * A message as a viewer sees it: its author by name only (never an email address or a
+ * user id), the directory it ran in relative to the project, paths in its texts relative,
+ * its turn's files only those the read rules show, unexpected errors generic.
  */
-export function messageForViewer(info: Message): Message {
-  if (info.role !== "assistant") return info.author ? { ...info, author: { ...info.author, name: nameForViewer(info.author.name) } } : info;
+export function messageForViewer(info: Message, scope: ViewerScope): Message {
+  const relative = (text: string) => relativeText(text, scope, info.sessionId);
+  if (info.role === "user") {
+    const { author, summary, system, ...rest } = info;
+    return {
+      ...rest,
+      ...(author ? { author: { id: "", name: nameForViewer(author.name) } } : {}),
+      ...(system !== undefined ? { system: relative(system) } : {}),
+      ...(summary
+        ? {
+            summary: {
+              ...(summary.title !== undefined ? { title: relative(summary.title) } : {}),
+              ...(summary.body !== undefined ? { body: relative(summary.body) } : {}),
+              diffs: visibleDiffs(summary.diffs, scope),
+            },
+          }
+        : {}),
+    };
+  }
   const cwd = path.relative(info.path.root, info.path.cwd);
   const shown = { ...info, path: { cwd: cwd === "" || path.isAbsolute(cwd) || cwd.startsWith("..") ? "." : cwd, root: "." } };
-  return info.error ? { ...shown, error: errorForViewer(info.error) } : shown;
+  return info.error ? { ...shown, error: errorForViewer(info.error, scope, info.sessionId) } : shown;
+}
+
+/** The files of a turn's diff as a viewer sees them (those the read rules show). */
+export function diffForViewer(diffs: FileDiff[], scope: ViewerScope): FileDiff[] {
+  return visibleDiffs(diffs, scope);
 }
 
 function pageForViewer(page: MessagePage, scope: ViewerScope): MessagePage {
   return {
     ...page,
-    messages: page.messages.map((m) => ({ ...m, info: messageForViewer(m.info), parts: m.parts.map((p) => partForViewer(p, scope)) })),
+    messages: page.messages.map((m) => ({ info: messageForViewer(m.info, scope), parts: m.parts.map((p) => partForViewer(p, scope)) })),
     corrupt: page.corrupt.map((row) => ({ ...row, error: "this row could not be read" })),
   };
 }
@@ -236,14 +329,27 @@ async function sharedRow(db: Db, shareId: string, options: Options) {
 }
 
 /** The shared session; NOT_FOUND when the id is unknown or revoked. */
-export async function resolve(db: Db, shareId: string, options: Options = {}): Promise<Info> {
-  return (await resolveScoped(db, shareId, options)).root;
+export async function resolve(reader: ShareReader, shareId: string, options: Options = {}): Promise<Info> {
+  return (await resolveScoped(reader, shareId, options)).root;
 }
 
-/** The shared session as a viewer sees it, and the scope its tree's parts are rewritten in. */
-export async function resolveScoped(db: Db, shareId: string, options: Options = {}): Promise<{ root: Info; scope: ViewerScope }> {
-  const row = await sharedRow(db, shareId, options);
-  return { root: forViewer(sessionFromRow(row, options.publicUrl)), scope: { teamId: row.teamId, directory: row.directory, dataDir: options.dataDir } };
+/** Where a session of the shared tree is kept: its project and directory (never shown to viewers). */
+interface Kept {
+  id: string;
+  directory: string;
+}
+
+/** The shared session as a viewer sees it, and the scope its tree is shown in. */
+export async function resolveScoped(reader: ShareReader, shareId: string, options: Options = {}): Promise<{ root: Info; scope: ViewerScope }> {
+  const { root, scope } = await resolveKept(reader, shareId, options);
+  return { root, scope };
+}
+
+async function resolveKept(reader: ShareReader, shareId: string, options: Options): Promise<{ root: Info; scope: ViewerScope; project: Kept }> {
+  const row = await sharedRow(reader.db, shareId, options);
+  const rules = await readRules(reader.permissions, row.teamId, row.projectId);
+  const scope: ViewerScope = { teamId: row.teamId, directory: row.directory, dataDir: options.dataDir, projectsRoot: options.projectsRoot, rules };
+  return { root: forViewer(sessionFromRow(row, options.publicUrl), scope), scope, project: { id: row.projectId, directory: row.directory } };
 }
 
 const IdRow = z.object({ id: Id.schema("session") });
@@ -277,19 +383,29 @@ export async function isPartOf(db: Db, rootId: string, sessionId: string): Promi
  * A session of the shared tree: the shared session when `sessionId` is omitted, else
  * that session if it is a descendant (NOT_FOUND otherwise).
  */
-export async function session(db: Db, shareId: string, sessionId?: string, options: Options = {}): Promise<{ root: Info; session: Info }> {
-  const { root, session: shown } = await scopedSession(db, shareId, sessionId, options);
+export async function session(reader: ShareReader, shareId: string, sessionId?: string, options: Options = {}): Promise<{ root: Info; session: Info }> {
+  const { root, session: shown } = await scopedSession(reader, shareId, sessionId, options);
   return { root, session: shown };
 }
 
-async function scopedSession(db: Db, shareId: string, sessionId: string | undefined, options: Options): Promise<{ root: Info; session: Info; scope: ViewerScope }> {
-  const { root, scope } = await resolveScoped(db, shareId, options);
-  if (sessionId === undefined || sessionId === root.id) return { root, session: root, scope };
+/** A session of the shared tree (see `session`), with where it is kept (its project, its directory) and the scope it is shown in. */
+async function scopedSession(
+  reader: ShareReader,
+  shareId: string,
+  sessionId: string | undefined,
+  options: Options,
+): Promise<{ root: Info; session: Info; scope: ViewerScope; project: Kept }> {
+  const { db } = reader;
+  const resolved = await resolveKept(reader, shareId, options);
+  const { root, scope } = resolved;
+  if (sessionId === undefined || sessionId === root.id) return { ...resolved, session: root };
   Id.assert("session", sessionId);
   if (!(await isPartOf(db, root.id, sessionId))) throw ParleyError.notFound("session", sessionId);
   const row = await db.session.findUnique({ where: { id: sessionId }, include: { share: true } });
   if (!row) throw ParleyError.notFound("session", sessionId);
-  return { root, session: forViewer(sessionFromRow(row, options.publicUrl)), scope: { ...scope, directory: row.directory } };
+  // A child session works in its parent's project; its own directory is what its paths start with.
+  const own = { ...scope, directory: row.directory };
+  return { root, session: forViewer(sessionFromRow(row, options.publicUrl), own), scope: own, project: { id: row.projectId, directory: row.directory } };
 }
 
 export const MessagesInput = z.object({
@@ -303,21 +419,21 @@ export type MessagesInput = z.input<typeof MessagesInput>;
 
 
 /** A page of messages (oldest first) of the shared session or one of its descendants. */
-export async function messages(db: Db, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {
+export async function messages(reader: ShareReader, shareId: string, input: MessagesInput = {}, options: Options = {}): Promise<MessagePage> {
   const { sessionId, before, limit } = parse(MessagesInput, input);
-  const { session: target, scope } = await scopedSession(db, shareId, sessionId, options);
-  return pageForViewer(await messagePage(db, target.id, { before, limit }), scope);
+  const { session: target, scope } = await scopedSession(reader, shareId, sessionId, options);
+  return pageForViewer(await messagePage(reader.db, target.id, { before, limit }), scope);
 }
 
-async function childrenOf(db: Db, sessionId: string, options: Options): Promise<Info[]> {
+async function childrenOf(db: Db, sessionId: string, scope: ViewerScope, options: Options): Promise<Info[]> {
   const rows = await db.session.findMany({ where: { parentId: sessionId }, include: { share: true }, orderBy: { id: "desc" } });
-  return rows.map((row) => forViewer(sessionFromRow(row, options.publicUrl)));
+  return rows.map((row) => forViewer(sessionFromRow(row, options.publicUrl), { ...scope, directory: row.directory }));
 }
 
 /** The direct children of the shared session, or of one of its descendants. */
-export async function children(db: Db, shareId: string, sessionId?: string, options: Options = {}): Promise<Info[]> {
-  const { session: parent } = await session(db, shareId, sessionId, options);
-  return childrenOf(db, parent.id, options);
+export async function children(reader: ShareReader, shareId: string, sessionId?: string, options: Options = {}): Promise<Info[]> {
+  const { session: parent, scope } = await scopedSession(reader, shareId, sessionId, options);
+  return childrenOf(reader.db, parent.id, scope, options);
 }
 
 export const PageInput = MessagesInput.extend({ shareId: ShareId });
@@ -338,10 +454,10 @@ export interface Page {
  * Everything a share page renders on the server, in one call: the session shown, its
  * newest (or an older) page of messages with their parts, and its child sessions.
  */
-export async function page(db: Db, input: PageInput, options: Options = {}): Promise<Page> {
+export async function page(reader: ShareReader, input: PageInput, options: Options = {}): Promise<Page> {
   const { shareId, sessionId, before, limit } = parse(PageInput, input);
-  const { root, session: shown, scope } = await scopedSession(db, shareId, sessionId, options);
-  const [page, kids] = await Promise.all([messagePage(db, shown.id, { before, limit }), childrenOf(db, shown.id, options)]);
+  const { root, session: shown, scope } = await scopedSession(reader, shareId, sessionId, options);
+  const [page, kids] = await Promise.all([messagePage(reader.db, shown.id, { before, limit }), childrenOf(reader.db, shown.id, scope, options)]);
   return { share: { id: shareId, url: shareUrl(shareId, options.publicUrl) }, root, session: shown, messages: pageForViewer(page, scope), children: kids };
 }
 
@@ -353,10 +469,12 @@ export const DiffInput = z.object({
 });
 export type DiffInput = z.input<typeof DiffInput>;
 
-/** What a user message's turn changed, as a viewer may see it (secret files left out). */
-export async function diff(viewer: Pick<Services, "db" | "snapshots">, input: DiffInput, options: Options = {}): Promise<TurnDiff> {
+/** What a user message's turn changed, as a viewer may see it: only the files the read rules show, paths relative. */
+export async function diff(viewer: ShareReader & Pick<Services, "snapshots">, input: DiffInput, options: Options = {}): Promise<TurnDiff> {
   const { shareId, sessionId, messageId } = parse(DiffInput, input);
-  const { session: shown } = await session(viewer.db, shareId, sessionId, options);
-  const row = await viewer.db.session.findUniqueOrThrow({ where: { id: shown.id }, select: { projectId: true, directory: true } });
-  return turnDiff(viewer, { id: row.projectId, directory: row.directory }, shown.id, messageId, visibleFile);
+  const { session: shown, scope, project } = await scopedSession(viewer, shareId, sessionId, options);
+  const turn = await turnDiff(viewer, project, shown.id, messageId, (file) => visibleFile(file, scope));
+  return { ...turn, text: relativeText(turn.text, scope, shown.id) };
 }
+
+export { relativeText } from "./paths";

@@ -113,7 +113,16 @@ export const publicProcedure = t.procedure.meta({ public: true }).use(mapDomainE
   next({
     // tRPC merges the new context into the old one: every member service is taken away explicitly.
     ctx: {
-      viewer: { db: ctx.db, snapshots: ctx.snapshots, publicUrl: ctx.settings.publicUrl, mode: ctx.settings.share, dataDir: ctx.settings.dataDir },
+      viewer: {
+        db: ctx.db,
+        snapshots: ctx.snapshots,
+        // Read only for the shared project's read rules (share/share-view.ts readRules): nothing is asked or stored.
+        permissions: ctx.permissions,
+        publicUrl: ctx.settings.publicUrl,
+        mode: ctx.settings.share,
+        dataDir: ctx.settings.dataDir,
+        projectsRoot: ctx.settings.projectsRoot,
+      },
       db: undefined,
       bus: undefined,
       clock: undefined,

@@ -23,7 +23,8 @@ const load = cache(async (shareId: string, sessionId: string | undefined) => {
   const rt = await runtime();
   if (rt.config.share === "disabled") return undefined;
   try {
-    return await ShareView.page(rt.services.db, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: rt.config.publicUrl, mode: rt.config.share, dataDir: rt.config.dataDir });
+    const { settings } = rt.services;
+    return await ShareView.page(rt.services, { shareId, sessionId, limit: FIRST_PAGE }, { publicUrl: settings.publicUrl, mode: settings.share, dataDir: settings.dataDir, projectsRoot: settings.projectsRoot });
   } catch (error) {
     if (isParleyError(error) && (error.code === "NOT_FOUND" || error.code === "INVALID")) return undefined;
     throw error;
