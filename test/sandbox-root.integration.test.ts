@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
@@ -24,6 +25,7 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
+  let dataDir: string;
 
   const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
   async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
@@ -48,7 +50,7 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
       mkdirSync(project, { recursive: true });
       writeFileSync(path.join(project, "README.md"), "a project\n");
       return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
+        PARLEY_DATA_DIR: (dataDir = path.join(dir, "data")),
         PARLEY_PROJECT_DIR: project,
         PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
         PARLEY_SIGNUP: "invite",
@@ -99,5 +101,35 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
     expect(statSync(path.join(project, "hook.sh")).uid).toBe(DEFAULT_SANDBOX_ID);
     expect(statSync(path.join(project, "README.md")).uid).toBe(DEFAULT_SANDBOX_ID);
     expect(readFileSync(path.join(project, "README.md"), "utf8")).toBe("a project\n");
+  });
+
+  /** Run a prompt's one bash command, answered "once", and return the call's state. */
+  async function runOnce(sessionId: string, command: string) {
+    await ok("session.prompt", { sessionId, parts: [{ type: "text", text: `run \`${command}\`` }] }, bob);
+    const asked = await until("the permission question", async () => (await ok<PermissionRequest[]>("permission.pending", { sessionId }, bob))[0]);
+    await ok("permission.reply", { requestId: asked.id, reply: "once" }, bob);
+    await settled(app.rt.services, sessionId, 30_000);
+    const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, bob);
+    return page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : [])).at(-1);
+  }
+
+  it("a session's commands read its saved outputs; the sandbox's user, on the host, reaches nothing of the data directory", async () => {
+    const { id } = await ok<{ id: string }>("session.create", { projectId, title: "outputs" }, bob);
+    const long = await runOnce(id, "seq 1 3000");
+    const saved = /Full output saved to: (\S+)/.exec(long?.status === "completed" ? long.output : "")?.[1];
+    if (!saved) throw new Error(`no saved output in ${JSON.stringify(long)}`);
+    const back = await runOnce(id, `tail -n 1 ${saved}`);
+    expect(back).toMatchObject({ status: "completed", output: "3000" });
+
+    // As if the folder around the data directory were open to everyone (e.g. /srv/parley):
+    // the data directory itself and what is inside still shut the sandbox's user out.
+    chmodSync(app.dir, 0o755);
+    expect(statSync(dataDir).mode & 0o077).toBe(0o011);
+    const secrets = [`ls ${dataDir}`, `cat ${saved}`, `ls ${path.dirname(saved)}`, `ls ${path.join(dataDir, "tool-output")}`];
+    for (const entry of readdirSync(dataDir)) secrets.push(`ls -d ${path.join(dataDir, entry)}/*`, `cat ${path.join(dataDir, entry)}`);
+    for (const command of secrets) {
+      const probe = spawnSync("setpriv", [`--reuid=${DEFAULT_SANDBOX_ID}`, `--regid=${DEFAULT_SANDBOX_ID}`, "--clear-groups", "--", "sh", "-c", command], { encoding: "utf8" });
+      expect(probe.status, `${command}: ${probe.stdout}`).not.toBe(0);
+    }
   });
 });

@@ -120,6 +120,11 @@ export class Cgroups {
     return this.controllers.map((c) => `${c.name} (cgroup v${c.version})`).join(", ");
   }
 
+  /** This server's own group in each hierarchy used: where the calls' groups are made. */
+  bases(): string[] {
+    return this.controllers.map((c) => c.base);
+  }
+
   has(name: Controller["name"]): boolean {
     return this.controllers.some((c) => c.name === name);
   }
@@ -167,7 +172,7 @@ function processExists(pid: number): boolean {
  * and the groups it is about to join are left alone), and only empty ones (the kernel
  * refuses to remove a group that still has processes or children).
  */
-export async function sweepLeftovers(base: string): Promise<string[]> {
+async function sweepLeftovers(base: string): Promise<string[]> {
   let names: string[];
   try {
     names = await fs.readdir(base);

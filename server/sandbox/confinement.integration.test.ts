@@ -1,11 +1,12 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bash } from "../tool/bash";
 import { eventually, fakeContext, hostPids, tempProject, testSandbox, type TempProject } from "../tool/testing";
 import { DENIED_SYSCALLS, seccompBytes, seccompFilter, seccompProgram } from "./seccomp";
-import { DEFAULT_SANDBOX_ID } from "./settings";
+import { Sandbox } from "./sandbox";
+import { DEFAULT_SANDBOX_ID, sandboxSettings } from "./settings";
 
 /**
  * What a sandboxed command can do to the host when the server runs as root (as here and in
@@ -134,6 +135,56 @@ describe("N1: a sandboxed command cannot reach the host's kernel as root (real b
       const stat = await fs.lstat(path.join(t.project, name));
       expect([stat.uid, stat.gid], name).toEqual([DEFAULT_SANDBOX_ID, DEFAULT_SANDBOX_ID]);
     }
+  });
+});
+
+describe("the start of a root server's sandbox", () => {
+  it("says which user and filter the tools run with", () => {
+    expect(testSandbox.describe()).toMatch(/^tool sandbox: bubblewrap \(.*\) as uid 65500\/gid 65500 with a seccomp filter/);
+  });
+
+  it("runs as the configured uid/gid", async () => {
+    const sandbox = await Sandbox.create({ ...sandboxSettings(undefined, {}), user: { uid: 65510, gid: 65511 } });
+    expect(sandbox.owner).toEqual({ uid: 65510, gid: 65511 });
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, sandbox });
+    const result = await bash.execute({ command: "id -u; id -g; touch f" }, ctx);
+    expect(result.output).toBe("65510\n65511");
+    expect((await fs.lstat(path.join(t.project, "f"))).uid).toBe(65510);
+  });
+
+  it("is unavailable, with the reason, when its mount points cannot be reached by the sandbox's user", async () => {
+    // A folder closed to others (like every mkdtemp folder).
+    const closed = path.join(t.outside, "closed");
+    await fs.mkdir(closed, { mode: 0o700 });
+    const sandbox = await Sandbox.create(sandboxSettings(undefined, {}), process.env, { mountBase: path.join(closed, "points") });
+    expect(sandbox.state).toEqual({ kind: "unavailable", reason: expect.stringMatching(/mount points cannot live in .*closed to other users/) });
+    expect(sandbox.describe()).toMatch(/^WARNING: no tool sandbox: .*PARLEY_SANDBOX=off/);
+  });
+});
+
+describe("a server that is not root (started here as an unprivileged uid)", () => {
+  it("runs its commands as its own uid, with /proc/sys read-only and ptrace, unshare -U and mount refused", async () => {
+    const uid = 65501;
+    await fs.chown(t.project, uid, uid);
+    // The unprivileged server must reach its project: open the temporary folder's path to it.
+    await fs.chmod(path.dirname(t.project), 0o711);
+    const child = spawn(
+      "setpriv",
+      [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, "--import", "tsx", path.join(import.meta.dirname, "../../test/sandbox-unprivileged-child.ts"), t.project],
+      { cwd: path.join(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, HOME: "/tmp", TMPDIR: "/tmp" } },
+    );
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(0);
+    const seen = JSON.parse(stdout) as { uid: number; kind: string; owner: unknown; exit: number | null; output: string; describe: string };
+    expect(seen).toMatchObject({ uid, kind: "bwrap", owner: null, exit: 0 });
+    expect(seen.describe).toContain("as the server's user with a seccomp filter");
+    expect(seen.output.split("\n")[0]).toBe(String(uid));
+    expect(seen.output).toContain("ptrace -1 1");
+    expect(seen.output).toContain("inside");
+    expect(seen.output).not.toMatch(/WROTE|UNSHARED|MOUNTED|^\/proc\/sys/m);
+    expect((await fs.lstat(path.join(t.project, "made.txt"))).uid).toBe(uid);
   });
 });
 
