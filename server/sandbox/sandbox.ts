@@ -256,6 +256,29 @@ export class Sandbox {
     return processHandle(child, false, undefined);
   }
 
+  /** Walks of this server in progress, by tree: a second call into the same tree waits for the first. */
+  private readonly adopting = new Map<string, Promise<void>>();
+
+  /**
+   * Give `dir` to the sandbox's user unless it is that user's already (a finished walk
+   * gives the root last). Calls into one tree queue behind each other, so none starts its
+   * process while another's walk of that tree is still going.
+   */
+  private adopt(dir: string): Promise<void> {
+    const owner = this.owner;
+    if (!owner) return Promise.resolve();
+    const check = async () => {
+      if (!(await owns(owner, dir))) await adoptTree(owner, dir);
+    };
+    // After the previous call into this tree, whether its walk worked or not.
+    const queued = (this.adopting.get(dir) ?? Promise.resolve()).then(check, check);
+    const entry: Promise<void> = queued.finally(() => {
+      if (this.adopting.get(dir) === entry) this.adopting.delete(dir);
+    });
+    this.adopting.set(dir, entry);
+    return entry;
+  }
+
   private async spawnConfined(state: Extract<SandboxState, { kind: "bwrap" }>, spec: ProcessSpec): Promise<SandboxProcess> {
     const { limits } = this.settings;
     const { drop } = state;
@@ -266,7 +289,7 @@ export class Sandbox {
     // A helper that lives outside the system directories is shown to the process on its own.
     if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
     // The process runs as the sandbox's user: what it may change must be that user's.
-    for (const dir of [project, ...writable]) if (!(await owns(this.owner, dir))) await adoptTree(this.owner, dir);
+    for (const dir of [project, ...writable]) await this.adopt(dir);
     const privateMounts = drop ? await mountPlan(drop.points, [project, ...writable, ...readable]) : undefined;
     const args = bwrapArgs(state.host, {
       writable: [project, ...writable],
