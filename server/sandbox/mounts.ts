@@ -13,11 +13,12 @@ import path from "node:path";
 export const DEFAULT_MOUNT_BASE = "/run/parley-sandbox";
 
 /**
- * Binds pairs of arguments (source, mount point) up to a lone `--`, then runs the rest.
- * Paths arrive as positional arguments, never as script text.
+ * Arguments: the mount program, then pairs (source, mount point) up to a lone `--`, then
+ * the command to run. Binds each pair, then becomes the command. Paths arrive as
+ * positional arguments, never as script text.
  */
 export const MOUNT_SCRIPT =
-  'while [ "$1" != "--" ]; do mount -n --bind "$1" "$2" || exit 125; shift 2; done; shift; exec "$@"';
+  'mount=$1; shift; while [ "$1" != "--" ]; do "$mount" -n --bind "$1" "$2" || exit 125; shift 2; done; shift; exec "$@"';
 
 function errorCode(error: unknown): string | undefined {
   return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;

@@ -32,6 +32,7 @@ interface Drop {
   gid: number;
   setpriv: string;
   unshare: string;
+  mount: string;
   points: MountPoints;
 }
 
@@ -307,7 +308,7 @@ export class Sandbox {
     let command = [state.bwrap, ...args, "--", "/bin/bash", "-c", limitScript(this.settings, withNproc), "parley-sandbox", ...spec.argv];
     if (drop && privateMounts) {
       command = [
-        drop.unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", MOUNT_SCRIPT, "parley-mount", ...privateMounts.pairs, "--",
+        drop.unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", MOUNT_SCRIPT, "parley-mount", drop.mount, ...privateMounts.pairs, "--",
         drop.setpriv, `--reuid=${drop.uid}`, `--regid=${drop.gid}`, "--clear-groups", "--", ...command,
       ];
     }
@@ -351,7 +352,7 @@ async function rootDrop(settings: SandboxSettings, env: Record<string, string | 
   }
   const points = await MountPoints.open(mountBase);
   if (!(points instanceof MountPoints)) return points.unusable;
-  return { uid: settings.user.uid, gid: settings.user.gid, setpriv, unshare, points };
+  return { uid: settings.user.uid, gid: settings.user.gid, setpriv, unshare, mount, points };
 }
 
 /** Each source gets a mount point of its kind (directory or file) of the call's private namespace. */
