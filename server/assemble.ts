@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { Agents } from "./agent/agent";
 import type { Bus } from "./bus/bus";
 import type { Config } from "./config";
@@ -88,9 +88,21 @@ export function realDirectory(dir: string): string {
   return realpathSync(dir);
 }
 
+/**
+ * The data directory holds the database's password, every team's saved outputs and
+ * snapshots: no other user of the host may list or change it (README "Security model").
+ * Only traversal stays for others — the embedded database's own OS user needs it when the
+ * server is root; each entry inside is closed on its own.
+ */
+function closeToOthers(dir: string): void {
+  const stat = statSync(dir);
+  if (stat.uid === process.getuid?.() && (stat.mode & 0o066) !== 0) chmodSync(dir, stat.mode & 0o7711);
+}
+
 /** The settings of a configuration (directories made when missing). */
 export function configSettings(cfg: Config): Settings {
   const dataDir = realDirectory(cfg.dataDir);
+  closeToOthers(dataDir);
   return {
     dataDir,
     projectsRoot: cfg.projectsRoot,

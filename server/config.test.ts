@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -56,5 +56,33 @@ describe("shutdown grace period", () => {
 
   it("refuses a value that is not a whole number of milliseconds up to ten minutes", () => {
     for (const bad of ["-1", "1.5", "600001", "soon"]) expect(() => loadConfig({ PARLEY_SHUTDOWN_GRACE_MS: bad }, dir), bad).toThrow(/PARLEY_SHUTDOWN_GRACE_MS/);
+  });
+});
+
+describe("sandbox user", () => {
+  it("is 65500/65500 by default, read from the file, and PARLEY_SANDBOX_UID/GID win", () => {
+    expect(loadConfig({}, dir).sandbox.user).toEqual({ uid: 65500, gid: 65500 });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ sandbox: { uid: 4000, gid: 4001 } }));
+    expect(loadConfig({}, dir).sandbox.user).toEqual({ uid: 4000, gid: 4001 });
+    expect(loadConfig({ PARLEY_SANDBOX_UID: "5000", PARLEY_SANDBOX_GID: "5001" }, dir).sandbox.user).toEqual({ uid: 5000, gid: 5001 });
+  });
+
+  it("refuses root, negative, fractional, too large and non-numeric ids", () => {
+    for (const value of ["0", "-1", "1.5", "2147483647", "4294967295", "abc", ""]) {
+      expect(() => loadConfig({ PARLEY_SANDBOX_UID: value }, dir), value).toThrow(ConfigError);
+      expect(() => loadConfig({ PARLEY_SANDBOX_GID: value }, dir), value).toThrow(ConfigError);
+    }
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ sandbox: { uid: 0 } }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+  });
+});
+
+describe("data directory", () => {
+  it("is closed to other users of the host: no listing, no writing (traversal only, for the embedded database's user)", () => {
+    const dataDir = path.join(dir, "data");
+    mkdirSync(dataDir, { mode: 0o777 });
+    chmodSync(dataDir, 0o777);
+    configSettings(loadConfig({ PARLEY_DATA_DIR: dataDir }, dir));
+    expect(statSync(dataDir).mode & 0o777).toBe(0o711);
   });
 });

@@ -5,7 +5,7 @@ import { AgentsConfig } from "./agent/agent";
 import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
-import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
+import { SandboxFile, SandboxId, type SandboxSettings, sandboxSettings } from "./sandbox/settings";
 import { describeIssues } from "./fn";
 import { trustedProxies } from "./auth/client-address";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
@@ -38,7 +38,7 @@ export const ConfigFileSchema = z
     publicUrl: z.url().optional(),
     /** Reverse proxies in front of the server (addresses or CIDR ranges): only their X-Forwarded-For is believed. */
     trustedProxies: z.array(z.string().min(1)).optional(),
-    /** How tool processes are confined: {"mode": "auto"|"off", "network": "none"|"allow", "limits": {...}}. */
+    /** How tool processes are confined: {"mode": "auto"|"off", "network": "none"|"allow", "limits": {...}, "uid": 65500, "gid": 65500}. */
     sandbox: SandboxFile.optional(),
     /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
     agents: AgentsConfig.optional(),
@@ -75,6 +75,8 @@ const EnvSchema = z.object({
   PARLEY_OFFLINE_TPS: z.coerce.number().min(0).max(100_000).optional(),
   PARLEY_SANDBOX: z.enum(["auto", "off"]).optional(),
   PARLEY_SANDBOX_NETWORK: z.enum(["none", "allow"]).optional(),
+  PARLEY_SANDBOX_UID: z.coerce.number().pipe(SandboxId).optional(),
+  PARLEY_SANDBOX_GID: z.coerce.number().pipe(SandboxId).optional(),
   PARLEY_STREAM_WINDOW_MS: z.coerce.number().int().min(0).max(1000).optional(),
   PARLEY_LIVE_STREAMS_PER_USER: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
@@ -186,7 +188,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PARLEY_PUBLIC_URL ?? fromFile.publicUrl,
     trustedProxies: proxies(e.PARLEY_TRUSTED_PROXIES, fromFile.trustedProxies),
     offline: e.PARLEY_OFFLINE_TPS === undefined ? {} : { tokensPerSecond: e.PARLEY_OFFLINE_TPS },
-    sandbox: sandboxSettings(fromFile.sandbox, { mode: e.PARLEY_SANDBOX, network: e.PARLEY_SANDBOX_NETWORK }),
+    sandbox: sandboxSettings(fromFile.sandbox, {
+      mode: e.PARLEY_SANDBOX,
+      network: e.PARLEY_SANDBOX_NETWORK,
+      uid: e.PARLEY_SANDBOX_UID,
+      gid: e.PARLEY_SANDBOX_GID,
+    }),
     agents: fromFile.agents ?? {},
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
     liveStreams: {

@@ -311,8 +311,9 @@ export async function startEmbeddedDatabase(options: {
   if (joined) return joined;
   mkdirSync(dataDir, { recursive: true });
   mkdirSync(path.dirname(dir), { recursive: true });
-  // As root, PostgreSQL runs as a "postgres" OS user, which must be able to reach the directory.
-  if (asRoot) chmodSync(path.dirname(dir), 0o755);
+  // As root, PostgreSQL runs as a "postgres" OS user, which must be able to reach the
+  // directory: traverse it, not list it (it may be the data directory itself).
+  if (asRoot) chmodSync(path.dirname(dir), 0o711);
   const fresh = !existsSync(path.join(dir, "PG_VERSION"));
   const port = options.port ?? (await freePort());
   const log = options.log ?? (() => {});

@@ -15,8 +15,14 @@ import path from "node:path";
  *
  * Namespaces: user (nested ones disabled), PID, IPC, UTS, cgroup and — unless the network
  * is allowed — network, so the host's loopback (the database, the app itself) is out of
- * reach. Every capability is dropped (as root, bwrap would otherwise keep them), and the
- * whole sandbox dies with its parent.
+ * reach. Every capability is dropped, and the whole sandbox dies with its parent. The
+ * kernel's knobs under the sandbox's /proc (`sys`, `sysrq-trigger`, `irq`, `bus`) are bound
+ * read-only over themselves, and a seccomp filter (seccomp.ts) is installed when given.
+ *
+ * A bind's source may differ from where the process sees it: when the server is root, the
+ * real directory is first bound onto a fixed mount point in a private mount namespace
+ * (sandbox.ts), so bwrap, running as the sandbox's unprivileged user, never has to walk
+ * through the host's closed directories to reach it.
  */
 
 export interface HostLayout {
@@ -24,6 +30,8 @@ export interface HostLayout {
   systemEntries: { path: string; link?: string }[];
   /** Entries under /etc that other OS users cannot read (shadow, private keys…), hidden. */
   etcMasks: { files: string[]; directories: string[] };
+  /** Entries of /proc that exist here and are made read-only in the sandbox's /proc (`/proc/sys`…). */
+  procCovers: string[];
 }
 
 export interface MountSpec {
@@ -36,6 +44,12 @@ export interface MountSpec {
   network: "none" | "allow";
   tmpBytes: number;
   env: Record<string, string>;
+  /** Where bwrap finds a bound path, when not at the path itself (a mount point of the private namespace). */
+  sources?: ReadonlyMap<string, string>;
+  /** The uid/gid the process has inside (and, mapped one to one, on the host). */
+  identity?: { uid: number; gid: number };
+  /** The file descriptor bwrap reads the seccomp program from. */
+  seccompFd?: number;
 }
 
 /** Directories that already exist in the sandbox; a path below them needs no created parents. */
@@ -54,16 +68,17 @@ function between(top: string, target: string): string[] {
   return out;
 }
 
-function namespaceArgs(network: MountSpec["network"]): string[] {
+function namespaceArgs(spec: MountSpec): string[] {
   return [
     "--die-with-parent",
     "--unshare-user",
+    ...(spec.identity ? ["--uid", String(spec.identity.uid), "--gid", String(spec.identity.gid)] : []),
     "--disable-userns",
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    ...(network === "none" ? ["--unshare-net"] : []),
+    ...(spec.network === "none" ? ["--unshare-net"] : []),
     "--cap-drop",
     "ALL",
     "--hostname",
@@ -80,7 +95,10 @@ function systemArgs(host: HostLayout, tmpBytes: number): string[] {
   args.push("--ro-bind", "/etc", "/etc");
   for (const file of host.etcMasks.files) args.push("--ro-bind", "/dev/null", file);
   for (const dir of host.etcMasks.directories) args.push("--perms", "0000", "--tmpfs", dir);
-  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(tmpBytes), "--tmpfs", "/tmp");
+  args.push("--proc", "/proc");
+  // Not left to bwrap's own cover, which it skips when it believes them closed already.
+  for (const entry of host.procCovers) args.push("--ro-bind", entry, entry);
+  args.push("--dev", "/dev", "--size", String(tmpBytes), "--tmpfs", "/tmp");
   return args;
 }
 
@@ -90,7 +108,7 @@ function systemArgs(host: HostLayout, tmpBytes: number): string[] {
  * created there cannot be reopened either; parents elsewhere live in the root, which is
  * remounted read-only at the end.
  */
-function bindArgs(binds: { path: string; writable: boolean }[]): { args: string[]; readOnlyAfter: string[] } {
+function bindArgs(binds: { path: string; writable: boolean }[], sources: ReadonlyMap<string, string> | undefined): { args: string[]; readOnlyAfter: string[] } {
   const args: string[] = [];
   const created = new Set<string>();
   const readOnlyAfter: string[] = [];
@@ -114,7 +132,7 @@ function bindArgs(binds: { path: string; writable: boolean }[]): { args: string[
       created.add(dir);
       args.push("--perms", "0111", "--dir", dir);
     }
-    args.push(bind.writable ? "--bind" : "--ro-bind", bind.path, bind.path);
+    args.push(bind.writable ? "--bind" : "--ro-bind", sources?.get(bind.path) ?? bind.path, bind.path);
   }
   return { args, readOnlyAfter };
 }
@@ -125,11 +143,12 @@ export function bwrapArgs(host: HostLayout, spec: MountSpec): string[] {
     ...spec.writable.map((p) => ({ path: path.resolve(p), writable: true })),
     ...spec.readable.map((p) => ({ path: path.resolve(p), writable: false })),
   ].sort((a, b) => a.path.split(path.sep).length - b.path.split(path.sep).length);
-  const mounts = bindArgs(binds);
-  const args = [...namespaceArgs(spec.network), ...systemArgs(host, spec.tmpBytes), ...mounts.args];
+  const mounts = bindArgs(binds, spec.sources);
+  const args = [...namespaceArgs(spec), ...systemArgs(host, spec.tmpBytes), ...mounts.args];
   args.push("--remount-ro", "/");
   for (const dir of mounts.readOnlyAfter) args.push("--remount-ro", dir);
   args.push("--chdir", spec.cwd, "--clearenv");
   for (const [key, value] of Object.entries(spec.env)) args.push("--setenv", key, value);
+  if (spec.seccompFd !== undefined) args.push("--seccomp", String(spec.seccompFd));
   return args;
 }

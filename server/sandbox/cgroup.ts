@@ -111,11 +111,18 @@ export class Cgroups {
       const controller = await findController(name, own, all);
       if (controller) found.push(controller);
     }
-    return found.length > 0 ? new Cgroups(found) : undefined;
+    if (found.length === 0) return undefined;
+    for (const controller of found) await sweepLeftovers(controller.base);
+    return new Cgroups(found);
   }
 
   describe(): string {
     return this.controllers.map((c) => `${c.name} (cgroup v${c.version})`).join(", ");
+  }
+
+  /** This server's own group in each hierarchy used: where the calls' groups are made. */
+  bases(): string[] {
+    return this.controllers.map((c) => c.base);
   }
 
   has(name: Controller["name"]): boolean {
@@ -124,7 +131,7 @@ export class Cgroups {
 
   /** Make the groups of one call with its limits. */
   async create(limits: CgroupLimits): Promise<CallCgroups> {
-    const name = `parley-sandbox-${process.pid}-${++this.counter}`;
+    const name = `${CALL_PREFIX}${process.pid}-${++this.counter}`;
     const made: string[] = [];
     const remove = async () => {
       for (const dir of made) await removeWhenEmpty(dir);
@@ -143,6 +150,51 @@ export class Cgroups {
     }
     return { procs: made.map((dir) => path.join(dir, "cgroup.procs")), remove };
   }
+}
+
+/** Name of a call's group: the prefix, the server's pid, a counter. */
+const CALL_PREFIX = "parley-sandbox-";
+const LEFTOVER = /^parley-(?:sandbox|probe)-(\d+)(?:-\d+)?$/;
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return !(error instanceof Error && "code" in error && error.code === "ESRCH");
+  }
+}
+
+/**
+ * Remove the empty groups a server killed without its clean-up (`kill -9`) left in `base`:
+ * only Parley's (by name), only those whose server is gone (another server's live calls
+ * and the groups it is about to join are left alone), and only empty ones (the kernel
+ * refuses to remove a group that still has processes or children).
+ */
+async function sweepLeftovers(base: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(base);
+  } catch (error) {
+    console.error(`[sandbox] could not look for left-over cgroups in ${base}`, error);
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = LEFTOVER.exec(name);
+    if (!match || processExists(Number(match[1]))) continue;
+    const dir = path.join(base, name);
+    try {
+      await fs.rmdir(dir);
+      removed.push(dir);
+    } catch (error) {
+      const code = error instanceof Error && "code" in error ? error.code : undefined;
+      // EBUSY: processes are still in it (they outlived their server): not empty, so kept.
+      if (code !== "EBUSY" && code !== "ENOENT" && code !== "ENOTDIR") console.error(`[sandbox] could not remove the left-over cgroup ${dir}`, error);
+    }
+  }
+  return removed;
 }
 
 /** rmdir a cgroup; its last processes may take a moment to be reaped. */

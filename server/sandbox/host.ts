@@ -78,6 +78,21 @@ function etcMasks(root = "/etc"): HostLayout["etcMasks"] {
   return { files, directories };
 }
 
+/** Kernel knobs of /proc a sandboxed process must never change, those this kernel has. */
+const PROC_COVERS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"];
+
+function procCovers(): string[] {
+  return PROC_COVERS.filter((entry) => {
+    try {
+      lstatSync(entry);
+      return true;
+    } catch {
+      // Not on this kernel (or no /proc): nothing to cover.
+      return false;
+    }
+  });
+}
+
 export function hostLayout(): HostLayout {
-  return { systemEntries: systemEntries(), etcMasks: etcMasks() };
+  return { systemEntries: systemEntries(), etcMasks: etcMasks(), procCovers: procCovers() };
 }

@@ -29,9 +29,11 @@ export async function adoptPath(owner: SandboxOwner | undefined, target: string)
 }
 
 /**
- * Give a whole tree to the owner: `root` and everything below it, symlinks changed
- * themselves and never followed (a link cannot lead the walk out of the tree). Entries
- * removed during the walk are skipped.
+ * Give a whole tree to the owner: everything below `root`, then `root` itself — last, so
+ * `owns(root)` means the walk is over (the sandbox starts no process of the owner in a tree
+ * that is still being walked, where it could swap a folder for a link under the walk).
+ * Symlinks are changed themselves and never followed. Entries removed during the walk are
+ * skipped.
  */
 export async function adoptTree(owner: SandboxOwner | undefined, root: string): Promise<void> {
   if (!owner) return;
@@ -39,7 +41,7 @@ export async function adoptTree(owner: SandboxOwner | undefined, root: string): 
   while (level.length > 0) {
     const next: string[] = [];
     for (const dir of level) {
-      await adoptPath(owner, dir);
+      if (dir !== root) await adoptPath(owner, dir);
       let entries;
       try {
         entries = await fs.readdir(dir, { withFileTypes: true });
@@ -56,6 +58,7 @@ export async function adoptTree(owner: SandboxOwner | undefined, root: string): 
     }
     level = next;
   }
+  await adoptPath(owner, root);
 }
 
 /** Whether `root` already belongs to the owner (then a tree needs no walk). */

@@ -1,26 +1,50 @@
-import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
+import { promises as fs, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { type HostLayout, bwrapArgs, isWithin } from "./bwrap";
 import { type CallCgroups, Cgroups, JOIN_SCRIPT } from "./cgroup";
 import { findExecutable, hostLayout } from "./host";
-import type { SandboxOwner } from "./owner";
+import { DEFAULT_MOUNT_BASE, MOUNT_SCRIPT, MountPoints } from "./mounts";
+import { type SandboxOwner, adoptTree, owns } from "./owner";
+import { seccompFilter } from "./seccomp";
 import type { SandboxSettings } from "./settings";
 
 /**
  * Where the agent's processes run (README "Security model"). Every process a tool starts
  * — `bash`, and helpers such as ripgrep — goes through `Sandbox.spawn`: in bubblewrap
- * (layout in bwrap.ts), with resource limits, as one unit that is killed whole. When no
- * sandbox can run here, spawning is refused with a message that names the missing piece,
- * unless the operator set the sandbox `off`.
+ * (layout in bwrap.ts) under a seccomp filter (seccomp.ts), with resource limits, as one
+ * unit that is killed whole. When no sandbox can run here, spawning is refused with a
+ * message that names the missing piece, unless the operator set the sandbox `off`.
+ *
+ * Never as root: when the server runs as root, each call joins its cgroups, makes a mount
+ * namespace of its own where root binds the call's paths onto fixed mount points
+ * (mounts.ts), then drops to the sandbox's unprivileged uid/gid with `setpriv`, and only
+ * then starts bwrap, which makes its user namespace as that user (inside uid = host uid).
+ * The workspace belongs to that user (owner.ts): a project is given to it on first use.
+ * When the server is not root, bwrap runs as the server's own user.
  */
 
+/** How a root server becomes the sandbox's user before bwrap starts. */
+interface Drop {
+  uid: number;
+  gid: number;
+  setpriv: string;
+  unshare: string;
+  mount: string;
+  points: MountPoints;
+}
+
 export type SandboxState =
-  | { kind: "bwrap"; bwrap: string; host: HostLayout; cgroups: Cgroups | undefined }
+  | { kind: "bwrap"; bwrap: string; host: HostLayout; cgroups: Cgroups | undefined; seccomp: Buffer; drop: Drop | undefined }
   | { kind: "off" }
   | { kind: "unavailable"; reason: string };
+
+export interface SandboxOptions {
+  /** Where a root server keeps the mount points of its calls (default /run/parley-sandbox): root's, reachable by all. */
+  mountBase?: string;
+}
 
 export interface ProcessSpec {
   /** Program and arguments; the program is looked up on the sandbox's PATH. */
@@ -56,6 +80,13 @@ export class SandboxUnavailableError extends Error {
 /** What bwrap itself runs with: nothing of the server's environment. */
 const NO_ENV = {} as NodeJS.ProcessEnv;
 
+/** The file descriptor of the child the seccomp program is written to. */
+const SECCOMP_FD = 3;
+
+function isChild(child: ChildProcess): child is Child {
+  return child.stdin === null && child.stdout !== null && child.stderr !== null;
+}
+
 /** The environment of a confined process: never the server's own (no secrets). */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 function confinedEnv(): Record<string, string> {
@@ -75,7 +106,9 @@ function limitScript(settings: SandboxSettings, withNproc: boolean): string {
   const l = settings.limits;
   const lines = [`ulimit -t ${l.cpuSeconds}`, `ulimit -d ${l.memoryMb * 1024}`, `ulimit -f ${l.fileSizeMb * 1024}`, `ulimit -n ${l.openFiles}`];
   if (withNproc) lines.push(`ulimit -u ${l.processes}`);
-  return `${lines.join(" && ")} || { echo "parley: could not set the sandbox's resource limits" >&2; exit 126; }; exec "$@"`;
+  // Descriptors the server's process may have let its children inherit stay outside.
+  const closeInherited = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null; done';
+  return `${lines.join(" && ")} || { echo "parley: could not set the sandbox's resource limits" >&2; exit 126; }; ${closeInherited}; exec "$@"`;
 }
 
 const live = new Set<SandboxProcess>();
@@ -107,7 +140,7 @@ export class Sandbox {
   ) {}
 
   /** Find and try bubblewrap (on the given PATH), unless the operator turned the sandbox off. */
-  static async create(settings: SandboxSettings, env: Record<string, string | undefined> = process.env): Promise<Sandbox> {
+  static async create(settings: SandboxSettings, env: Record<string, string | undefined> = process.env, options: SandboxOptions = {}): Promise<Sandbox> {
     if (settings.mode === "off") return new Sandbox(settings, { kind: "off" });
     if (process.platform !== "linux") {
       return new Sandbox(settings, {
@@ -122,31 +155,50 @@ export class Sandbox {
         reason: "Tools that run processes need the bubblewrap sandbox, which is not installed on this server: install the `bubblewrap` package (e.g. `apt-get install -y bubblewrap`) and restart Parley, or set PARLEY_SANDBOX=off to run them unconfined (only where every user is trusted).",
       });
     }
-    const host = hostLayout();
-    const cgroups = await Cgroups.detect();
-    const sandbox = new Sandbox(settings, { kind: "bwrap", bwrap, host, cgroups });
-    const failure = sandbox.selfTest();
-    if (failure) {
-      return new Sandbox(settings, {
+    const unavailable = (failure: string) =>
+      new Sandbox(settings, {
         kind: "unavailable",
         reason: `Tools that run processes need the bubblewrap sandbox, which does not work on this server (${failure}). Allow unprivileged user namespaces or run Parley where bubblewrap works, or set PARLEY_SANDBOX=off to run tools unconfined (only where every user is trusted).`,
       });
+    const filter = seccompFilter();
+    if ("unsupported" in filter) return unavailable(filter.unsupported);
+    let drop: Drop | undefined;
+    if (process.getuid?.() === 0) {
+      const found = await rootDrop(settings, env, options.mountBase ?? DEFAULT_MOUNT_BASE);
+      if (typeof found === "string") return unavailable(found);
+      drop = found;
     }
-    return sandbox;
+    const host = hostLayout();
+    const cgroups = await Cgroups.detect();
+    const sandbox = new Sandbox(settings, { kind: "bwrap", bwrap, host, cgroups, seccomp: filter.bytes, drop });
+    const failure = await sandbox.selfTest();
+    return failure ? unavailable(failure) : sandbox;
   }
 
-  /** Run `true` in a sandbox of the real layout; undefined when it worked, else what bwrap said. */
-  private selfTest(): string | undefined {
+  /**
+   * Run `id -u` the way every tool's process runs (uid switch, private mounts, seccomp,
+   * limits) in a fresh closed folder; undefined when it worked and ran as the expected
+   * user, else what went wrong.
+   */
+  private async selfTest(): Promise<string | undefined> {
     if (this.state.kind !== "bwrap") return undefined;
-    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "parley-sandbox-probe-")));
+    const expected = this.state.drop?.uid ?? process.getuid?.();
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "parley-sandbox-probe-")));
     try {
-      const args = bwrapArgs(this.state.host, { writable: [dir], readable: [], cwd: dir, network: this.settings.network, tmpBytes: 1024 * 1024, env: confinedEnv() });
-      const result = spawnSync(this.state.bwrap, [...args, "--", "true"], { encoding: "utf8", timeout: 10_000, env: NO_ENV });
-      if (result.error) return result.error.message;
-      if (result.status !== 0) return (result.stderr || `exit ${result.status ?? result.signal}`).trim();
+      const proc = await this.spawnConfined(this.state, { argv: ["id", "-u"], project: dir });
+      let stdout = "";
+      let stderr = "";
+      proc.child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      proc.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      const timer = setTimeout(() => proc.kill(), 10_000);
+      const { code, signal } = await proc.exited.finally(() => clearTimeout(timer));
+      if (code !== 0) return (stderr || `exit ${code ?? signal}`).trim();
+      if (stdout.trim() !== String(expected)) return `the probe ran as uid ${stdout.trim()}, not ${expected}`;
       return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await fs.rm(dir, { recursive: true, force: true });
     }
   }
 
@@ -159,7 +211,8 @@ export class Sandbox {
         return `WARNING: no tool sandbox: ${this.state.reason}`;
       case "bwrap": {
         const cg = this.state.cgroups?.describe();
-        return `tool sandbox: bubblewrap (${this.state.bwrap}), network ${this.settings.network}, limits ${cg ? `with cgroups: ${cg}` : "per process (no cgroups)"}`;
+        const user = this.state.drop ? `uid ${this.state.drop.uid}/gid ${this.state.drop.gid}` : "the server's user";
+        return `tool sandbox: bubblewrap (${this.state.bwrap}) as ${user} with a seccomp filter, network ${this.settings.network}, limits ${cg ? `with cgroups: ${cg}` : "per process (no cgroups)"}`;
       }
     }
   }
@@ -169,7 +222,8 @@ export class Sandbox {
    * own (the server runs as root): the workspace's files belong to it (owner.ts).
    */
   get owner(): SandboxOwner | undefined {
-    return undefined;
+    if (this.state.kind !== "bwrap" || !this.state.drop) return undefined;
+    return { uid: this.state.drop.uid, gid: this.state.drop.gid };
   }
 
   /** Whether tools may start processes here. */
@@ -203,14 +257,41 @@ export class Sandbox {
     return processHandle(child, false, undefined);
   }
 
+  /** Walks of this server in progress, by tree: a second call into the same tree waits for the first. */
+  private readonly adopting = new Map<string, Promise<void>>();
+
+  /**
+   * Give `dir` to the sandbox's user unless it is that user's already (a finished walk
+   * gives the root last). Calls into one tree queue behind each other, so none starts its
+   * process while another's walk of that tree is still going.
+   */
+  private adopt(dir: string): Promise<void> {
+    const owner = this.owner;
+    if (!owner) return Promise.resolve();
+    const check = async () => {
+      if (!(await owns(owner, dir))) await adoptTree(owner, dir);
+    };
+    // After the previous call into this tree, whether its walk worked or not.
+    const queued = (this.adopting.get(dir) ?? Promise.resolve()).then(check, check);
+    const entry: Promise<void> = queued.finally(() => {
+      if (this.adopting.get(dir) === entry) this.adopting.delete(dir);
+    });
+    this.adopting.set(dir, entry);
+    return entry;
+  }
+
   private async spawnConfined(state: Extract<SandboxState, { kind: "bwrap" }>, spec: ProcessSpec): Promise<SandboxProcess> {
     const { limits } = this.settings;
+    const { drop } = state;
     const project = realpathSync(spec.project);
     const writable = (spec.writable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p));
     const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p) && !writable.some((w) => isWithin(w, p)));
     const program = spec.argv[0];
     // A helper that lives outside the system directories is shown to the process on its own.
     if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
+    // The process runs as the sandbox's user: what it may change must be that user's.
+    for (const dir of [project, ...writable]) await this.adopt(dir);
+    const privateMounts = drop ? await mountPlan(drop.points, [project, ...writable, ...readable]) : undefined;
     const args = bwrapArgs(state.host, {
       writable: [project, ...writable],
       readable,
@@ -218,23 +299,76 @@ export class Sandbox {
       network: this.settings.network,
       tmpBytes: limits.tmpMb * 1024 * 1024,
       env: confinedEnv(),
+      ...(privateMounts ? { sources: privateMounts.sources } : {}),
+      ...(drop ? { identity: { uid: drop.uid, gid: drop.gid } } : {}),
+      seccompFd: SECCOMP_FD,
     });
+    // RLIMIT_NPROC counts every process of the user: only without a pids cgroup, and never for root.
+    const withNproc = !state.cgroups?.has("pids") && (drop !== undefined || process.getuid?.() !== 0);
+    let command = [state.bwrap, ...args, "--", "/bin/bash", "-c", limitScript(this.settings, withNproc), "parley-sandbox", ...spec.argv];
+    if (drop && privateMounts) {
+      command = [
+        drop.unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", MOUNT_SCRIPT, "parley-mount", drop.mount, ...privateMounts.pairs, "--",
+        drop.setpriv, `--reuid=${drop.uid}`, `--regid=${drop.gid}`, "--clear-groups", "--", ...command,
+      ];
+    }
     let cgroups: CallCgroups | undefined;
     if (state.cgroups) cgroups = await state.cgroups.create({ processes: limits.processes, memoryBytes: limits.memoryMb * 1024 * 1024 });
-    const asRoot = process.getuid?.() === 0;
-    const withNproc = !state.cgroups?.has("pids") && !asRoot;
-    const inner = ["--", "/bin/bash", "-c", limitScript(this.settings, withNproc), "parley-sandbox", ...spec.argv];
-    const [command, commandArgs, env]: [string, string[], NodeJS.ProcessEnv] = cgroups
-      ? ["/bin/sh", ["-c", JOIN_SCRIPT, "parley-cgroup", state.bwrap, ...args, ...inner], { ...NO_ENV, PARLEY_CGROUPS: cgroups.procs.join("\n") }]
-      : [state.bwrap, [...args, ...inner], NO_ENV];
+    let env = NO_ENV;
+    if (cgroups) {
+      command = ["/bin/sh", "-c", JOIN_SCRIPT, "parley-cgroup", ...command];
+      env = { ...NO_ENV, PARLEY_CGROUPS: cgroups.procs.join("\n") };
+    }
     try {
-      const child = spawn(command, commandArgs, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+      const [file = "", ...rest] = command;
+      const child = spawn(file, rest, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"], env });
+      if (!isChild(child)) throw new Error("the sandboxed process has no output pipes");
+      const filterPipe = child.stdio[SECCOMP_FD];
+      if (filterPipe && "end" in filterPipe) {
+        filterPipe.on("error", (error: NodeJS.ErrnoException) => {
+          // bwrap may be gone before it read the filter; its exit says why.
+          if (error.code !== "EPIPE" && error.code !== "ECONNRESET") console.error("[sandbox] could not hand over the seccomp filter", error);
+        });
+        filterPipe.end(state.seccomp);
+      }
       return processHandle(child, true, cgroups);
     } catch (error) {
       await cgroups?.remove();
       throw error;
     }
   }
+}
+
+/** Find what a root server needs to become the sandbox's user; a string says what is missing. */
+async function rootDrop(settings: SandboxSettings, env: Record<string, string | undefined>, mountBase: string): Promise<Drop | string> {
+  // The system directories too: root's PATH may lack /usr/sbin, util-linux has them in /usr/bin.
+  const search = [env.PATH, SANDBOX_PATH].filter(Boolean).join(path.delimiter);
+  const setpriv = findExecutable("setpriv", search);
+  const unshare = findExecutable("unshare", search);
+  const mount = findExecutable("mount", search);
+  const missing = [!setpriv && "setpriv", !unshare && "unshare", !mount && "mount"].filter(Boolean);
+  if (!setpriv || !unshare || !mount) {
+    return `a root server runs tools as uid ${settings.user.uid} through ${missing.join(", ")} from util-linux, which ${missing.length > 1 ? "are" : "is"} not installed`;
+  }
+  const points = await MountPoints.open(mountBase);
+  if (!(points instanceof MountPoints)) return points.unusable;
+  return { uid: settings.user.uid, gid: settings.user.gid, setpriv, unshare, mount, points };
+}
+
+/** Each source gets a mount point of its kind (directory or file) of the call's private namespace. */
+async function mountPlan(points: MountPoints, sources: string[]): Promise<{ sources: Map<string, string>; pairs: string[] }> {
+  const map = new Map<string, string>();
+  const pairs: string[] = [];
+  let directories = 0;
+  let files = 0;
+  for (const source of new Set(sources)) {
+    const stat = await fs.stat(source);
+    const point = stat.isDirectory() ? points.directory(directories++) : points.file(files++);
+    map.set(source, point);
+    pairs.push(source, point);
+  }
+  await points.ensure(directories, files);
+  return { sources: map, pairs };
 }
 
 function processHandle(child: Child, confined: boolean, cgroups: CallCgroups | undefined): SandboxProcess {

@@ -24,19 +24,34 @@ export const SandboxLimits = z
   })
   .strict();
 
+/** A uid or gid of the sandbox's own user: 1 … 2^31-2, so never root (0) and never the kernel's "no id" (-1). */
+export const SandboxId = z.number().int().min(1).max(2 ** 31 - 2);
+
 export const SandboxFile = z
   .object({
     mode: z.enum(["auto", "off"]).optional(),
     network: z.enum(["none", "allow"]).optional(),
     limits: SandboxLimits.optional(),
+    /** When the server runs as root: the unprivileged uid/gid sandboxed processes run as (default 65500). */
+    uid: SandboxId.optional(),
+    gid: SandboxId.optional(),
   })
   .strict();
 export type SandboxFile = z.infer<typeof SandboxFile>;
+
+/**
+ * The default user of sandboxed processes when the server is root: a uid/gid that no
+ * account of a Debian-like system has (system users are below 1000, people from 1000 up,
+ * `nobody` is 65534), so it owns nothing on the host but the workspaces.
+ */
+export const DEFAULT_SANDBOX_ID = 65500;
 
 export interface SandboxSettings {
   mode: "auto" | "off";
   network: "none" | "allow";
   limits: Required<z.infer<typeof SandboxLimits>>;
+  /** Who sandboxed processes run as when the server is root (ignored otherwise: they run as the server's user). */
+  user: { uid: number; gid: number };
 }
 
 export const DEFAULT_LIMITS: SandboxSettings["limits"] = {
@@ -48,10 +63,14 @@ export const DEFAULT_LIMITS: SandboxSettings["limits"] = {
   openFiles: 1024,
 };
 
-export function sandboxSettings(file: SandboxFile | undefined, env: { mode?: "auto" | "off"; network?: "none" | "allow" }): SandboxSettings {
+export function sandboxSettings(
+  file: SandboxFile | undefined,
+  env: { mode?: "auto" | "off"; network?: "none" | "allow"; uid?: number; gid?: number },
+): SandboxSettings {
   return {
     mode: env.mode ?? file?.mode ?? "auto",
     network: env.network ?? file?.network ?? "none",
     limits: { ...DEFAULT_LIMITS, ...file?.limits },
+    user: { uid: env.uid ?? file?.uid ?? DEFAULT_SANDBOX_ID, gid: env.gid ?? file?.gid ?? DEFAULT_SANDBOX_ID },
   };
 }

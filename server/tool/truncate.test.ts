@@ -28,7 +28,12 @@ describe("truncateOutput", () => {
     const r = await truncateOutput(text, { outputDir: out, callId: "call_abc", canUseTask: false });
     if (!r.truncated) throw new Error("expected truncation");
     expect(r.outputPath).toBe(path.join(t.dataDir, "tool-output", "team_1", "ses_1", "call_abc.txt"));
-    expect((await fs.stat(out)).mode & 0o777).toBe(0o700);
+    // Closed to every other user of the host at tool-output; below it, readable by the
+    // sandbox's user, as which the session's own commands read it (bound into their sandbox).
+    expect((await fs.stat(path.join(t.dataDir, "tool-output"))).mode & 0o777).toBe(0o700);
+    expect((await fs.stat(path.dirname(out))).mode & 0o777).toBe(0o755);
+    expect((await fs.stat(out)).mode & 0o777).toBe(0o755);
+    expect((await fs.stat(r.outputPath)).mode & 0o777).toBe(0o644);
     expect(await fs.readFile(r.outputPath, "utf8")).toBe(text);
     expect(r.content.startsWith(`${lines(2000)}\n\n...1000 lines truncated...\n\n`)).toBe(true);
     expect(r.content).not.toContain("line 2001");

@@ -80,14 +80,38 @@ function fileName(callId: string | undefined): string {
   return safe && safe.length > 0 ? safe : `tool_${Date.now().toString(36)}_${randomBytes(6).toString("hex")}`;
 }
 
+/**
+ * Make the session's folder: `tool-output` itself stays closed (0700) — no one but the
+ * server reaches past it on the host — while the team's and session's folders (0755) and
+ * the files (0644) can be read by the sandbox's own user, as which the session's commands
+ * read them (the folder is bound into their sandbox; nothing on the way needs to be open).
+ */
+async function makeOutputDirectory(dir: string): Promise<void> {
+  const session = path.resolve(dir);
+  const team = path.dirname(session);
+  const top = path.dirname(team);
+  await fs.mkdir(top, { recursive: true, mode: 0o700 });
+  for (const level of [team, session]) {
+    try {
+      await fs.mkdir(level, { mode: 0o755 });
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error;
+    }
+    // Exactly 0755, whatever the umask (or an older server) made it.
+    if (!(await fs.lstat(level)).isDirectory()) throw new Error(`${level} is not a directory`);
+    await fs.chmod(level, 0o755);
+  }
+}
+
 /** Save the full output without overwriting another call's file. */
 async function save(dir: string, callId: string | undefined, text: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeOutputDirectory(dir);
   const base = fileName(callId);
   for (let attempt = 0; ; attempt++) {
     const file = path.join(dir, attempt === 0 ? `${base}.txt` : `${base}_${randomBytes(4).toString("hex")}.txt`);
     try {
-      await fs.writeFile(file, text, { encoding: "utf8", flag: "wx" });
+      await fs.writeFile(file, text, { encoding: "utf8", flag: "wx", mode: 0o644 });
+      await fs.chmod(file, 0o644);
       return file;
     } catch (error) {
       if (errorCode(error) !== "EEXIST" || attempt >= 5) throw error;

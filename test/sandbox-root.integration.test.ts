@@ -1,0 +1,135 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Request as PermissionRequest } from "../server/permission/events";
+import type { Part } from "../server/session/message";
+import { DEFAULT_SANDBOX_ID } from "../server/sandbox/settings";
+import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
+import { settled } from "./session-harness";
+
+/**
+ * Issue 30 N1 as the attacker ran it: a plain member of a team on a server running as
+ * root prompts the agent (the built-in offline model) to run one command, answers the
+ * permission question "once" through tRPC, and the command — in the real bubblewrap
+ * sandbox — tries to make the kernel run a script of the project as host root through
+ * /proc/sys/kernel/core_pattern.
+ */
+
+const CORE_PATTERN = "/proc/sys/kernel/core_pattern";
+
+describe("the sandbox of a root server, through tRPC (integration)", () => {
+  let app: TestApp;
+  let project: string;
+  let ann: Browser;
+  let bob: Browser;
+  let projectId: string;
+  let dataDir: string;
+
+  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
+  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
+    const res = await call<T>(procedure, input, who);
+    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
+    return res.data;
+  }
+  async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await read();
+      if (value !== undefined) return value;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  beforeAll(async () => {
+    expect(process.getuid?.()).toBe(0);
+    app = await openApp("sandbox-root", (dir) => {
+      project = path.join(dir, "projects", "app");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(path.join(project, "README.md"), "a project\n");
+      return {
+        PARLEY_DATA_DIR: (dataDir = path.join(dir, "data")),
+        PARLEY_PROJECT_DIR: project,
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+        PARLEY_OFFLINE_TPS: "0",
+      };
+    });
+    expect(app.rt.services.sandbox.state.kind).toBe("bwrap");
+    const auth = await (await import("../server/auth/instance")).getAuth();
+    ann = await signUp(auth, "ann@sandbox-root.test", "Ann");
+    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
+    projectId = first!.id;
+    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
+    bob = await joinTeam(auth, ann, teamId, "bob@sandbox-root.test", { name: "Bob" });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("N1: a member's approved command cannot set core_pattern and have the kernel run a project script as host root", async () => {
+    const before = readFileSync(CORE_PATTERN, "utf8");
+    const proof = path.join(app.dir, "n1-proof");
+    const { id } = await ok<{ id: string }>("session.create", { projectId, title: "n1" }, bob);
+    const command = [
+      `printf '#!/bin/sh\\nid > ${proof}\\n' > hook.sh`,
+      "chmod +x hook.sh",
+      `echo "|$PWD/hook.sh" > ${CORE_PATTERN}`,
+      "sh -c 'kill -SEGV $$'",
+      "id -u",
+    ].join("; ");
+    await ok("session.prompt", { sessionId: id, parts: [{ type: "text", text: `run \`${command}\`` }] }, bob);
+    const asked = await until("the permission question", async () => (await ok<PermissionRequest[]>("permission.pending", { sessionId: id }, bob))[0]);
+    expect(asked.permission).toBe("bash");
+    await ok("permission.reply", { requestId: asked.id, reply: "once" }, bob);
+    await settled(app.rt.services, id, 30_000);
+    const after = readFileSync(CORE_PATTERN, "utf8");
+    // Should the attack ever get through, the host gets its setting back before the test fails.
+    if (after !== before) writeFileSync(CORE_PATTERN, before);
+
+    expect(after).toBe(before);
+    expect(existsSync(proof)).toBe(false);
+    const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId: id }, bob);
+    const calls = page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : []));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ status: "completed", output: expect.stringMatching(/Read-only file system/) });
+    // The command ran as the sandbox's user, who now owns the hook it wrote (and the project).
+    expect(calls[0]).toMatchObject({ output: expect.stringMatching(new RegExp(`^${DEFAULT_SANDBOX_ID}$`, "m")) });
+    expect(statSync(path.join(project, "hook.sh")).uid).toBe(DEFAULT_SANDBOX_ID);
+    expect(statSync(path.join(project, "README.md")).uid).toBe(DEFAULT_SANDBOX_ID);
+    expect(readFileSync(path.join(project, "README.md"), "utf8")).toBe("a project\n");
+  });
+
+  /** Run a prompt's one bash command, answered "once", and return the call's state. */
+  async function runOnce(sessionId: string, command: string) {
+    await ok("session.prompt", { sessionId, parts: [{ type: "text", text: `run \`${command}\`` }] }, bob);
+    const asked = await until("the permission question", async () => (await ok<PermissionRequest[]>("permission.pending", { sessionId }, bob))[0]);
+    await ok("permission.reply", { requestId: asked.id, reply: "once" }, bob);
+    await settled(app.rt.services, sessionId, 30_000);
+    const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, bob);
+    return page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : [])).at(-1);
+  }
+
+  it("a session's commands read its saved outputs; the sandbox's user, on the host, reaches nothing of the data directory", async () => {
+    const { id } = await ok<{ id: string }>("session.create", { projectId, title: "outputs" }, bob);
+    const long = await runOnce(id, "seq 1 3000");
+    const saved = /Full output saved to: (\S+)/.exec(long?.status === "completed" ? long.output : "")?.[1];
+    if (!saved) throw new Error(`no saved output in ${JSON.stringify(long)}`);
+    const back = await runOnce(id, `tail -n 1 ${saved}`);
+    expect(back).toMatchObject({ status: "completed", output: "3000" });
+
+    // As if the folder around the data directory were open to everyone (e.g. /srv/parley):
+    // the data directory itself and what is inside still shut the sandbox's user out.
+    chmodSync(app.dir, 0o755);
+    expect(statSync(dataDir).mode & 0o077).toBe(0o011);
+    const secrets = [`ls ${dataDir}`, `cat ${saved}`, `ls ${path.dirname(saved)}`, `ls ${path.join(dataDir, "tool-output")}`];
+    for (const entry of readdirSync(dataDir)) secrets.push(`ls -d ${path.join(dataDir, entry)}/*`, `cat ${path.join(dataDir, entry)}`);
+    for (const command of secrets) {
+      const probe = spawnSync("setpriv", [`--reuid=${DEFAULT_SANDBOX_ID}`, `--regid=${DEFAULT_SANDBOX_ID}`, "--clear-groups", "--", "sh", "-c", command], { encoding: "utf8" });
+      expect(probe.status, `${command}: ${probe.stdout}`).not.toBe(0);
+    }
+  });
+});
