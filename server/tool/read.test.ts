@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { read } from "./read";
 import { fakeContext, SECRET, eachTempProject, type TempProject, watchAccess } from "./testing";
 import { ToolError } from "./tool";
@@ -115,16 +115,32 @@ describe("read", () => {
       });
     }
 
-    it("reads an outside file once external_directory is granted", async () => {
+    it("reads an outside file once external_directory is granted, in the sandbox, never with the server's rights", async () => {
       const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false });
+      const spawn = vi.spyOn(ctx.sandbox, "spawn");
       const access = watchAccess(t.outside);
-      const result = await read.execute({ filePath: "../outside/secret.txt" }, ctx);
-      access.restore();
+      let result;
+      let binds;
+      try {
+        result = await read.execute({ filePath: "../outside/secret.txt" }, ctx);
+      } finally {
+        access.restore();
+        binds = spawn.mock.calls.map(([spec]) => ({ readable: spec.readable, writable: spec.writable }));
+        spawn.mockRestore();
+      }
       expect(result.output).toContain(SECRET);
-      // The access watcher does see reads of outside files (so the refusals above are meaningful).
-      expect(access.touched).toContain(t.secret);
+      // N2: the server itself never opened the file; one sandboxed process saw only it.
+      expect(access.touched).toEqual([]);
+      expect(binds).toEqual([{ readable: [t.secret], writable: undefined }]);
       expect(ctx.requests.map((r) => r.permission)).toEqual(["external_directory", "read"]);
       expect(ctx.requests[1]?.patterns).toEqual([t.secret]);
+    });
+
+    it("the access watcher does see the server's own reads of outside files (so the checks above are meaningful)", async () => {
+      const access = watchAccess(t.outside);
+      await fs.readFile(t.secret, "utf8");
+      access.restore();
+      expect(access.touched).toContain(t.secret);
     });
   });
 });
