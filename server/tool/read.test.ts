@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -142,5 +143,37 @@ describe("read", () => {
       access.restore();
       expect(access.touched).toContain(t.secret);
     });
+  });
+
+  it("N5: a FIFO in the project fails at once with a clear message (no thread waits for a writer)", async () => {
+    const fifo = path.join(t.project, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    // Refused on the handle (a blocking open would never return: the test would time out).
+    await expect(read.execute({ filePath: "pipe" }, ctxFor())).rejects.toThrow(/^pipe is a named pipe \(FIFO\): only regular files can be read or written\.$/);
+  });
+
+  it("N5: a socket in the project is refused", async () => {
+    const net = await import("node:net");
+    const socket = path.join(t.project, "sock");
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      await expect(read.execute({ filePath: "sock" }, ctxFor())).rejects.toThrow(/^sock is (a socket|not a regular file)/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("N2: refuses to read outside the project, clearly, when no sandbox can run here", async () => {
+    const { Sandbox } = await import("../sandbox/sandbox");
+    const { sandboxSettings } = await import("../sandbox/settings");
+    const none = await Sandbox.create(sandboxSettings(undefined, {}), { PATH: "/nonexistent" });
+    expect(none.available).toBe(false);
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false, sandbox: none });
+    const access = watchAccess(t.outside);
+    const error = await read.execute({ filePath: t.secret }, ctx).catch((e: unknown) => e);
+    access.restore();
+    expect((error as Error).message).toMatch(/^Files outside the project are only read or written inside the sandbox, and it cannot run on this server: .*bubblewrap/);
+    expect(access.touched).toEqual([]);
   });
 });
