@@ -128,7 +128,7 @@ describe("resolvePath", () => {
 
   it("N2: with the built-in rules alone, a folder outside is refused without a question; a policy 'allow' lets it through", async () => {
     const closed = fakeContext({ directory: t.project, dataDir: t.dataDir, external: "default" });
-    await expect(resolvePath(closed, t.secret)).rejects.toThrow(/^Access denied: .*secret\.txt is outside this project\. .*nothing allows/);
+    await expect(resolvePath(closed, t.secret)).rejects.toThrow(/^Access denied: .*secret\.txt is outside this project\. .*no rule allows/);
     await expect(resolvePath(closed, "/etc/passwd")).rejects.toThrow(/^Access denied/);
     expect(closed.requests).toEqual([]);
     const open = fakeContext({ directory: t.project, dataDir: t.dataDir, external: "allow", rejectExternal: false });

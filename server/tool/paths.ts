@@ -175,21 +175,21 @@ export async function resolvePath(
   }
   const asGiven = input ?? absolute;
   const savedOutputs = [ctx.outputDir, ...(ctx.boundary.savedOutputs ?? [])];
+  // The directory asked for: the path itself when the tool wants a directory, else its parent.
+  const dirOf = (p: string) => (options.kind === "directory" ? p : path.dirname(p));
   // Refused before anything outside is resolved: the place as written, then where it leads.
-  if (!lexicallyInside && !savedOutputs.some((dir) => isInside(dir, absolute))) refuseForbidden(ctx.boundary, asGiven, absolute);
+  if (!lexicallyInside && !savedOutputs.some((dir) => isInside(dir, absolute))) {
+    refuseForbidden(ctx.boundary, asGiven, absolute);
+    refuseByPolicy(ctx.boundary, asGiven, dirOf(absolute));
+  }
   const outside = lexicallyInside ? real : await realLocation(absolute);
   if (savedOutputs.some((dir) => isInside(dir, outside))) {
     if (options.access === "write") throw new ToolError(`${asGiven} is a saved tool output: saved outputs can be read, not changed.`);
     return { absolute, real: outside, relative: absolute, external: true, saved: true };
   }
   refuseForbidden(ctx.boundary, asGiven, outside);
-  // The directory asked for: the path itself when the tool wants a directory, else its parent.
-  const dir = options.kind === "directory" ? outside : path.dirname(outside);
-  if (decide("external_directory", dir, ctx.boundary.policy ?? BUILT_IN).action === "deny") {
-    throw new ToolError(
-      `Access denied: ${asGiven} is outside this project. Tools reach a folder outside the project only where the server configuration or an owner's or admin's team or project policy allows "external_directory" for it, and nothing allows ${dir}.`,
-    );
-  }
+  const dir = dirOf(outside);
+  refuseByPolicy(ctx.boundary, asGiven, dir);
   await ctx.ask({
     permission: "external_directory",
     patterns: [dir],
@@ -212,6 +212,14 @@ export function forbiddenReason(boundary: Boundary, real: string): string | unde
     return "a folder that holds Parley's data or another team's project";
   }
   return undefined;
+}
+
+/** Refuse, without asking, a folder outside that neither the server configuration nor the team's or project's policy opens. */
+function refuseByPolicy(boundary: Boundary, asGiven: string, dir: string): void {
+  if (decide("external_directory", dir, boundary.policy ?? BUILT_IN).action !== "deny") return;
+  throw new ToolError(
+    `Access denied: ${asGiven} is outside this project. Tools reach a folder outside the project only where the server configuration or an owner's or admin's team or project policy allows "external_directory" for it, and no rule allows ${dir}.`,
+  );
 }
 
 /** Refuse, without asking, what no tool may reach (see the module comment). */
