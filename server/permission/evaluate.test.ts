@@ -70,7 +70,8 @@ describe("evaluate", () => {
     expect(evaluate("read", ".env.example", DEFAULTS).action).toBe("allow");
     expect(evaluate("edit", "src/a.ts", DEFAULTS).action).toBe("allow");
     expect(evaluate("bash", "ls", DEFAULTS).action).toBe("ask");
-    expect(evaluate("external_directory", "/etc/*", DEFAULTS).action).toBe("ask");
+    // N2: a folder outside the project is closed unless the configuration or a policy opens it.
+    expect(evaluate("external_directory", "/etc/*", DEFAULTS).action).toBe("deny");
     expect(evaluate("doom_loop", "read", DEFAULTS).action).toBe("ask");
     expect(evaluate("glob", "*", DEFAULTS).action).toBe("allow");
   });

@@ -53,13 +53,15 @@ export function fromConfig(config: ConfigRules | undefined): Ruleset {
 
 /**
  * Defaults for a shared server: reading tools allow; edits inside the project allow;
- * bash, paths outside the project, doom loops, and reading or editing `.env` files ask
- * (grep skips the files reading would ask about).
+ * bash, doom loops, and reading or editing `.env` files ask (grep skips the files reading
+ * would ask about). Paths outside the project are denied: only the server configuration
+ * or an owner's or admin's team or project policy may open a folder outside (per path);
+ * a member's session rules and "Always" answers cannot (server/tool/paths.ts).
  */
 export const DEFAULTS: Ruleset = fromConfig({
   "*": "allow",
   bash: "ask",
-  external_directory: "ask",
+  external_directory: "deny",
   doom_loop: "ask",
   read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
   edit: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,10 +7,12 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { parleyError } from "../../test/fixtures";
+import { testServices } from "../../test/runtime";
 import { closeLocks, finish, scriptedServices } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { Services } from "../services";
 import { MAX_LISTED, MAX_MENTION_BYTES, rank } from "./project-files";
+import { MENTIONS_DEADLINE_MS } from "./prompt";
 import { Session } from ".";
 
 /**
@@ -173,5 +176,29 @@ describe("a mentioned file reaches the model (integration)", () => {
     await Session.update(ctx, session.id, { permission: [{ permission: "read", pattern: "*.env", action: "deny" }] });
     const refused = await parleyError(Session.prompt(ctx, { sessionId: session.id, parts: [{ type: "mention", path: ".env" }], noReply: true }), "FORBIDDEN");
     expect(refused.message).toContain('"read" for ".env" is denied');
+  });
+
+  it("N5: refuses a FIFO at once (never opened for long), and reads mentions one at a time until the deadline, then notes the ones skipped", async () => {
+    const fifo = path.join(project, "pipe.fifo");
+    execFileSync("mkfifo", [fifo]);
+    try {
+      const { ctx, session } = await sessionIn(project);
+      const refused = await parleyError(Session.prompt(ctx, { sessionId: session.id, parts: [{ type: "mention", path: "pipe.fifo" }], noReply: true }), "INVALID");
+      expect(refused.message).toBe("@pipe.fifo is a named pipe (FIFO): only regular files can be read or written.");
+    } finally {
+      rmSync(fifo);
+    }
+    // A clock that moves 1.5 s each time it is read: the second mention is past the deadline.
+    let time = 0;
+    const slow = { ...testServices(new Bus()), clock: { now: () => (time += 1_500) } };
+    const { ctx, session } = await sessionIn(project, slow);
+    const parts = ["README.md", "src/greet.ts", "src/math.ts"].map((file) => ({ type: "mention" as const, path: file }));
+    await Session.prompt(ctx, { sessionId: session.id, parts, noReply: true });
+    const [stored] = (await Session.messages(ctx, session.id, {})).messages;
+    expect(stored?.parts.map((p) => (p.type === "file" ? p.filename : p.type === "text" ? p.text : p.type))).toEqual([
+      "README.md",
+      `(@src/greet.ts was not read: reading the mentioned files took longer than ${MENTIONS_DEADLINE_MS / 1000} s.)`,
+      `(@src/math.ts was not read: reading the mentioned files took longer than ${MENTIONS_DEADLINE_MS / 1000} s.)`,
+    ]);
   });
 });

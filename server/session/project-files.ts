@@ -12,6 +12,7 @@ import { Ruleset } from "../permission/schema";
 import type { Context } from "../services";
 import { errorCode, isBinaryHandle, walk } from "../tool/files";
 import { isInside, openChecked, realLocation } from "../tool/paths";
+import { ToolError } from "../tool/tool";
 import type { Session as SessionRow } from "../db/generated/client";
 import { sessionRow } from "./access";
 import { rulesAndReach } from "./toolset";
@@ -135,21 +136,33 @@ export async function mentionedFile(ctx: Context, row: SessionRow, filePath: str
 
   let handle: FileHandle;
   try {
+    // Non-blocking, never through a link, and only a regular file (a FIFO, socket or device is refused before any read).
     handle = await openChecked({ absolute, real, relative: shown, external: false }, fsConstants.O_RDONLY);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") throw new ParleyError("NOT_FOUND", `@${shown}: there is no such file in the project`, { cause: error });
-    if (code === "ELOOP") throw ParleyError.invalid(`@${shown} is a symbolic link`);
+    if (error instanceof ToolError) throw new ParleyError("INVALID", `@${error.message}`, { cause: error });
     throw error;
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw ParleyError.invalid(`@${shown} is not a file`);
     if (stat.size > MAX_MENTION_BYTES) throw ParleyError.invalid(`@${shown} is ${Math.ceil(stat.size / 1024)} KB; a mentioned file may be at most ${MAX_MENTION_BYTES / 1024} KB`);
     if (await isBinaryHandle(handle, real)) throw ParleyError.invalid(`@${shown} is not a text file`);
-    const content = await handle.readFile();
+    const content = await readAtMost(handle, stat.size);
     return { mime: "text/plain", filename: shown, url: `data:text/plain;base64,${content.toString("base64")}`, source: { type: "file", path: shown } };
   } finally {
     await handle.close();
   }
+}
+
+/** The content of an open file, at most `max` bytes (its size when checked: a file that grows meanwhile is not read past it). */
+async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(max);
+  let length = 0;
+  while (length < max) {
+    const { bytesRead } = await handle.read(buffer, length, max - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return buffer.subarray(0, length);
 }

@@ -60,11 +60,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   const session = sessionFromRow(row);
   const agent = ctx.agents.choose(data.agent ?? session.agent).name;
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
-  const inputs = await Promise.all(
-    data.parts.map(async (p): Promise<Exclude<typeof p, { type: "mention" }> | ({ type: "file" } & MentionedFile)> =>
-      p.type === "mention" ? { type: "file", ...(await mentionedFile(ctx, row, p.path, agent)) } : p,
-    ),
-  );
+  const inputs = await readMentions(ctx, row, data.parts, agent);
   // A pending revert becomes final: the messages it hid are deleted.
   await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
@@ -94,6 +90,33 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   if (!data.noReply) await start(ctx, session.teamId, session.id);
   return written;
 });
+
+/** How long the mentions of one message may take to read, together. */
+export const MENTIONS_DEADLINE_MS = 2_000;
+
+type PromptInputPart = z.output<typeof PromptPart>;
+type ReadPart = Exclude<PromptInputPart, { type: "mention" }> | ({ type: "file" } & MentionedFile);
+
+/**
+ * The message's parts with each mention replaced by the file's content. Mentions are read
+ * one at a time (never several file reads of one message at once in the thread pool),
+ * each through a non-blocking, checked open (project-files.ts); once the deadline has
+ * passed, the mentions left are not read and the message says so instead.
+ */
+async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[1], parts: PromptInputPart[], agent: string): Promise<ReadPart[]> {
+  const deadline = ctx.clock.now() + MENTIONS_DEADLINE_MS;
+  const out: ReadPart[] = [];
+  for (const p of parts) {
+    if (p.type !== "mention") {
+      out.push(p);
+    } else if (ctx.clock.now() > deadline) {
+      out.push({ type: "text", text: `(@${p.path} was not read: reading the mentioned files took longer than ${MENTIONS_DEADLINE_MS / 1000} s.)` });
+    } else {
+      out.push({ type: "file", ...(await mentionedFile(ctx, row, p.path, agent)) });
+    }
+  }
+  return out;
+}
 
 /** "@explore find where greet is defined": a job for a subagent, run before the model answers (server/session/subtask.ts). */
 function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {

@@ -1,7 +1,9 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
 import { type ToolSet, jsonSchema, tool as aiTool } from "ai";
 import { z } from "zod";
 import * as Agent from "../agent/agent";
-import { type Layer, type RuleStack, disabled } from "../permission/layers";
+import { type Layer, type LayerName, type RuleStack, disabled } from "../permission/layers";
 import { verdictOf } from "../permission/permission";
 import type { Ruleset } from "../permission/schema";
 import type { Services, SubagentCaller } from "../services";
@@ -55,18 +57,57 @@ export function turnCalls(messages: WithParts[], userId: string): Call[] {
 /**
  * The rules and reach of one step: the rule stack and its layers, and the places beyond
  * the project that are refused outright — the data directory, the projects root and every
- * other team's project (the team's other projects stay reachable after a question).
+ * other team's project, as they are now (symlinks resolved) — and the layers that decide
+ * whether a folder outside may be reached at all (defaults, server config, team and
+ * project policy: nothing a member can loosen). The team's other projects stay reachable
+ * after a question where the policy opens them.
  */
 export async function rulesAndReach(
   s: Services,
   input: { teamId: string; projectId: string; agent: string; sessionRules: Ruleset | undefined },
 ): Promise<Pick<ToolScope, "stack" | "layers" | "boundary">> {
   const { stack, layers, projects } = await s.permissions.scope(input.teamId, input.projectId, input.agent, input.sessionRules);
+  const others = projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory);
   const boundary: Boundary = {
-    forbidden: [...s.settings.forbidden, ...projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory)],
+    forbidden: [...new Set([...s.settings.forbidden, ...others, ...(await Promise.all(others.map(currentLocation)))])],
     teamProjects: projects.filter((p) => p.teamId === input.teamId).map((p) => p.directory),
+    savedOutputs: [],
+    policy: layers.filter((layer) => POLICY_LAYERS.has(layer.name)),
   };
   return { stack, layers, boundary };
+}
+
+/** The layers that may open a folder outside the project: what the operator and the team's owners and admins set. */
+const POLICY_LAYERS: ReadonlySet<LayerName> = new Set(["defaults", "config", "team", "project"]);
+
+/** Where a directory is now (a symlink swapped in for it since it was registered is followed); as stored when it is gone. */
+async function currentLocation(directory: string): Promise<string> {
+  try {
+    return await fs.realpath(directory);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EACCES")) return path.resolve(directory);
+    throw error;
+  }
+}
+
+/** How many sessions up a subagent's saved-output reach goes (parents of parents…). */
+const MAX_ANCESTORS = 16;
+
+/**
+ * The saved-output folders of the sessions this one runs for (its parent, the parent's
+ * parent…): a subagent reads what its parent's truncated tools saved (the hint of a cut
+ * output tells the parent to hand it over), read-only.
+ */
+async function ancestorOutputs(s: Services, teamId: string, sessionId: string): Promise<string[]> {
+  const dirs: string[] = [];
+  let id: string | null = sessionId;
+  for (let depth = 0; id !== null && depth < MAX_ANCESTORS; depth++) {
+    const row: { parentId: string | null; teamId: string } | null = await s.db.session.findUnique({ where: { id }, select: { parentId: true, teamId: true } });
+    if (!row || row.teamId !== teamId) break;
+    if (row.parentId !== null) dirs.push(outputDirectory(s.settings.dataDir, teamId, row.parentId));
+    id = row.parentId;
+  }
+  return dirs;
 }
 
 /** The permission a tool asks under (write edits files). */
@@ -87,6 +128,8 @@ function inputSchemaOf(parameters: z.ZodType): JsonSchema {
 
 export function toolSet(s: Services, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
+  let ancestors: Promise<string[]> | undefined;
+  const savedOutputs = () => (ancestors ??= ancestorOutputs(s, scope.teamId, scope.sessionId));
   for (const t of s.tools) {
     if (!Agent.allows(scope.agent, t.id)) continue;
     if (disabled(permissionOf(t.id), scope.layers)) continue;
@@ -102,7 +145,8 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
         if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
         // The step's files as they were before its first tool (the patch and revert need them).
         await scope.processor.beforeTool();
-        return s.executeTool(t, input, toolContext(s, scope, options.toolCallId, signal, ask));
+        const boundary: Boundary = { ...scope.boundary, savedOutputs: await savedOutputs() };
+        return s.executeTool(t, input, toolContext(s, { ...scope, boundary }, options.toolCallId, signal, ask));
       },
       toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
     });

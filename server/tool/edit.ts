@@ -46,14 +46,15 @@ export const edit = define({
     if (input.oldString === input.newString) {
       throw new ToolError("oldString and newString are identical; there is nothing to change.");
     }
-    const target = await resolvePath(ctx, input.filePath);
-    const before = await readExisting(target);
+    const target = await resolvePath(ctx, input.filePath, { access: "write" });
+    const before = await readExisting(ctx, target);
 
     let after: string;
     let replacements: number;
     if (before === undefined) {
       if (input.oldString !== "") {
-        const suggestions = (await similarNames(target.absolute)).map((s) => (target.external ? s : path.relative(ctx.directory, s)));
+        // Names are suggested from the project only: a folder outside is not looked into with the server's rights.
+        const suggestions = target.external ? [] : (await similarNames(target.absolute)).map((s) => path.relative(ctx.directory, s));
         throw new ToolError(
           `File not found: ${target.relative}` + (suggestions.length > 0 ? `\n\nDid you mean one of these?\n${suggestions.join("\n")}` : ""),
         );
@@ -100,7 +101,7 @@ export const edit = define({
 
     const { diff, additions, deletions } = unifiedDiff(target.relative, before ?? "", after);
     await ctx.ask({ permission: "edit", patterns: [target.relative], metadata: { filepath: target.absolute, diff } });
-    await writeChecked(target, after);
+    await writeChecked(ctx, target, after);
     return {
       title: target.relative,
       output: before === undefined ? `Created ${target.relative}.` : `Edit applied to ${target.relative} (${replacements} replacement${replacements === 1 ? "" : "s"}).`,

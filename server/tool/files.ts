@@ -59,22 +59,17 @@ export function looksBinary(sample: Uint8Array): boolean {
   return control / sample.length > 0.3;
 }
 
-/** Whether a file is binary, judged by its extension and its first 4 KB. */
-export async function isBinaryFile(file: string): Promise<boolean> {
-  const handle = await fs.open(file, "r");
-  try {
-    return await isBinaryHandle(handle, file);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** isBinaryFile for a file already open (read from offset 0; the handle's position is not moved). */
+/** Whether an open file is binary, judged by its extension and its first 4 KB (read from offset 0; the handle's position is not moved). */
 export async function isBinaryHandle(handle: fs.FileHandle, name: string): Promise<boolean> {
-  if (BINARY_EXTENSIONS.has(path.extname(name).toLowerCase())) return true;
+  if (hasBinaryExtension(name)) return true;
   const buffer = Buffer.alloc(4096);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
   return looksBinary(buffer.subarray(0, bytesRead));
+}
+
+/** Whether a file's name says it is binary (an image, an archive…). */
+export function hasBinaryExtension(name: string): boolean {
+  return BINARY_EXTENSIONS.has(path.extname(name).toLowerCase());
 }
 
 /** `.env`-style files, whose content is sensitive: basename `.env` or ending in `.env`. */

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { errorCode, walk } from "./files";
 import { pathMatcher } from "./glob-match";
+import { listOutside } from "./outside";
 import { resolvePath } from "./paths";
 import { define, ToolError } from "./tool";
 
@@ -30,26 +31,33 @@ export const glob = define({
     }
     const target = await resolvePath(ctx, input.path, { kind: "directory" });
     await ctx.ask({ permission: "glob", patterns: [input.pattern], metadata: { path: target.absolute } });
-    try {
-      const stat = await fs.stat(target.absolute);
-      if (!stat.isDirectory()) throw new ToolError(`${target.relative} is not a directory.`);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") throw new ToolError(`Directory not found: ${target.relative}`);
-      throw error;
-    }
-
     const matches = pathMatcher(input.pattern);
     const found: { file: string; mtime: number }[] = [];
-    for await (const entry of walk(target.absolute, { signal: ctx.abort })) {
-      if (entry.kind === "directory" || !matches(entry.rel)) continue;
-      let mtime = 0;
+    if (target.external && !target.saved) {
+      // Outside the project: found in the sandbox.
+      const listing = await listOutside(ctx, target);
+      for (const entry of listing.entries) {
+        if (entry.kind !== "directory" && matches(entry.rel)) found.push({ file: path.join(target.absolute, entry.rel), mtime: entry.mtime });
+      }
+    } else {
       try {
-        mtime = (await fs.lstat(entry.path)).mtimeMs;
+        const stat = await fs.stat(target.absolute);
+        if (!stat.isDirectory()) throw new ToolError(`${target.relative} is not a directory.`);
       } catch (error) {
-        if (errorCode(error) === "ENOENT") continue; // removed while searching
+        if (errorCode(error) === "ENOENT") throw new ToolError(`Directory not found: ${target.relative}`);
         throw error;
       }
-      found.push({ file: entry.path, mtime });
+      for await (const entry of walk(target.absolute, { signal: ctx.abort })) {
+        if (entry.kind === "directory" || !matches(entry.rel)) continue;
+        let mtime = 0;
+        try {
+          mtime = (await fs.lstat(entry.path)).mtimeMs;
+        } catch (error) {
+          if (errorCode(error) === "ENOENT") continue; // removed while searching
+          throw error;
+        }
+        found.push({ file: entry.path, mtime });
+      }
     }
     found.sort((a, b) => b.mtime - a.mtime || a.file.localeCompare(b.file));
 

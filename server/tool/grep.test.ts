@@ -82,9 +82,10 @@ describe("grep", () => {
     const access = watchAccess(t.outside);
     expect((await grep.execute({ pattern: "SECRET" }, ctx)).output).toBe("No matches found");
     await expect(grep.execute({ pattern: "SECRET", path: "linkdir" }, ctx)).rejects.toThrow(/^rejected/);
-    await expect(grep.execute({ pattern: "SECRET", path: "/" }, ctx)).rejects.toThrow(/^rejected/);
+    // N3: `/` holds the host's /proc and the data directory: refused outright, without a question.
+    await expect(grep.execute({ pattern: "SECRET", path: "/" }, ctx)).rejects.toThrow(/^Access denied: \/ is outside this project, in a place no tool may reach/);
     access.restore();
     expect(access.touched).toEqual([]);
-    expect(ctx.requests.filter((r) => r.permission === "external_directory")).toHaveLength(2);
+    expect(ctx.requests.filter((r) => r.permission === "external_directory")).toHaveLength(1);
   });
 });

@@ -48,7 +48,14 @@ describe("list", () => {
 
   it("asks external_directory for `..`, absolute and symlinked directories and lists nothing when refused", async () => {
     await fs.symlink(t.outside, path.join(t.project, "out"));
-    for (const p of ["..", "../outside", t.outside, "out"]) {
+    // N3: `..` holds the data directory: refused outright, without a question, nothing listed.
+    const around = fakeContext({ directory: t.project, dataDir: t.dataDir });
+    const watched = watchAccess(path.dirname(t.project));
+    await expect(list.execute({ path: ".." }, around)).rejects.toThrow(/^Access denied: \.\. is outside this project, in a place no tool may reach \(a folder that holds Parley's data/);
+    watched.restore();
+    expect(around.requests).toEqual([]);
+    expect(watched.touched).toEqual([]);
+    for (const p of ["../outside", t.outside, "out"]) {
       const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir });
       const access = watchAccess(t.outside);
       await expect(list.execute({ path: p }, ctx)).rejects.toThrow(/^rejected/);

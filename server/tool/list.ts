@@ -2,10 +2,13 @@ import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { errorCode, IGNORED_DIRECTORIES, walk, type WalkEntry } from "./files";
 import { pathMatcher } from "./glob-match";
+import { listOutside } from "./outside";
 import { resolvePath } from "./paths";
 import { define, ToolError } from "./tool";
 
 export const LIST_LIMIT = 100;
+/** How deep a listing outside the project looks. */
+const OUTSIDE_LIST_DEPTH = 4;
 
 const parameters = z.object({
   path: z.string().optional().describe("The directory to list, relative to the project directory or absolute (default: the project directory)."),
@@ -52,23 +55,43 @@ export const list = define({
   async execute(input, ctx) {
     const target = await resolvePath(ctx, input.path, { kind: "directory" });
     await ctx.ask({ permission: "list", patterns: [target.relative], metadata: { path: target.absolute } });
-    try {
-      const stat = await fs.stat(target.absolute);
-      if (!stat.isDirectory()) throw new ToolError(`${target.relative} is not a directory. Use the read tool to read a file.`);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") throw new ToolError(`Directory not found: ${target.relative}`);
-      throw error;
-    }
-
     const ignores = (input.ignore ?? []).map((pattern) => pathMatcher(pattern.replace(/\/+$/, "")));
+    const skip = (e: WalkEntry) => ignores.some((m) => m(e.rel));
     const entries: WalkEntry[] = [];
     let truncated = false;
-    for await (const entry of walk(target.absolute, { signal: ctx.abort, skip: (e) => ignores.some((m) => m(e.rel)) })) {
-      if (entries.length >= LIST_LIMIT) {
-        truncated = true;
-        break;
+    let cut = false;
+    if (target.external && !target.saved) {
+      // Outside the project: listed in the sandbox, a few levels deep.
+      const listing = await listOutside(ctx, target, { maxDepth: OUTSIDE_LIST_DEPTH });
+      cut = listing.cut;
+      const hidden = new Set<string>();
+      for (const entry of listing.entries) {
+        const parent = entry.rel.includes("/") ? entry.rel.slice(0, entry.rel.lastIndexOf("/")) : "";
+        if (hidden.has(parent) || skip(entry)) {
+          hidden.add(entry.rel);
+          continue;
+        }
+        if (entries.length >= LIST_LIMIT) {
+          truncated = true;
+          break;
+        }
+        entries.push(entry);
       }
-      entries.push(entry);
+    } else {
+      try {
+        const stat = await fs.stat(target.absolute);
+        if (!stat.isDirectory()) throw new ToolError(`${target.relative} is not a directory. Use the read tool to read a file.`);
+      } catch (error) {
+        if (errorCode(error) === "ENOENT") throw new ToolError(`Directory not found: ${target.relative}`);
+        throw error;
+      }
+      for await (const entry of walk(target.absolute, { signal: ctx.abort, skip })) {
+        if (entries.length >= LIST_LIMIT) {
+          truncated = true;
+          break;
+        }
+        entries.push(entry);
+      }
     }
 
     // Project-relative (the output reaches share-link viewers): "./" for the project itself.
@@ -76,6 +99,8 @@ export const list = define({
     if (entries.length === 0) lines.push("  (empty)");
     if (truncated) {
       lines.push("", `(Showing the first ${LIST_LIMIT} entries; there are more. List a subdirectory or use glob to narrow down.)`);
+    } else if (cut) {
+      lines.push("", "(The listing was stopped before its end: list a subdirectory to see more.)");
     }
     const files = entries.filter((e) => e.kind !== "directory").length;
     return {

@@ -102,4 +102,38 @@ describe("resolvePath", () => {
     const r = await resolvePath(ctx, t.secret);
     expect(r).toMatchObject({ absolute: t.secret, relative: t.secret, external: true });
   });
+
+  it("N3: refuses, without asking, a folder that holds the data directory or another team's project, and the host's own places", async () => {
+    const other = path.join(t.outside, "other-team");
+    await fs.mkdir(other);
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, forbidden: [other], rejectExternal: false });
+    const around = [
+      ["..", "a folder that holds Parley's data"],
+      [path.dirname(t.dataDir), "a folder that holds Parley's data"],
+      [t.outside, "a folder that holds Parley's data or another team's project"],
+      ["/", "a folder that holds a part of the server itself"],
+      ["/proc/self/status", "a part of the server itself"],
+      ["/sys/kernel", "a part of the server itself"],
+      ["/dev/null", "a part of the server itself"],
+      [path.join(process.cwd(), "package.json"), "a part of the server itself"],
+    ];
+    for (const [target, why] of around) {
+      await expect(resolvePath(ctx, target, { kind: "directory" }), target).rejects.toThrow(`in a place no tool may reach (${why}`);
+    }
+    // Through a symlink inside the project too.
+    await fs.symlink(path.dirname(t.dataDir), path.join(t.project, "up"));
+    await expect(resolvePath(ctx, "up", { kind: "directory" })).rejects.toThrow(/a folder that holds Parley's data/);
+    expect(ctx.requests).toEqual([]);
+  });
+
+  it("N2: with the built-in rules alone, a folder outside is refused without a question; a policy 'allow' lets it through", async () => {
+    const closed = fakeContext({ directory: t.project, dataDir: t.dataDir, external: "default" });
+    await expect(resolvePath(closed, t.secret)).rejects.toThrow(/^Access denied: .*secret\.txt is outside this project\. .*no rule allows/);
+    await expect(resolvePath(closed, "/etc/passwd")).rejects.toThrow(/^Access denied/);
+    expect(closed.requests).toEqual([]);
+    const open = fakeContext({ directory: t.project, dataDir: t.dataDir, external: "allow", rejectExternal: false });
+    expect(await resolvePath(open, t.secret)).toMatchObject({ real: t.secret, external: true });
+    // The policy decides first; then the request goes through every layer (ctx.ask: the session's rules may still deny).
+    expect(open.requests).toEqual([expect.objectContaining({ permission: "external_directory", patterns: [t.outside] })]);
+  });
 });

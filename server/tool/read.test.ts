@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { read } from "./read";
 import { fakeContext, SECRET, eachTempProject, type TempProject, watchAccess } from "./testing";
 import { ToolError } from "./tool";
@@ -115,16 +116,64 @@ describe("read", () => {
       });
     }
 
-    it("reads an outside file once external_directory is granted", async () => {
+    it("reads an outside file once external_directory is granted, in the sandbox, never with the server's rights", async () => {
       const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false });
+      const spawn = vi.spyOn(ctx.sandbox, "spawn");
       const access = watchAccess(t.outside);
-      const result = await read.execute({ filePath: "../outside/secret.txt" }, ctx);
-      access.restore();
+      let result;
+      let binds;
+      try {
+        result = await read.execute({ filePath: "../outside/secret.txt" }, ctx);
+      } finally {
+        access.restore();
+        binds = spawn.mock.calls.map(([spec]) => ({ readable: spec.readable, writable: spec.writable }));
+        spawn.mockRestore();
+      }
       expect(result.output).toContain(SECRET);
-      // The access watcher does see reads of outside files (so the refusals above are meaningful).
-      expect(access.touched).toContain(t.secret);
+      // N2: the server itself never opened the file; one sandboxed process saw only it.
+      expect(access.touched).toEqual([]);
+      expect(binds).toEqual([{ readable: [t.secret], writable: undefined }]);
       expect(ctx.requests.map((r) => r.permission)).toEqual(["external_directory", "read"]);
       expect(ctx.requests[1]?.patterns).toEqual([t.secret]);
     });
+
+    it("the access watcher does see the server's own reads of outside files (so the checks above are meaningful)", async () => {
+      const access = watchAccess(t.outside);
+      await fs.readFile(t.secret, "utf8");
+      access.restore();
+      expect(access.touched).toContain(t.secret);
+    });
+  });
+
+  it("N5: a FIFO in the project fails at once with a clear message (no thread waits for a writer)", async () => {
+    const fifo = path.join(t.project, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    // Refused on the handle (a blocking open would never return: the test would time out).
+    await expect(read.execute({ filePath: "pipe" }, ctxFor())).rejects.toThrow(/^pipe is a named pipe \(FIFO\): only regular files can be read or written\.$/);
+  });
+
+  it("N5: a socket in the project is refused", async () => {
+    const net = await import("node:net");
+    const socket = path.join(t.project, "sock");
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      await expect(read.execute({ filePath: "sock" }, ctxFor())).rejects.toThrow(/^sock is (a socket|not a regular file)/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("N2: refuses to read outside the project, clearly, when no sandbox can run here", async () => {
+    const { Sandbox } = await import("../sandbox/sandbox");
+    const { sandboxSettings } = await import("../sandbox/settings");
+    const none = await Sandbox.create(sandboxSettings(undefined, {}), { PATH: "/nonexistent" });
+    expect(none.available).toBe(false);
+    const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false, sandbox: none });
+    const access = watchAccess(t.outside);
+    const error = await read.execute({ filePath: t.secret }, ctx).catch((e: unknown) => e);
+    access.restore();
+    expect((error as Error).message).toMatch(/^Files outside the project are only read or written inside the sandbox, and it cannot run on this server: .*bubblewrap/);
+    expect(access.touched).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
-import { constants as fsConstants, promises as fs, type Stats } from "node:fs";
+import { constants as fsConstants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { cutLine, errorCode, isBinaryHandle } from "./files";
-import { openChecked, type ResolvedPath, resolvePath } from "./paths";
-import { define, ToolError, type ToolResult } from "./tool";
+import { cutLine, errorCode, hasBinaryExtension, isBinaryHandle, looksBinary } from "./files";
+import { MAX_OUTSIDE_READ_BYTES, readOutside } from "./outside";
+import { NotAFileError, openChecked, type ResolvedPath, resolvePath } from "./paths";
+import { define, ToolError, type ToolContext, type ToolResult } from "./tool";
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_LENGTH = 2000;
@@ -68,56 +69,79 @@ export const read = define({
   ].join("\n"),
   parameters,
   async execute(input, ctx) {
-    const target = await resolvePath(ctx, input.filePath);
-    await ctx.ask({ permission: "read", patterns: [target.relative], metadata: { filepath: target.absolute } });
-
-    let stat: Stats;
     try {
-      stat = await fs.stat(target.absolute);
+      return await readFile(input, ctx);
     } catch (error) {
-      if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") throw error;
-      const suggestions = (await similarNames(target.absolute)).map((s) => (target.external ? s : path.relative(ctx.directory, s)));
-      throw new ToolError(
-        `File not found: ${target.relative}` + (suggestions.length > 0 ? `\n\nDid you mean one of these?\n${suggestions.join("\n")}` : ""),
-      );
-    }
-    if (stat.isDirectory()) throw new ToolError(`${target.relative} is a directory, not a file. Use the list tool to see its contents.`);
-    if (!stat.isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
-    const handle = await openChecked(target, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY);
-    try {
-      return await readLines(handle, target, input.offset ?? 1, input.limit ?? DEFAULT_READ_LIMIT);
-    } finally {
-      await handle.close();
+      if (error instanceof NotAFileError && error.directory) throw new ToolError(`${error.relative} is a directory, not a file. Use the list tool to see its contents.`);
+      throw error;
     }
   },
 });
 
-async function readLines(handle: FileHandle, target: ResolvedPath, offset: number, limit: number): Promise<ToolResult> {
-  if (!(await handle.stat()).isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
-  if (await isBinaryHandle(handle, target.absolute)) throw new ToolError(`Cannot read binary file: ${target.relative}`);
+/** Read a file for the tool: inside the project through a checked open, outside in the sandbox. */
+async function readFile(input: z.output<typeof parameters>, ctx: ToolContext): Promise<ToolResult> {
+  const target = await resolvePath(ctx, input.filePath);
+  await ctx.ask({ permission: "read", patterns: [target.relative], metadata: { filepath: target.absolute } });
+  const offset = input.offset ?? 1;
+  const limit = input.limit ?? DEFAULT_READ_LIMIT;
+  if (target.external && !target.saved) return readOutsideFile(ctx, target, offset, limit);
 
+  let handle: FileHandle;
+  try {
+    handle = await openChecked(target, fsConstants.O_RDONLY);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") throw error;
+    throw await notFound(ctx, target);
+  }
+  try {
+    if (await isBinaryHandle(handle, target.absolute)) throw new ToolError(`Cannot read binary file: ${target.relative}`);
+    const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
+    const reader = createInterface({ input: stream, crlfDelay: Infinity });
+    try {
+      return await numbered(reader, target, offset, limit);
+    } finally {
+      reader.close();
+      stream.destroy();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function notFound(ctx: ToolContext, target: ResolvedPath): Promise<ToolError> {
+  // Names are suggested from the project only: a folder outside is not looked into with the server's rights.
+  const suggestions = target.external ? [] : (await similarNames(target.absolute)).map((s) => path.relative(ctx.directory, s));
+  return new ToolError(`File not found: ${target.relative}` + (suggestions.length > 0 ? `\n\nDid you mean one of these?\n${suggestions.join("\n")}` : ""));
+}
+
+/** A file outside the project, read in the sandbox (outside.ts). */
+async function readOutsideFile(ctx: ToolContext, target: ResolvedPath, offset: number, limit: number): Promise<ToolResult> {
+  const found = await readOutside(ctx, target);
+  if (found.kind === "missing") throw await notFound(ctx, target);
+  if (hasBinaryExtension(target.absolute) || looksBinary(found.content.subarray(0, 4096))) throw new ToolError(`Cannot read binary file: ${target.relative}`);
+  const text = found.content.toString("utf8");
+  const lines = text === "" ? [] : text.replace(/(\r\n|\r|\n)$/, "").split(/\r\n|\r|\n/);
+  const note = found.complete ? undefined : `(Only the first ${MAX_OUTSIDE_READ_BYTES / 1024 / 1024} MB of a file outside the project can be read.)`;
+  return numbered(lines, target, offset, limit, note);
+}
+
+/** The numbered lines from `offset` (at most `limit`, at most MAX_READ_BYTES), with a footer saying what is left. */
+async function numbered(source: AsyncIterable<string> | Iterable<string>, target: ResolvedPath, offset: number, limit: number, note?: string): Promise<ToolResult> {
   const lines: string[] = [];
   let total = 0;
   let bytes = 0;
   let cappedByBytes = false;
-  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
-  const reader = createInterface({ input: stream, crlfDelay: Infinity });
-  try {
-    for await (const line of reader) {
-      total++;
-      if (total < offset || lines.length >= limit || cappedByBytes) continue;
-      const numbered = `${String(total).padStart(5, "0")}| ${cutLine(line, MAX_LINE_LENGTH)}`;
-      const size = Buffer.byteLength(numbered, "utf8") + 1;
-      if (bytes + size > MAX_READ_BYTES && lines.length > 0) {
-        cappedByBytes = true;
-        continue;
-      }
-      lines.push(numbered);
-      bytes += size;
+  for await (const line of source) {
+    total++;
+    if (total < offset || lines.length >= limit || cappedByBytes) continue;
+    const shown = `${String(total).padStart(5, "0")}| ${cutLine(line, MAX_LINE_LENGTH)}`;
+    const size = Buffer.byteLength(shown, "utf8") + 1;
+    if (bytes + size > MAX_READ_BYTES && lines.length > 0) {
+      cappedByBytes = true;
+      continue;
     }
-  } finally {
-    reader.close();
-    stream.destroy();
+    lines.push(shown);
+    bytes += size;
   }
 
   if (total > 0 && offset > total) {
@@ -133,7 +157,7 @@ async function readLines(handle: FileHandle, target: ResolvedPath, offset: numbe
   } else {
     footer = `(End of file - total ${total} lines)`;
   }
-  const output = ["<file>", ...lines, "", footer, "</file>"].join("\n");
+  const output = ["<file>", ...lines, "", footer, ...(note ? [note] : []), "</file>"].join("\n");
   return {
     title: target.relative,
     output,

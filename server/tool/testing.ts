@@ -64,6 +64,14 @@ export interface FakeOptions {
   forbidden?: string[];
   /** What `ctx.check` answers (default: the built-in default rules). */
   check?: (permission: string, pattern: string) => Verdict;
+  /**
+   * What the policy (server config, team, project) says about folders outside the project:
+   * default "ask", as on a server whose configuration opens them to a question; "default"
+   * leaves the built-in rules alone (which deny them).
+   */
+  external?: Verdict | "default";
+  /** Saved outputs of the sessions this one runs for (a subagent's parent). */
+  savedOutputs?: string[];
 }
 
 export function fakeContext(options: FakeOptions): FakeContext {
@@ -75,7 +83,19 @@ export function fakeContext(options: FakeOptions): FakeContext {
     agent: "build",
     directory: options.directory,
     outputDir: outputDirectory(options.dataDir, "team_test", options.sessionId ?? "ses_test"),
-    boundary: { forbidden: [options.dataDir, ...(options.forbidden ?? [])], teamProjects: [] },
+    boundary: {
+      forbidden: [options.dataDir, ...(options.forbidden ?? [])],
+      teamProjects: [],
+      savedOutputs: options.savedOutputs ?? [],
+      policy: [
+        { name: "defaults", rules: DEFAULTS, final: false },
+        {
+          name: "config",
+          rules: options.external === "default" ? [] : [{ permission: "external_directory", pattern: "*", action: options.external ?? "ask" }],
+          final: true,
+        },
+      ],
+    },
     sandbox: options.sandbox ?? testSandbox,
     check: options.check ?? ((permission, pattern) => evaluate(permission, pattern, DEFAULTS).action),
     abort: controller.signal,

@@ -7,8 +7,9 @@ import { errorCode } from "./files";
  * Output truncation: a tool output over 2,000 lines or 50 KB is cut, the full text saved
  * for 7 days in the session's own folder, `<dataDir>/tool-output/<teamId>/<sessionId>/`,
  * and the preview ends with the saved path and a hint on how to look at the rest. That
- * session reads its saved outputs with read/grep without a question; no other session
- * can (the data directory is out of every tool's reach).
+ * session, and the subagents it runs (their children too), read its saved outputs with
+ * read/grep without a question, read-only; no other session can (the data directory is
+ * out of every tool's reach).
  */
 
 export const MAX_LINES = 2000;
@@ -121,7 +122,7 @@ async function save(dir: string, callId: string | undefined, text: string): Prom
 
 export function hint(outputPath: string, canUseTask: boolean): string {
   const how = canUseTask
-    ? "Use the task tool to have a subagent search or process this file, so the full output does not fill your context."
+    ? "Use the task tool to have a subagent search or process this file (give it the path: subagents read and grep their parent's saved outputs), so the full output does not fill your context."
     : "Use the grep tool to search it, or the read tool with offset/limit to view a part of it.";
   return `The tool call succeeded but the output was truncated. Full output saved to: ${outputPath}\n${how}`;
 }

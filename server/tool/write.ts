@@ -4,7 +4,9 @@ import path from "node:path";
 import { z } from "zod";
 import { unifiedDiff } from "./diff";
 import { errorCode } from "./files";
-import { openChecked, type ResolvedPath, resolvePath } from "./paths";
+import type { SandboxOwner } from "../sandbox/owner";
+import { readOutside, writeOutside } from "./outside";
+import { createChecked, makeDirectories, openChecked, type ResolvedPath, resolvePath } from "./paths";
 import { define, ToolError, type ToolContext } from "./tool";
 
 const parameters = z.object({
@@ -12,33 +14,64 @@ const parameters = z.object({
   content: z.string().describe("The complete new content of the file."),
 });
 
-/** The current content of a file, or undefined when it does not exist. */
-export async function readExisting(target: ResolvedPath): Promise<string | undefined> {
+/** Files outside the project larger than this are not edited (their content goes through the sandbox). */
+const MAX_OUTSIDE_EDIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The current content of a file, or undefined when it does not exist. Outside the project
+ * it is read in the sandbox; inside, through a checked, non-blocking open (a FIFO, socket
+ * or device is refused).
+ */
+export async function readExisting(ctx: ToolContext, target: ResolvedPath): Promise<string | undefined> {
+  if (target.external) {
+    const found = await readOutside(ctx, target, MAX_OUTSIDE_EDIT_BYTES);
+    if (found.kind === "missing") return undefined;
+    if (!found.complete) throw new ToolError(`${target.relative} is larger than ${MAX_OUTSIDE_EDIT_BYTES / 1024 / 1024} MB: a file outside the project that large cannot be changed with this tool.`);
+    return found.content.toString("utf8");
+  }
   let handle: FileHandle;
   try {
-    const stat = await fs.stat(target.real);
-    if (stat.isDirectory()) throw new ToolError(`${target.relative} is a directory, not a file.`);
-    handle = await openChecked(target, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    handle = await openChecked(target, fsConstants.O_RDONLY);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
     return await handle.readFile("utf8");
   } finally {
     await handle.close();
   }
 }
 
-/** Replace a file's content (creating it and its folders), checking where the opened file really is. */
-export async function writeChecked(target: ResolvedPath, content: string): Promise<void> {
-  await fs.mkdir(path.dirname(target.real), { recursive: true });
-  const handle = await openChecked(target, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_NONBLOCK, 0o666);
+/** Give an open file or folder to the sandbox's user (nothing when it is the server's own): by handle, so no swapped path can redirect it. */
+async function adopt(owner: SandboxOwner | undefined, handle: FileHandle): Promise<void> {
+  if (owner) await handle.chown(owner.uid, owner.gid);
+}
+
+/**
+ * Replace a file's content (creating it and its folders). Outside the project this runs in
+ * the sandbox (outside.ts). Inside, no destructive step comes before the checks: an
+ * existing file is opened without O_TRUNC, checked (a regular file, where it should be),
+ * then truncated; a new one is created with O_EXCL and checked; every folder made on the
+ * way is checked too. What is written belongs to the sandbox's user.
+ */
+export async function writeChecked(ctx: ToolContext, target: ResolvedPath, content: string): Promise<void> {
+  if (target.saved) throw new ToolError(`${target.relative} is a saved tool output: saved outputs can be read, not changed.`);
+  if (target.external) return writeOutside(ctx, target, content);
+  const owner = ctx.sandbox.owner;
+  const root = await fs.realpath(ctx.directory);
+  await makeDirectories(root, path.dirname(target.real), (handle) => adopt(owner, handle));
+  let handle: FileHandle;
   try {
-    if (!(await handle.stat()).isFile()) throw new ToolError(`${target.relative} is not a regular file.`);
+    handle = await openChecked(target, fsConstants.O_WRONLY);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+    handle = await createChecked(target);
+  }
+  try {
     await handle.truncate(0);
     await handle.writeFile(content, "utf8");
+    await adopt(owner, handle);
   } finally {
     await handle.close();
   }
@@ -53,12 +86,12 @@ export const write = define({
   ].join("\n"),
   parameters,
   async execute(input, ctx) {
-    const target = await resolvePath(ctx, input.filePath);
-    const before = await readExisting(target);
+    const target = await resolvePath(ctx, input.filePath, { access: "write" });
+    const before = await readExisting(ctx, target);
     const existed = before !== undefined;
     const { diff, additions, deletions } = unifiedDiff(target.relative, before ?? "", input.content);
     await ctx.ask({ permission: "edit", patterns: [target.relative], metadata: { filepath: target.absolute, diff } });
-    await writeChecked(target, input.content);
+    await writeChecked(ctx, target, input.content);
     return {
       title: target.relative,
       output: `${existed ? "Overwrote" : "Created"} ${target.relative} (${additions} lines added, ${deletions} removed).`,
