@@ -289,8 +289,10 @@ export class Sandbox {
     const program = spec.argv[0];
     // A helper that lives outside the system directories is shown to the process on its own.
     if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
-    // The process runs as the sandbox's user: what it may change must be that user's.
-    for (const dir of [project, ...writable]) await this.adopt(dir);
+    // The process runs as the sandbox's user: the workspace is that user's. Other writable
+    // paths (outside folders a policy opens) keep their owners: the process changes there
+    // only what the host's permissions let that user change, never with the server's rights.
+    await this.adopt(project);
     const privateMounts = drop ? await mountPlan(drop.points, [project, ...writable, ...readable]) : undefined;
     const args = bwrapArgs(state.host, {
       writable: [project, ...writable],
@@ -362,7 +364,8 @@ async function mountPlan(points: MountPoints, sources: string[]): Promise<{ sour
   let directories = 0;
   let files = 0;
   for (const source of new Set(sources)) {
-    const stat = await fs.stat(source);
+    // Sources are real paths (no link left to follow).
+    const stat = await fs.lstat(source);
     const point = stat.isDirectory() ? points.directory(directories++) : points.file(files++);
     map.set(source, point);
     pairs.push(source, point);

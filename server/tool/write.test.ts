@@ -63,6 +63,18 @@ describe("write", () => {
 
   it("N2: writes outside the project (where the rules allow it) in the sandbox, the server never opening the file", async () => {
     const ctx = fakeContext({ directory: t.project, dataDir: t.dataDir, rejectExternal: false });
+    // Outside, the sandbox changes only what the host lets its user change: a folder shared
+    // with that user (as an operator would set one up) is writable, a root-only file is not.
+    const owner = ctx.sandbox.owner;
+    const rootOnly = path.join(t.outside, "root-only.txt");
+    await fs.writeFile(rootOnly, "root's\n", { mode: 0o644 });
+    if (owner) {
+      await fs.chown(t.outside, owner.uid, owner.gid);
+      await fs.chown(t.secret, owner.uid, owner.gid);
+      await expect(write.execute({ filePath: rootOnly, content: "overwritten\n" }, ctx)).rejects.toThrow(/Permission denied/);
+      expect(await fs.readFile(rootOnly, "utf8")).toBe("root's\n");
+    }
+    await fs.rm(rootOnly);
     const spawn = vi.spyOn(ctx.sandbox, "spawn");
     const access = watchAccess(t.outside);
     let binds;
