@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { constants, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, constants, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
@@ -92,6 +92,9 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
     shared = path.join(app.dir, "shared");
     mkdirSync(shared);
     writeFileSync(path.join(shared, "notes.txt"), "SHARED-NOTE\n");
+    // A folder the operator shares with the sandbox's user (the tools write outside with that user's rights).
+    const owner = app.rt.services.sandbox.owner;
+    if (owner) chownSync(shared, owner.uid, owner.gid);
     health = await import("../app/api/health/route");
     auth = await (await import("../server/auth/instance")).getAuth();
     ann = await signUp(auth, "ann@files.test", "Ann");
