@@ -8,8 +8,8 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
-import { offersAlways as canOfferAlways, useMayBypassPolicy } from "./always";
-import { ANSWER_KEYS, type KeyAnswer } from "./keys";
+import { useMayBypassPolicy } from "./always";
+import { ANSWER_KEYS, type KeyAnswer, offersAlways as canOfferAlways } from "./keys";
 import { revealElement } from "./reveal";
 import type { PermissionRequest } from "./use-permission-requests";
 
