@@ -52,3 +52,29 @@ test("a subagent's progress shows live on the task card, which opens the child; 
     await viewer.close();
   }
 });
+
+test("D4: a subagent's permission question shows on the parent's task card and is answered there", async ({ page, seed }) => {
+  test.setTimeout(120_000);
+  const { session, chat } = await openChat(page, seed, "Subagent question");
+  await chat.ask("use a subagent to run echo asked-from-the-child");
+  const card = page.locator('[data-part-type="tool"]').filter({ has: page.getByTestId("tool-name").getByText("task", { exact: true }) });
+  // The task waits for a person, and says so, with the child's question right below it.
+  await expect(card.getByTestId("tool-status")).toHaveText("Waiting for approval", { timeout: 30_000 });
+  const questions = card.getByTestId("child-questions");
+  const question = questions.getByTestId("permission-request");
+  await expect(question).toBeVisible();
+  await expect(question.getByTestId("permission-patterns")).toHaveText("echo asked-from-the-child");
+  const [child] = await Session.children(seed.ctx, session.id);
+  if (!child) throw new Error("no child session");
+  await expect(questions).toHaveAttribute("data-session-id", child.id);
+  // The parent's own page has no question of its own: only the task card shows the child's.
+  await expect(page.getByTestId("permission-prompt")).toHaveCount(0);
+
+  await question.locator('[data-answer="once"]').click();
+  await expect(questions).toHaveCount(0);
+  await expect(card).toHaveAttribute("data-tool-status", "completed", { timeout: 60_000 });
+  await chat.waitIdle();
+  const childMessages = await Session.allMessages(seed.ctx, child.id);
+  const bash = childMessages.flatMap((m) => m.parts).find((p) => p.type === "tool" && p.tool === "bash");
+  expect(bash?.type === "tool" ? bash.state.status : undefined).toBe("completed");
+});

@@ -134,7 +134,7 @@ export async function configServices(cfg: Config, db: Db, bus: Bus, overrides: P
     models: configModels(cfg),
     settings: configSettings(cfg),
     configRules: cfg.permission,
-    agents: new Agents(cfg.agents),
+    agents: new Agents(cfg.agents, { maxDepth: cfg.subagents.maxDepth }),
     ...overrides,
   });
 }

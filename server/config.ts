@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { AgentsConfig } from "./agent/agent";
+import { AgentsConfig, DEFAULT_SUBAGENT_MAX_DEPTH } from "./agent/agent";
 import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
@@ -18,6 +18,7 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 
 const ModelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"');
 const StreamCap = z.number().int().min(1).max(100_000);
+const SubagentDepth = z.number().int().min(0).max(10);
 
 export const ConfigFileSchema = z
   .object({
@@ -42,6 +43,8 @@ export const ConfigFileSchema = z
     sandbox: SandboxFile.optional(),
     /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
     agents: AgentsConfig.optional(),
+    /** Subagents: {"maxDepth": 2} — how many levels of subagent sessions a root session may have below it. */
+    subagents: z.object({ maxDepth: SubagentDepth.optional() }).strict().optional(),
     /** Streaming: a part's changes that come less than `windowMs` after its last update are sent together (0: each at once). */
     stream: z.object({ windowMs: z.number().int().min(0).max(1000).optional() }).strict().optional(),
     /** Caps on open live streams (SSE), per signed-in user, per client address, per share link and per share link from one address. */
@@ -82,6 +85,7 @@ const EnvSchema = z.object({
   PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
+  PARLEY_SUBAGENT_MAX_DEPTH: z.coerce.number().pipe(SubagentDepth).optional(),
   PARLEY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
@@ -121,6 +125,8 @@ export interface Config {
   sandbox: SandboxSettings;
   /** Agents the configuration adds. */
   agents: AgentsConfig;
+  /** Subagent sessions nest at most `maxDepth` levels below a root session. */
+  subagents: { maxDepth: number };
   /** Coalescing window of a part's streamed changes (ms); undefined: the default (16). */
   stream: { windowMs: number | undefined };
   /** Caps on open live streams (SSE): over one, a new stream is refused with 429. */
@@ -195,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       gid: e.PARLEY_SANDBOX_GID,
     }),
     agents: fromFile.agents ?? {},
+    subagents: { maxDepth: e.PARLEY_SUBAGENT_MAX_DEPTH ?? fromFile.subagents?.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH },
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
     liveStreams: {
       perUser: e.PARLEY_LIVE_STREAMS_PER_USER ?? fromFile.liveStreams?.perUser ?? DEFAULT_STREAM_LIMITS.perUser,

@@ -106,15 +106,23 @@ export interface SubagentCaller {
   model?: ModelRef;
   /** The parent session's rules, which the child inherits. */
   permission?: Ruleset;
+  /** The agent of the calling turn: the child never gets a tool it lacks (agent.ts inheritedRules). */
+  agent: string;
+  /** How deep the calling session is: 0 for a root session, 1 for its children… (capped by Agents.maxDepth). */
+  depth: number;
+}
+
+/** A child's live progress for its task call: its tool calls, and the question one of them waits on. */
+export interface SubagentProgress {
+  sessionId: string;
+  summary: ChildCall[];
+  /** A permission question the child (or a subagent of it) waits on: which session asks, and which permission. */
+  asking: { sessionId: string; permission: string } | null;
 }
 
 /** Runs subagents in child sessions (server/session/subagent.ts), for the task tool. */
 export interface Subagents {
-  run(
-    caller: SubagentCaller,
-    request: SubagentRequest,
-    io: { signal: AbortSignal; progress(metadata: { sessionId: string; summary: ChildCall[] }): void },
-  ): Promise<SubagentResult>;
+  run(caller: SubagentCaller, request: SubagentRequest, io: { signal: AbortSignal; progress(metadata: SubagentProgress): void }): Promise<SubagentResult>;
 }
 
 export interface Services {

@@ -76,6 +76,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "permission.policy": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
   "permission.setPolicy": { input: (f) => ({ projectId: f.projectA, rules: [{ permission: "*", pattern: "*", action: "allow" }] }), other: "denied" },
   "permission.approvals": { input: (f) => ({ projectId: f.projectA }), other: "own" },
+  "permission.canBypassPolicy": { input: () => undefined, other: "own" },
   "permission.revoke": { input: (f) => ({ approvalId: f.approvalA }), other: "denied" },
   "model.list": { input: () => undefined, other: "own" },
   "dashboard.list": { input: (f) => ({ projectId: f.projectA, authorId: f.userA, archived: "all" }), other: "own" },

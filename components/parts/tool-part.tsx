@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { PartOf, ToolState } from "@/components/chat/types";
+import { ChildQuestions } from "@/components/permission/child-questions";
 import { ToolQuestion } from "@/components/permission/inline";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
@@ -36,17 +37,28 @@ function errorLine(state: ToolState): string | undefined {
   return state.status === "error" ? state.error.slice(0, 300).replace(/\s+/g, " ").trim() || undefined : undefined;
 }
 
+/** The session whose question a waiting task call reports (its child, or a subagent of it): metadata.asking.sessionId. */
+function askingSession(part: PartOf<"tool">): string | undefined {
+  const { state } = part;
+  if (part.tool !== "task" || state.status !== "running" || !state.approval) return undefined;
+  const asking = state.metadata?.asking;
+  if (typeof asking !== "object" || asking === null || !("sessionId" in asking)) return undefined;
+  return typeof asking.sessionId === "string" ? asking.sessionId : undefined;
+}
+
 /**
  * The card shared by every tool call, collapsed to one line (name, title, state badge —
  * "Waiting for approval" while a person has to answer its permission question — error,
  * duration) until opened; the body comes from the tool's renderer; the open question
  * itself, on a member's page, right below (it shows what is asked, so the card stays
- * collapsed). `forceOpen` keeps it open; the card stays open afterwards.
+ * collapsed) — for a task call, the question its subagent waits on. `forceOpen` keeps it
+ * open; the card stays open afterwards.
  */
 export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">; forceOpen?: boolean }) {
   const { state } = part;
   const [opened, setOpened] = useState(false);
   const waiting = state.status === "running" && state.approval !== undefined;
+  const childAsking = askingSession(part);
   const open = opened || forceOpen;
   const renderer = toolRenderer(part.tool);
   const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
@@ -95,6 +107,7 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
         </div>
       </details>
       <ToolQuestion messageId={part.messageId} callId={part.callId} />
+      {childAsking ? <ChildQuestions sessionId={childAsking} /> : null}
     </div>
   );
 }

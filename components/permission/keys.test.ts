@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FocusTarget, type KeyPress, answerForKey, isTextField } from "./keys";
+import { type FocusTarget, type KeyPress, answerForKey, isTextField, offersAlways } from "./keys";
 
 const body: FocusTarget = { tagName: "BODY", isContentEditable: false };
 const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
@@ -61,5 +61,14 @@ describe("answerForKey", () => {
     }
     expect(answerForKey(press("Enter", { target: { tagName: "DIV", isContentEditable: false } }), always)).toBe("once");
     expect(answerForKey(press("Enter", { target: null }), always)).toBe("once");
+  });
+});
+
+describe("offersAlways", () => {
+  it("N6: a policy question offers \"Always allow\" to owners and admins only; one with nothing to remember to nobody", () => {
+    expect(offersAlways({ always: ["echo *"] }, false)).toBe(true);
+    expect(offersAlways({ always: ["echo *"], policy: true }, false)).toBe(false);
+    expect(offersAlways({ always: ["echo *"], policy: true }, true)).toBe(true);
+    expect(offersAlways({ always: [] }, true)).toBe(false);
   });
 });

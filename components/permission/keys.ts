@@ -91,3 +91,12 @@ export function keyPress(event: KeyboardEvent): KeyPress {
       : null,
   };
 }
+
+/**
+ * Whether "Always allow" is offered for a question: it must name patterns to remember,
+ * and a question the server config or the team's or project's policy asks (`policy`) is
+ * for owners and admins only (the server refuses a member's "always" to it as well).
+ */
+export function offersAlways(request: { always: readonly string[]; policy?: boolean | undefined }, mayBypassPolicy: boolean): boolean {
+  return request.always.length > 0 && (request.policy !== true || mayBypassPolicy);
+}

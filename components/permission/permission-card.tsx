@@ -8,7 +8,8 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
-import { ANSWER_KEYS, type KeyAnswer } from "./keys";
+import { useMayBypassPolicy } from "./always";
+import { ANSWER_KEYS, type KeyAnswer, offersAlways as canOfferAlways } from "./keys";
 import { revealElement } from "./reveal";
 import type { PermissionRequest } from "./use-permission-requests";
 
@@ -95,7 +96,7 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
   );
   const kind = kindOf(request.permission);
   const description = text(request.metadata.description);
-  const offersAlways = request.always.length > 0;
+  const offersAlways = canOfferAlways(request, useMayBypassPolicy());
   const busy = reply.isPending;
   const answer = (value: Reply, withFeedback = false) =>
     reply.mutate({ requestId: request.id, reply: value, ...(withFeedback && value === "reject" && feedback.trim() ? { feedback: feedback.trim() } : {}) });
@@ -242,7 +243,9 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
               <p data-testid="permission-always" className="text-xs text-zinc-600">
                 {request.mustAsk
                   ? `This cannot be allowed always: ${text(request.metadata.unparsed) ?? "it could not be fully checked"}, so it asks every time.`
-                  : "This cannot be allowed always: it asks every time."}
+                  : request.policy && request.always.length > 0
+                    ? "The team's permission policy asks this every time: only team owners and admins can always allow it."
+                    : "This cannot be allowed always: it asks every time."}
               </p>
             )}
           </div>

@@ -5,15 +5,16 @@ import type { WithParts } from "@/components/chat/types";
 import { Icon } from "@/components/parts/icons";
 import { ErrorNotice, errorMessage } from "@/components/ui/feedback";
 import { type InlineQuestions, InlineQuestionsContext, toolKey } from "./inline";
-import { ANSWER_KEYS, answerForKey, keyPress } from "./keys";
+import { useMayBypassPolicy } from "./always";
+import { ANSWER_KEYS, answerForKey, keyPress, offersAlways } from "./keys";
 import { type CardHandle, PermissionCard, askedTo } from "./permission-card";
 import { inView } from "./reveal";
 import { type PermissionRequest, usePermissionRequests } from "./use-permission-requests";
 
 /** What a screen reader is told of the oldest question. */
-export function announcement(request: PermissionRequest | undefined): string {
+export function announcement(request: PermissionRequest | undefined, mayBypassPolicy = false): string {
   if (!request) return "";
-  const keys = [`${ANSWER_KEYS.once.label} or Enter to allow once`, ...(request.always.length > 0 ? [`${ANSWER_KEYS.always.label} to always allow`] : []), `${ANSWER_KEYS.reject.label} to reject`];
+  const keys = [`${ANSWER_KEYS.once.label} or Enter to allow once`, ...(offersAlways(request, mayBypassPolicy) ? [`${ANSWER_KEYS.always.label} to always allow`] : []), `${ANSWER_KEYS.reject.label} to reject`];
   return `Permission needed. ${askedTo(request.permission)}: ${request.patterns.join(", ")}. Press ${keys.join(", ")}.`;
 }
 
@@ -39,6 +40,7 @@ interface RevealTarget {
  */
 export function PermissionPrompt({ sessionId, messages, children }: { sessionId: string; messages: readonly WithParts[]; children: ReactNode }) {
   const { requests, error, forget } = usePermissionRequests(sessionId);
+  const mayBypassPolicy = useMayBypassPolicy();
   const [notices, setNotices] = useState<{ id: string; message: string }[]>([]);
 
   // Which questions have their tool call among the messages (kept as a string, so what
@@ -73,7 +75,7 @@ export function PermissionPrompt({ sessionId, messages, children }: { sessionId:
   // Single keys answer the oldest question, when it can be seen.
   const onKey = useEffectEvent((event: KeyboardEvent) => {
     if (!oldest) return;
-    const given = answerForKey(keyPress(event), { always: oldest.always.length > 0 });
+    const given = answerForKey(keyPress(event), { always: offersAlways(oldest, mayBypassPolicy) });
     if (!given || dialogOpen()) return;
     const handle = handles.current.get(oldest.id);
     if (handle && !handle.keys) return;
@@ -114,7 +116,7 @@ export function PermissionPrompt({ sessionId, messages, children }: { sessionId:
     <InlineQuestionsContext value={questions}>
       {children}
       <p role="status" aria-live="polite" aria-atomic="true" data-testid="permission-announcement" className="sr-only">
-        {announcement(oldest)}
+        {announcement(oldest, mayBypassPolicy)}
       </p>
       {below.length > 0 || notices.length > 0 || error ? (
         <section aria-label="Permission requests" data-testid="permission-prompt" className="space-y-3">

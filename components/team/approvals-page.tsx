@@ -176,6 +176,11 @@ function ApprovalRow({ approval, onRevoke }: { approval: Approval; onRevoke?: ()
       </td>
       <td data-testid="approval-granted-by" className={`px-4 py-3 ${approval.grantedBy ? "text-zinc-700" : "text-zinc-400 italic"}`}>
         {approval.grantedBy?.name ?? "unknown"}
+        {approval.byAdmin ? (
+          <span data-testid="approval-by-admin" title="Granted by an owner or admin: it also answers the questions the team's policy asks" className="ml-1.5 text-xs text-zinc-500">
+            (admin — also past policy questions)
+          </span>
+        ) : null}
       </td>
       <td className="px-4 py-3 whitespace-nowrap text-zinc-500">
         <RelativeTime time={approval.createdAt} />

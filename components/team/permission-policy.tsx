@@ -108,7 +108,8 @@ function PolicyOrder() {
         ))}
       </ol>
       <p>
-        <strong className="font-semibold text-zinc-800">A deny here cannot be undone by sessions, agents or approvals.</strong> Within the policy the last
+        <strong className="font-semibold text-zinc-800">A deny here cannot be undone by sessions, agents or approvals.</strong> An ask here stays a
+        question: only an owner’s or admin’s “Always allow” answers it (for the whole team, listed under Approvals); members allow it once. Within the policy the last
         matching rule still wins, so it may deny <code className="font-mono">bash</code> for <code className="font-mono">*</code> and allow{" "}
         <code className="font-mono">git *</code> after it. Patterns use <code className="font-mono">*</code> (any run of characters) and{" "}
         <code className="font-mono">?</code> (one character); a tool denied for <code className="font-mono">*</code> is hidden from the model.

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../config";
-import { Agents, allows } from "./agent";
+import { Agents, allows, inheritedRules } from "./agent";
 
 /** The agents of a server: the built-in ones and those its configuration adds. */
 
@@ -43,5 +43,33 @@ describe("Agents", () => {
     expect(() => configWith({ reviewer: { description: "x", tools: "read" } })).toThrow(/agents\.reviewer\.tools/);
     expect(() => configWith({ reviewer: { description: "x", colour: "red" } })).toThrow(ConfigError);
     expect(() => new Agents(configWith({ explore: { description: "mine" } }).agents)).toThrow(/built-in agent/);
+  });
+});
+
+describe("what a child inherits from the agent that started it", () => {
+  const tools = ["bash", "edit", "glob", "grep", "list", "read", "task", "todoread", "todowrite", "write"];
+
+  it("N11: a child of the read-only plan agent is denied edit (and so write) and bash", () => {
+    const rules = inheritedRules(new Agents().get("plan"), tools);
+    expect(rules).toEqual([
+      { permission: "bash", pattern: "*", action: "deny" },
+      { permission: "edit", pattern: "*", action: "deny" },
+    ]);
+  });
+
+  it("a child of build inherits nothing; a configured agent passes on what it lacks and its denies", () => {
+    expect(inheritedRules(new Agents().get("build"), tools)).toEqual([]);
+    const agents = new Agents(configWith({ reviewer: { description: "Reviews.", mode: "primary", tools: ["read", "grep", "task"], permission: { read: { "*.pem": "deny", "*": "allow" } } } }).agents);
+    const rules = inheritedRules(agents.get("reviewer"), tools);
+    expect(rules.map((r) => r.permission)).toEqual(["bash", "edit", "glob", "list", "todoread", "todowrite", "read"]);
+    expect(rules.at(-1)).toEqual({ permission: "read", pattern: "*.pem", action: "deny" });
+  });
+
+  it("N10: subagents nest two levels unless configured", () => {
+    expect(new Agents().maxDepth).toBe(2);
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ subagents: { maxDepth: 1 } }));
+    expect(loadConfig({}, dir).subagents).toEqual({ maxDepth: 1 });
+    expect(loadConfig({ PARLEY_SUBAGENT_MAX_DEPTH: "3" }, dir).subagents).toEqual({ maxDepth: 3 });
+    expect(() => loadConfig({ PARLEY_SUBAGENT_MAX_DEPTH: "-1" }, dir)).toThrow(ConfigError);
   });
 });

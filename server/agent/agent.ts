@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ParleyError } from "../errors";
 import { ConfigRules, fromConfig } from "../permission/evaluate";
-import type { Ruleset } from "../permission/schema";
+import type { Rule, Ruleset } from "../permission/schema";
 
 /**
  * Agents: who answers a turn, with which tools and limits. Primary agents chat with the
@@ -76,6 +76,9 @@ const BUILT_IN: Agent[] = [
 
 export const DEFAULT_AGENT = "build";
 
+/** Subagent sessions nest at most this many levels below a root session unless configured (`subagents.maxDepth`). */
+export const DEFAULT_SUBAGENT_MAX_DEPTH = 2;
+
 const Name = z.string().regex(/^[A-Za-z][\w-]{0,39}$/, "an agent name is a letter, then letters, digits, - or _ (at most 40)");
 
 /** An agent in parley.config.json: `"agents": {"reviewer": {"description": "…", "tools": ["read", "grep"]}}`. */
@@ -117,8 +120,15 @@ function fromAgentConfig(name: string, config: AgentConfig): Agent {
 /** The agents of this server: the built-in ones and those of its configuration. */
 export class Agents {
   private readonly byName = new Map<string, Agent>();
+  /**
+   * How many levels of subagent sessions a root session may have below it (a root session
+   * is at depth 0, its children at 1…): a session at this depth is offered no `task` tool,
+   * and a task call or an `@agent` prompt in it is refused.
+   */
+  readonly maxDepth: number;
 
-  constructor(config: AgentsConfig = {}) {
+  constructor(config: AgentsConfig = {}, options: { maxDepth?: number } = {}) {
+    this.maxDepth = options.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH;
     for (const agent of BUILT_IN) this.byName.set(agent.name, agent);
     for (const [name, agent] of Object.entries(config)) {
       if (this.byName.has(name)) throw new Error(`the configured agent "${name}" has the name of a built-in agent`);
@@ -156,4 +166,23 @@ export class Agents {
 export function allows(agent: Agent, tool: string): boolean {
   if (agent.enabledTools && !agent.enabledTools.includes(tool)) return false;
   return !agent.disabledTools.includes("*") && !agent.disabledTools.includes(tool);
+}
+
+/** The permission a tool asks under (write edits files). */
+export function permissionOf(tool: string): string {
+  return tool === "write" ? "edit" : tool;
+}
+
+/**
+ * The rules a child session inherits from the agent that started it, so that a subagent
+ * never has more than that agent: a deny for every tool of `tools` the agent lacks (a
+ * child of the read-only `plan` cannot edit, write or run commands, whatever its own
+ * agent allows) and the agent's own deny rules. Added after the parent session's rules,
+ * they only make the child's rules stricter; its children inherit them in turn.
+ */
+export function inheritedRules(parent: Agent, tools: readonly string[]): Ruleset {
+  // A permission shared by two tools (write and edit ask "edit") is denied when the agent lacks either.
+  const denied = new Set(tools.filter((tool) => !allows(parent, tool)).map(permissionOf));
+  const rules: Rule[] = [...denied].sort().map((permission) => ({ permission, pattern: "*", action: "deny" as const }));
+  return [...rules, ...parent.permission.filter((rule) => rule.action === "deny")];
 }

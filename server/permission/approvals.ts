@@ -8,7 +8,9 @@ import type { Context } from "../services";
  * The team's stored "Always allow" answers: what each one allows, in which project and
  * for which agent, who granted it and when. Every member may see them (they apply to the
  * whole team); owners and admins revoke them, after which the next matching call asks
- * again.
+ * again. An approval whose grantor is an owner or admin (`byAdmin`) also answers the
+ * questions the server config or the team's or project's policy asks (layers.ts); a
+ * member's never does.
  */
 
 export const ListInput = z.object({ projectId: Id.schema("project").optional() });
@@ -22,6 +24,8 @@ export interface Approval {
   permission: string;
   pattern: string;
   grantedBy: { id: string; name: string } | null;
+  /** Its grantor is an owner or admin of the team now: it also answers policy questions. */
+  byAdmin: boolean;
   createdAt: number;
 }
 
@@ -36,6 +40,10 @@ export async function list(ctx: Pick<Context, "db" | "actor">, input: ListInput 
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: LIMIT,
   });
+  const grantors = [...new Set(rows.flatMap((row) => (row.grantedById ? [row.grantedById] : [])))];
+  const admins = new Set(
+    (await ctx.db.membership.findMany({ where: { teamId: ctx.actor.teamId, userId: { in: grantors }, role: { in: [...ADMIN_ROLES] } }, select: { userId: true } })).map((m) => m.userId),
+  );
   return rows.map((row) => ({
     id: row.id,
     projectId: row.projectId,
@@ -44,6 +52,7 @@ export async function list(ctx: Pick<Context, "db" | "actor">, input: ListInput 
     permission: row.permission,
     pattern: row.pattern,
     grantedBy: row.grantedBy,
+    byAdmin: row.grantedById !== null && admins.has(row.grantedById),
     createdAt: row.createdAt.getTime(),
   }));
 }

@@ -12,6 +12,11 @@ export const Request = z.object({
   always: z.array(z.string()),
   /** Asked every time: the request could not be fully understood (e.g. a shell command the parser could not read). */
   mustAsk: z.boolean().optional(),
+  /**
+   * The server config or the team's or project's policy asks it: only owners and admins
+   * may answer "always" (their approval then bypasses the question for the whole team).
+   */
+  policy: z.boolean().optional(),
   metadata: z.record(z.string(), z.unknown()),
   tool: z.object({ messageId: Id.schema("message"), callId: z.string() }).optional(),
   time: z.object({ created: z.number() }),

@@ -9,19 +9,29 @@ import type { Action, Rule, Ruleset } from "./schema";
  *     → stored "always" approvals → the session's own rules
  *
  * Across all of them the last matching rule wins (no match: ask), with one exception: a
- * `deny` decided by the server config or by the team's or project's policy is final —
- * nothing after it (a project rule, an agent, an approval, a session rule) can turn it
- * back into ask or allow. Within one layer the last matching rule still wins, so a policy
- * may deny `bash` and allow `git *` after it.
+ * `deny` or an `ask` decided by the server config or by the team's or project's policy is
+ * final — later layers (a project rule after a team rule, an agent, an approval, a session
+ * rule) may only make it stricter: after a policy `ask` a later `deny` still denies, a
+ * later `allow` leaves it a question; after a policy `deny` nothing matters. The one way
+ * past a policy question is an approval an owner or admin stored ("Always allow" on a
+ * question the policy asks, layer `adminApprovals`): it applies to the whole team, like
+ * the policy it bypasses, and the Approvals page names who granted it. Within one layer
+ * the last matching rule still wins, so a policy may ask for `bash` and allow `git *`
+ * after it.
  */
 
-export type LayerName = "defaults" | "config" | "team" | "project" | "agent" | "approvals" | "session";
+export type LayerName = "defaults" | "config" | "team" | "project" | "agent" | "approvals" | "adminApprovals" | "session";
+
+/** The policy layers: their `deny` and `ask` are final. */
+export const POLICY_LAYERS: readonly LayerName[] = ["config", "team", "project"];
 
 export interface Layer {
   name: LayerName;
   rules: Ruleset;
-  /** A deny this layer decides cannot be undone by later layers. */
+  /** A deny or ask this layer decides cannot be loosened by later layers. */
   final: boolean;
+  /** Its allow rules may answer a question a final layer holds (owners' and admins' approvals). */
+  bypass?: boolean;
 }
 
 export interface Decision {
@@ -42,16 +52,28 @@ export interface RuleStack {
   session?: Ruleset | undefined;
 }
 
-export function layers(stack: RuleStack, approvals: Ruleset): Layer[] {
+/** Stored "always" approvals: those granted by members, and those granted by owners and admins (which may answer a policy question). */
+export interface StoredApprovals {
+  members: Ruleset;
+  admins: Ruleset;
+}
+
+export function layers(stack: RuleStack, approvals: StoredApprovals): Layer[] {
   return [
     { name: "defaults", rules: stack.defaults, final: false },
     { name: "config", rules: stack.config, final: true },
     { name: "team", rules: stack.team, final: true },
     { name: "project", rules: stack.project, final: true },
     { name: "agent", rules: stack.agent, final: false },
-    { name: "approvals", rules: approvals, final: false },
+    { name: "approvals", rules: approvals.members, final: false },
+    { name: "adminApprovals", rules: approvals.admins, final: false, bypass: true },
     { name: "session", rules: stack.session ?? [], final: false },
   ];
+}
+
+/** Whether a decision is a question the server config or the team's or project's policy holds ("always" is then for owners and admins). */
+export function isPolicyQuestion(decision: Decision): boolean {
+  return decision.action === "ask" && decision.layer !== undefined && POLICY_LAYERS.includes(decision.layer);
 }
 
 /**
@@ -60,11 +82,29 @@ export function layers(stack: RuleStack, approvals: Ruleset): Layer[] {
  */
 export function decide(permission: string, pattern: string, stack: Layer[], options: { mustAsk?: boolean; budget?: Budget } = {}): Decision {
   let decision: Decision = { action: "ask" };
+  /** A final layer's ask: later layers may deny, but not allow (except a bypassing layer). */
+  let held: Decision | undefined;
   for (const layer of stack) {
+    let own: Decision | undefined;
     for (const rule of layer.rules) {
-      if (matches(rule.permission, permission) && matches(rule.pattern, pattern, options.budget)) decision = { action: rule.action, rule, layer: layer.name };
+      if (matches(rule.permission, permission) && matches(rule.pattern, pattern, options.budget)) own = { action: rule.action, rule, layer: layer.name };
     }
-    if (layer.final && decision.action === "deny" && decision.layer === layer.name) break;
+    if (!own) continue;
+    if (layer.final && own.action === "deny") {
+      decision = own;
+      break;
+    }
+    if (layer.final && own.action === "ask") {
+      decision = held = own;
+      continue;
+    }
+    // Under a held question only a deny (stricter) or a bypassing approval changes the answer.
+    if (held && own.action !== "deny" && !(layer.bypass && own.action === "allow")) {
+      decision = held;
+      continue;
+    }
+    decision = own;
+    if (own.action === "allow") held = undefined;
   }
   if (options.mustAsk && decision.action === "allow") return { action: "ask" };
   return decision;

@@ -1,13 +1,14 @@
 import { Agents } from "../agent/agent";
+import { ADMIN_ROLES } from "../auth/roles";
 import type { Bus, Envelope } from "../bus/bus";
-import type { Db } from "../db/client";
+import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import type { Actor } from "../services";
 import type { PermissionRequest, Verdict } from "../tool/tool";
 import { DEFAULTS } from "./evaluate";
 import { Asked, Replied, type Reply, Request } from "./events";
-import { DECISION_BUDGET, type Layer, MatchBudgetError, type RuleStack, decide, describeDenial, layers } from "./layers";
+import { DECISION_BUDGET, type Layer, MatchBudgetError, type RuleStack, type StoredApprovals, decide, describeDenial, isPolicyQuestion, layers } from "./layers";
 import * as Policy from "./policy";
 import { type Ruleset, Ruleset as RulesetSchema } from "./schema";
 
@@ -16,7 +17,10 @@ import { type Ruleset, Ruleset as RulesetSchema } from "./schema";
  * approvals); when they say "ask" it stores a pending request, publishes
  * `permission.asked` and waits for `permission.replied` (answered from any tab, any
  * member, any instance). "always" is stored in the database for the project and agent —
- * for the whole team, with who granted it — so it outlives restarts.
+ * for the whole team, with who granted it — so it outlives restarts. A question the
+ * server config or the team's or project's policy asks (`policy` on the request) may be
+ * answered "always" by owners and admins only: their approval then bypasses that question
+ * for the whole team (layers.ts); members answer it once or reject it.
  */
 
 /** The user refused: the call fails and the loop stops. */
@@ -67,10 +71,21 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
-/** Stored "always" approvals as the allow rules they are. */
-function allowRules(approvals: Array<{ permission: string; pattern: string }>): Ruleset {
-  return approvals.map((a) => ({ permission: a.permission, pattern: a.pattern, action: "allow" as const }));
+interface StoredApproval {
+  permission: string;
+  pattern: string;
+  /** Its grantor is an owner or admin of the team now (a demoted grantor's approvals no longer bypass the policy). */
+  admin: boolean;
 }
+
+/** Stored "always" approvals as the allow rules they are, members' and admins' apart. */
+function allowRules(approvals: StoredApproval[]): StoredApprovals {
+  const rules = (admin: boolean) => approvals.filter((a) => a.admin === admin).map((a) => ({ permission: a.permission, pattern: a.pattern, action: "allow" as const }));
+  return { members: rules(false), admins: rules(true) };
+}
+
+/** The SQL condition "the approval `a` was granted by a current owner or admin of its team". */
+const ADMIN_GRANTED = Prisma.sql`EXISTS (SELECT 1 FROM "Membership" m WHERE m."teamId" = a."teamId" AND m."userId" = a."grantedById" AND m.role::text IN (${Prisma.join([...ADMIN_ROLES])}))`;
 
 export class Permissions {
   private readonly waiters = new Map<string, Waiter>();
@@ -107,10 +122,10 @@ export class Permissions {
     agent: string,
     session: Ruleset | undefined,
   ): Promise<{ stack: RuleStack; layers: Layer[]; projects: Array<{ teamId: string; directory: string }> }> {
-    const [row] = await this.db.$queryRaw<Array<{ team: unknown; project: unknown; approvals: Array<{ permission: string; pattern: string }>; projects: Array<{ teamId: string; directory: string }> }>>`
+    const [row] = await this.db.$queryRaw<Array<{ team: unknown; project: unknown; approvals: StoredApproval[]; projects: Array<{ teamId: string; directory: string }> }>>`
       SELECT (SELECT t.permission FROM "Team" t WHERE t.id = ${teamId}) AS team,
              (SELECT p.permission FROM "Project" p WHERE p.id = ${projectId} AND p."teamId" = ${teamId}) AS project,
-             (SELECT coalesce(json_agg(json_build_object('permission', a.permission, 'pattern', a.pattern) ORDER BY a."createdAt"), '[]'::json)
+             (SELECT coalesce(json_agg(json_build_object('permission', a.permission, 'pattern', a.pattern, 'admin', ${ADMIN_GRANTED}) ORDER BY a."createdAt"), '[]'::json)
                 FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${agent}) AS approvals,
              (SELECT coalesce(json_agg(json_build_object('teamId', o."teamId", 'directory', o.directory)), '[]'::json)
                 FROM "Project" o WHERE o.id <> ${projectId}) AS projects`;
@@ -125,9 +140,12 @@ export class Permissions {
     return layers(stack, await this.approvals(projectId, agent));
   }
 
-  /** Allow rules the team stored with "always" for this project and agent. */
-  async approvals(projectId: string, agent: string): Promise<Ruleset> {
-    const rows = await this.db.permissionApproval.findMany({ where: { projectId, agent }, orderBy: { createdAt: "asc" } });
+  /** Allow rules the team stored with "always" for this project and agent (members' and owners' or admins' apart). */
+  async approvals(projectId: string, agent: string): Promise<StoredApprovals> {
+    const rows = await this.db.$queryRaw<StoredApproval[]>`
+      SELECT a.permission, a.pattern, ${ADMIN_GRANTED} AS admin
+      FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${agent}
+      ORDER BY a."createdAt"`;
     return allowRules(rows);
   }
 
@@ -135,15 +153,16 @@ export class Permissions {
    * What the rules (with the stored approvals) say about a request: "allow" when every
    * pattern is allowed, "ask" when one needs an answer. A denied pattern throws.
    */
-  private async decide(input: AskInput): Promise<"allow" | "ask"> {
+  private async decide(input: AskInput): Promise<{ action: "allow" | "ask"; policy: boolean }> {
     const stack = await this.layersOf(input.stack, input.projectId, input.agent);
     const verdict = verdictOf(input.request, stack);
     if (verdict.action === "deny") throw new DeniedError(verdict.message);
-    return verdict.action;
+    return { action: verdict.action, policy: verdict.policy };
   }
 
   async ask(input: AskInput): Promise<void> {
-    if ((await this.decide(input)) === "allow") return;
+    const decided = await this.decide(input);
+    if (decided.action === "allow") return;
     if (input.signal.aborted) throw new DOMException("aborted", "AbortError");
 
     const request: Request = {
@@ -153,6 +172,7 @@ export class Permissions {
       patterns: input.request.patterns,
       always: input.request.always ?? input.request.patterns,
       ...(input.request.mustAsk ? { mustAsk: true } : {}),
+      ...(decided.policy ? { policy: true } : {}),
       metadata: input.request.metadata ?? {},
       ...(input.tool ? { tool: input.tool } : {}),
       time: { created: Date.now() },
@@ -205,7 +225,7 @@ export class Permissions {
 
   private async resolveIfApproved(input: AskInput, requestId: string): Promise<void> {
     try {
-      if ((await this.decide(input)) === "allow") await this.settle(input.teamId, requestId, "always");
+      if ((await this.decide(input)).action === "allow") await this.settle(input.teamId, requestId, "always");
     } catch (error) {
       // The request stays pending and can still be answered.
       console.error("[permission] could not check a new request against the stored approvals", error);
@@ -257,6 +277,12 @@ export class Permissions {
     if (input.reply === "always") {
       const patterns = strings(row.always);
       if (patterns.length === 0) throw ParleyError.invalid("this request cannot be allowed always: allow it once, or reject it");
+      // A question of the server config or of the team's or project's policy (as the rules
+      // read now) is final for members: only owners and admins may store an approval past it.
+      const policy = (await this.verdictOfRow(row)).policy;
+      if (policy && !(await this.isAdmin(actor))) {
+        throw new ParleyError("FORBIDDEN", "The team's permission policy asks this every time: only team owners and admins can always allow it. Allow it once, or reject it.");
+      }
       await this.db.permissionApproval.createMany({
         data: patterns.map((pattern) => ({
           id: Id.ascending("approval"),
@@ -269,6 +295,14 @@ export class Permissions {
         })),
         skipDuplicates: true,
       });
+      // An owner's or admin's "always" to a policy question makes the approval theirs when a
+      // member stored the same one before (it then answers the question; the Approvals page says who).
+      if (policy) {
+        await this.db.permissionApproval.updateMany({
+          where: { projectId: row.projectId, agent: row.agent, permission: row.permission, pattern: { in: patterns } },
+          data: { grantedById: actor.userId },
+        });
+      }
       await this.settle(row.teamId, row.id, "always");
       // Other pending requests that every rule — the new approvals included — now allows
       // are answered too (a session's own rules may still say "ask" or "deny" for them).
@@ -277,38 +311,58 @@ export class Permissions {
         include: { session: { select: { permission: true } } },
       });
       for (const other of others) {
-        const sessionRules = RulesetSchema.safeParse(other.session.permission).data;
-        const stack = await this.layersOf(await this.stack(other.teamId, other.projectId, other.agent, sessionRules), other.projectId, other.agent);
-        const request = { permission: other.permission, patterns: strings(other.patterns), mustAsk: other.mustAsk };
-        if (verdictOf(request, stack).action === "allow") await this.settle(other.teamId, other.id, "always");
+        if ((await this.verdictOfRow(other, other.session.permission)).action === "allow") await this.settle(other.teamId, other.id, "always");
       }
       return;
     }
     await this.settle(row.teamId, row.id, "once");
   }
 
+  /** Whether the actor is an owner or admin of their team (read now: a demotion counts at once): who may always allow a policy question. */
+  async isAdmin(actor: Actor): Promise<boolean> {
+    const membership = await this.db.membership.findUnique({ where: { teamId_userId: { teamId: actor.teamId, userId: actor.userId } }, select: { role: true } });
+    return membership !== null && ADMIN_ROLES.includes(membership.role);
+  }
+
+  /** What the rules say now about a stored request (its session's rules read again unless given). */
+  private async verdictOfRow(
+    row: { teamId: string; projectId: string; sessionId: string; agent: string; permission: string; patterns: unknown; mustAsk: boolean },
+    sessionPermission?: unknown,
+  ): Promise<RequestVerdict> {
+    const rules = sessionPermission ?? (await this.db.session.findUnique({ where: { id: row.sessionId }, select: { permission: true } }))?.permission;
+    const stack = await this.layersOf(await this.stack(row.teamId, row.projectId, row.agent, RulesetSchema.safeParse(rules).data), row.projectId, row.agent);
+    return verdictOf({ permission: row.permission, patterns: strings(row.patterns), mustAsk: row.mustAsk }, stack);
+  }
+
   /** Pending requests of a session, oldest first (they survive reloads). */
   async pending(actor: Actor, sessionId: string): Promise<Request[]> {
     // Another team's session is not found, like every session read (server/session/access.ts).
-    const session = await this.db.session.findUnique({ where: { id: sessionId }, select: { teamId: true } });
+    const session = await this.db.session.findUnique({ where: { id: sessionId }, select: { teamId: true, permission: true } });
     if (!session || session.teamId !== actor.teamId) throw ParleyError.notFound("session", sessionId);
     const rows = await this.db.permissionRequest.findMany({
       where: { sessionId, teamId: actor.teamId, status: "pending" },
       orderBy: { id: "asc" },
     });
-    return rows.map((row) =>
-      Request.parse({
-        id: row.id,
-        sessionId: row.sessionId,
-        permission: row.permission,
-        patterns: row.patterns,
-        always: row.always,
-        ...(row.mustAsk ? { mustAsk: true } : {}),
-        metadata: row.metadata,
-        ...(row.tool ? { tool: row.tool } : {}),
-        time: { created: row.createdAt.getTime() },
-      }),
-    );
+    const requests: Request[] = [];
+    for (const row of rows) {
+      // Whether the policy asks it, as the rules read now (they may have changed since it was asked).
+      const policy = strings(row.always).length > 0 && (await this.verdictOfRow(row, session.permission)).policy;
+      requests.push(
+        Request.parse({
+          id: row.id,
+          sessionId: row.sessionId,
+          permission: row.permission,
+          patterns: row.patterns,
+          always: row.always,
+          ...(row.mustAsk ? { mustAsk: true } : {}),
+          ...(policy ? { policy: true } : {}),
+          metadata: row.metadata,
+          ...(row.tool ? { tool: row.tool } : {}),
+          time: { created: row.createdAt.getTime() },
+        }),
+      );
+    }
+    return requests;
   }
 
   /** Fail every pending request of the given sessions (crash recovery). */
@@ -319,12 +373,20 @@ export class Permissions {
   }
 }
 
+/** What the rules say about a whole request; `policy`: one of its questions is the server config's or the team's or project's policy's. */
+export interface RequestVerdict {
+  action: Verdict;
+  message: string;
+  policy: boolean;
+}
+
 /**
  * What the layers say about a whole request: deny when one pattern is denied (naming the
  * rule), ask when one needs an answer, else allow.
  */
-export function verdictOf(request: Pick<PermissionRequest, "permission" | "patterns" | "mustAsk">, stack: Layer[]): { action: Verdict; message: string } {
+export function verdictOf(request: Pick<PermissionRequest, "permission" | "patterns" | "mustAsk">, stack: Layer[]): RequestVerdict {
   let action: Verdict = "allow";
+  let policy = false;
   // Rules and requests are bounded, but hundreds of long rules against a long command
   // could still cost seconds: past the budget the request is refused, never left to hang.
   const budget = { remaining: DECISION_BUDGET };
@@ -334,12 +396,13 @@ export function verdictOf(request: Pick<PermissionRequest, "permission" | "patte
       decision = decide(request.permission, pattern, stack, { mustAsk: request.mustAsk === true, budget });
     } catch (error) {
       if (!(error instanceof MatchBudgetError)) throw error;
-      return { action: "deny", message: `Permission denied: the permission rules are too complex to check this ${request.permission} request; shorten it or simplify the rules.` };
+      return { action: "deny", message: `Permission denied: the permission rules are too complex to check this ${request.permission} request; shorten it or simplify the rules.`, policy: false };
     }
-    if (decision.action === "deny") return { action: "deny", message: describeDenial(request.permission, pattern, decision) };
+    if (decision.action === "deny") return { action: "deny", message: describeDenial(request.permission, pattern, decision), policy: false };
     if (decision.action === "ask") action = "ask";
+    if (isPolicyQuestion(decision)) policy = true;
   }
   // A request with nothing to match (no pattern) is never allowed silently.
   if (request.patterns.length === 0 && action === "allow") action = "ask";
-  return { action, message: "" };
+  return { action, message: "", policy };
 }

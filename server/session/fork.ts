@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { closePart } from "../../lib/part-lifecycle";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -23,8 +24,13 @@ export type ForkInput = z.input<typeof ForkInput>;
  * fork: a new root session "<title> (fork #n)" holding copies of the messages
  * before `messageId` (all when omitted) with all their parts, each under a fresh
  * ascending id; assistant `parentId` links follow the copies. The permission ruleset is
- * copied; share, revert and summary are not.
+ * copied; share, revert and summary are not. A busy session's reply being written is
+ * copied closed, as a crash recovery would close it (lib/part-lifecycle.ts): its open text
+ * ends, its unfinished tools become "Tool execution aborted", and the reply is complete
+ * with an error saying it was cut by the fork — nothing in the fork stays "running".
  */
+
+export const FORKED_MESSAGE = "Forked while this reply was being written: the fork holds what was written until then.";
 export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId }): Promise<Info> => {
   const source = await sessionRow(ctx, sessionId);
   const history = await Store.history(ctx.db, sessionId);
@@ -36,14 +42,21 @@ export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId })
   for (const m of kept) idMap.set(m.info.id, Id.ascending("message"));
   const messages: Message[] = [];
   const parts: Part[] = [];
+  const now = ctx.clock.now();
   for (const m of kept) {
     const id = idMap.get(m.info.id) ?? Id.ascending("message");
-    const info: Message =
+    let info: Message =
       m.info.role === "assistant"
         ? { ...m.info, id, sessionId: newId, parentId: idMap.get(m.info.parentId) ?? m.info.parentId }
         : { ...m.info, id, sessionId: newId };
+    if (info.role === "assistant" && info.time.completed === undefined) {
+      info = { ...info, error: info.error ?? { name: "AbortedError", message: FORKED_MESSAGE }, time: { ...info.time, completed: now } };
+    }
     messages.push(info);
-    for (const p of m.parts) parts.push({ ...p, id: Id.ascending("part"), sessionId: newId, messageId: id });
+    for (const p of m.parts) {
+      const copy: Part = { ...p, id: Id.ascending("part"), sessionId: newId, messageId: id };
+      parts.push(closePart(copy, now) ?? copy);
+    }
   }
 
   const time = new Date(ctx.clock.now());

@@ -1,4 +1,5 @@
 import type { Session as SessionRow } from "../db/generated/client";
+import * as Agent from "../agent/agent";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { isRejection } from "../permission/permission";
@@ -6,6 +7,7 @@ import { Ruleset } from "../permission/schema";
 import type { ResolvedModel, Services, SubagentCaller } from "../services";
 import * as Background from "./background";
 import * as Compaction from "./compaction";
+import { depthOf } from "./depth";
 import * as Event from "./events";
 import { filterCompacted, pendingCompaction } from "./filter";
 import * as LLM from "./llm";
@@ -234,7 +236,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   // A subtask the user started runs before the model answers.
   const subtask = pendingSubtask(messages, user);
   if (subtask) {
-    await runSubtask(s, { caller: callerOf(row), user, subtask, signal: p.signal });
+    await runSubtask(s, { caller: await callerOf(s, row, user.agent, true), user, subtask, signal: p.signal });
     return "continue";
   }
   const assistant = assistantFor(s, user, row.directory);
@@ -256,13 +258,21 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await Compaction.create(s, compactionFor(p, user));
     return "continue";
   }
-  return step(s, p, { messages, user, assistant, model, caller: callerOf(row) });
+  return step(s, p, { messages, user, assistant, model, caller: await callerOf(s, row, user.agent, Agent.allows(s.agents.get(user.agent), "task")) });
 }
 
-/** The session as its step's tools see it, and a subagent's child is made from. */
-function callerOf(row: SessionRow): SubagentCaller {
+/**
+ * The session as its step's tools see it, and a subagent's child is made from. Its depth
+ * is read only when the pass may start a subagent (`startsSubagents`: a subtask, or an
+ * agent with the task tool; a root session's is known); otherwise it counts as at the
+ * cap, so nothing could start one from it.
+ */
+async function callerOf(s: Services, row: SessionRow, agent: string, startsSubagents: boolean): Promise<SubagentCaller> {
   const permission = Ruleset.safeParse(row.permission).data;
+  const depth = startsSubagents || row.parentId === null ? await depthOf(s.db, row) : s.agents.maxDepth;
   return {
+    agent,
+    depth,
     teamId: row.teamId,
     sessionId: row.id,
     projectId: row.projectId,

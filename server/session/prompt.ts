@@ -8,6 +8,7 @@ import type { Context, Services } from "../services";
 import { sessionRow } from "./access";
 import * as Background from "./background";
 import * as Compaction from "./compaction";
+import { depthOf, tooDeep } from "./depth";
 import { isDefaultTitle } from "./info";
 import { start, unanswered } from "./loop";
 import { ModelRef, type Part, type UserMessage } from "./message";
@@ -81,6 +82,8 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
+  // An `@agent` prompt starts a subagent: refused in a session as deep as subagents may go.
+  if (parts.some((p) => p.type === "subtask") && (await depthOf(ctx.db, row)) >= ctx.agents.maxDepth) throw ParleyError.invalid(tooDeep(ctx.agents.maxDepth));
   // Written by the member who sent it.
   const written = await Store.createUserMessage(ctx, session.teamId, user, parts, ctx.actor.userId);
   const touched = await Store.touchSession(ctx, session.id, time);
@@ -119,7 +122,7 @@ async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[
 }
 
 /** "@explore find where greet is defined": a job for a subagent, run before the model answers (server/session/subtask.ts). */
-function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {
+export function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {
   const m = /^\s*@([A-Za-z][\w-]*)\s+([\s\S]*\S)\s*$/.exec(text);
   const agent = m?.[1] ? agents.find(m[1]) : undefined;
   if (!m?.[2] || agent?.mode !== "subagent") return undefined;

@@ -16,6 +16,7 @@ import { Info, Title, defaultTitle } from "./info";
 import { type Author, ModelRef } from "./message";
 import type { Session as SessionRow } from "../db/generated/client";
 import { json, sessionFromRow } from "./rows";
+import { AbortRequested, Runners } from "./runner";
 import { requireAuthorOrAdmin } from "./ownership";
 import * as Share from "./share";
 import * as Store from "./store";
@@ -210,13 +211,52 @@ export async function touch(ctx: Context, sessionId: string): Promise<Info> {
 
 /**
  * Delete a session with its children (recursively, deepest first), its share, messages
- * and parts. Every deleted session publishes `session.deleted`. A failure is raised,
- * leaving what was not yet deleted in place.
+ * and parts. A running session or child is stopped first, on whichever instance runs it
+ * (the abort of Prompt.abort), and the deletion waits until none runs, so nothing writes
+ * to it afterwards; when one does not stop within STOP_WAIT_MS the deletion is refused
+ * (BUSY) and can be asked again. Every deleted session publishes `session.deleted`. A
+ * failure is raised, leaving what was not yet deleted in place.
  */
 export async function remove(ctx: Context, sessionId: string): Promise<void> {
   const row = await sessionRow(ctx, sessionId);
   await requireAuthorOrAdmin(ctx, row, "delete");
+  await stopTree(ctx, row.teamId, await treeOf(ctx, row.id));
   await removeTree(ctx, row);
+}
+
+/** How long a deletion waits for the runners of the session and its children to stop. */
+export const STOP_WAIT_MS = 15_000;
+
+/** A session and all its descendants (one statement). */
+async function treeOf(ctx: Context, sessionId: string): Promise<string[]> {
+  const rows = await ctx.db.$queryRaw<Array<{ id: string }>>`
+    WITH RECURSIVE down(id, depth) AS (
+      SELECT id, 0 FROM "Session" WHERE id = ${sessionId}
+      UNION ALL
+      SELECT s.id, down.depth + 1 FROM "Session" s JOIN down ON s."parentId" = down.id WHERE down.depth < 100
+    )
+    SELECT id FROM down`;
+  return rows.map((r) => r.id);
+}
+
+/** Stop every runner of these sessions, wherever it runs, and wait until none runs. */
+async function stopTree(ctx: Context, teamId: string, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    ctx.runners.get(id)?.abort.abort("The session was deleted");
+    ctx.bus.publish(AbortRequested, { sessionId: id }, { teamId, sessionId: id });
+  }
+  const deadline = Date.now() + STOP_WAIT_MS;
+  for (;;) {
+    const running: string[] = [];
+    for (const id of ids) if (await Runners.busy(ctx.lock, ctx.runners, id)) running.push(id);
+    const [first] = running;
+    if (first === undefined) return;
+    if (Date.now() > deadline) {
+      throw new ParleyError("BUSY", "the session is still stopping: delete it again in a moment", { details: { sessionId: first } });
+    }
+    // Its runner (here or on another instance) is looked at again shortly.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function removeTree(ctx: Context, row: Awaited<ReturnType<typeof sessionRow>>): Promise<void> {

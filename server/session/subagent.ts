@@ -1,13 +1,16 @@
-import type { Agent } from "../agent/agent";
+import { type Agent, inheritedRules } from "../agent/agent";
 import { isParleyError } from "../errors";
-import { type Services, type SubagentCaller, withActor } from "../services";
+import type { Ruleset } from "../permission/schema";
+import { type Services, type SubagentCaller, type SubagentProgress, withActor } from "../services";
 import type { ChildCall, SubagentRequest, SubagentResult } from "../tool/tool";
 import { ToolError } from "../tool/tool";
 import * as Event from "./events";
 import type { Envelope } from "../bus/bus";
 import type { Info } from "./info";
 import type { AssistantMessage, Part, WithParts } from "./message";
+import { tooDeep } from "./depth";
 import * as Prompt from "./prompt";
+import { json } from "./rows";
 import * as SessionOps from "./session";
 import * as Store from "./store";
 
@@ -19,12 +22,29 @@ import * as Store from "./store";
  * messages. While it runs, the parent's task call reports the child's tool calls; when
  * it ends, its last reply's text is the result, and a failed or stopped child is an error
  * of the call (the parent goes on). Aborting the call aborts the child, wherever it runs.
+ *
+ * Limits: subagent sessions nest at most `Agents.maxDepth` levels below a root session
+ * (a session at that depth starts none: no task tool, its calls and `@agent` prompts are
+ * refused), and a child never has a tool the calling agent lacks (agent.ts
+ * inheritedRules: a child of the read-only `plan` is read-only too). While the child — or
+ * a subagent of it — waits for a permission answer, the call's progress names the
+ * question (`asking`), so the parent's task card shows it and it can be answered there.
  */
 
 export interface SubagentIo {
   signal: AbortSignal;
-  /** The call's live metadata: the child and its tool calls so far. */
-  progress(metadata: { sessionId: string; summary: ChildCall[] }): void;
+  /** The call's live metadata: the child, its tool calls so far and the question it waits on. */
+  progress(metadata: SubagentProgress): void;
+}
+
+/** The question a child's tool part waits on: its own (the child asks), or the one a task call of it reports (a grandchild asks). */
+function askingOf(part: Extract<Part, { type: "tool" }>, childId: string): SubagentProgress["asking"] {
+  if (part.state.status !== "running" || !part.state.approval) return null;
+  const nested = part.state.metadata?.asking;
+  if (typeof nested === "object" && nested !== null && "sessionId" in nested && typeof nested.sessionId === "string") {
+    return { sessionId: nested.sessionId, permission: part.state.approval.permission };
+  }
+  return { sessionId: childId, permission: part.state.approval.permission };
 }
 
 export async function runSubagent(s: Services, caller: SubagentCaller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
@@ -33,12 +53,17 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
     const known = s.agents.subagents().map((a) => a.name).join(", ");
     throw new ToolError(`There is no subagent "${request.agent}". Use one of: ${known}.`);
   }
+  if (caller.depth >= s.agents.maxDepth) throw new ToolError(tooDeep(s.agents.maxDepth));
+  // The child's prompt may itself start a subagent (`@explore …`): refused before the child is made when the child is at the cap.
+  if (caller.depth + 1 >= s.agents.maxDepth && Prompt.subtaskOf(s.agents, request.prompt)) throw new ToolError(tooDeep(s.agents.maxDepth));
   // The child acts for the parent session's author, inside the parent's team.
   const ctx = withActor(s, { userId: caller.authorId, teamId: caller.teamId });
   const child = await childSession(ctx, caller, request, agent);
 
   const calls = new Map<string, ChildCall>();
-  const report = () => io.progress({ sessionId: child.id, summary: [...calls.values()] });
+  /** Tool parts of the child waiting on a question, oldest first. */
+  const waiting = new Map<string, NonNullable<SubagentProgress["asking"]>>();
+  const report = () => io.progress({ sessionId: child.id, summary: [...calls.values()], asking: waiting.values().next().value ?? null });
   report();
   const answer = new ReplyWatch();
   const stop = s.bus.subscribe({ teamId: child.teamId, sessionId: child.id }, (event) => {
@@ -52,8 +77,13 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
     if (part.type !== "tool") return;
     const title = part.state.status === "running" || part.state.status === "completed" ? part.state.title : undefined;
     const before = calls.get(part.id);
-    if (before?.state.status === part.state.status && before.state.title === title) return;
+    const asking = askingOf(part, child.id);
+    const askedBefore = waiting.get(part.id);
+    const sameQuestion = asking?.sessionId === askedBefore?.sessionId && asking?.permission === askedBefore?.permission;
+    if (before?.state.status === part.state.status && before.state.title === title && sameQuestion) return;
     calls.set(part.id, { id: part.id, tool: part.tool, state: { status: part.state.status, ...(title ? { title } : {}) } });
+    if (asking) waiting.set(part.id, asking);
+    else waiting.delete(part.id);
     report();
   });
   const onAbort = () => {
@@ -133,6 +163,7 @@ export class ReplyWatch {
 
 /** A new child session, or with `taskId` the earlier child to continue in. */
 async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentCaller, request: SubagentRequest, agent: Agent): Promise<Info> {
+  const inherited = inheritedRules(ctx.agents.get(parent.agent), ctx.tools.map((tool) => tool.id));
   if (request.taskId) {
     let found: Info;
     try {
@@ -142,10 +173,15 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentC
       throw error;
     }
     if (found.parentId !== parent.sessionId) throw new ToolError(`Task ${request.taskId} is not a subagent session of this session.`);
-    return found;
+    // Continued from a turn whose agent has less (the parent switched to plan): the child gets no more than it.
+    const missing = inherited.filter((rule) => !found.permission?.some((own) => own.permission === rule.permission && own.pattern === rule.pattern && own.action === rule.action));
+    if (missing.length === 0) return found;
+    const permission: Ruleset = [...(found.permission ?? []), ...missing];
+    return Store.updateSession(ctx, found.id, { permission: json(permission) });
   }
+  const permission: Ruleset = [...(parent.permission ?? []), ...inherited];
   return SessionOps.createChild(ctx, {
-    parent: { id: parent.sessionId, projectId: parent.projectId, directory: parent.directory, ...(parent.permission ? { permission: parent.permission } : {}) },
+    parent: { id: parent.sessionId, projectId: parent.projectId, directory: parent.directory, ...(permission.length ? { permission } : {}) },
     title: `${request.description} (@${agent.name} subagent)`.slice(0, 200),
     agent: agent.name,
     ...(agent.model ? { model: agent.model } : parent.model ? { model: parent.model } : {}),

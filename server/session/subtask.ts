@@ -56,7 +56,10 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
       signal: run.signal,
       progress: (metadata) => {
         if (part.state.status !== "running") return;
-        save({ ...part, state: { ...part.state, metadata: { ...part.state.metadata, ...metadata } } }).catch((error: unknown) =>
+        // The child's question shows on this call (approval), as on a task call of the model.
+        const { approval: _previous, ...state } = part.state;
+        const approval = metadata.asking ? { approval: { permission: metadata.asking.permission } } : {};
+        save({ ...part, state: { ...state, ...approval, metadata: { ...state.metadata, ...metadata } } }).catch((error: unknown) =>
           console.error(`[session] could not report the progress of subtask ${subtask.id}`, error),
         );
       },

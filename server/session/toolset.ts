@@ -110,9 +110,7 @@ async function ancestorOutputs(s: Services, teamId: string, sessionId: string): 
   return dirs;
 }
 
-/** The permission a tool asks under (write edits files). */
-const TOOL_PERMISSION: Record<string, string> = { write: "edit" };
-const permissionOf = (tool: string) => TOOL_PERMISSION[tool] ?? tool;
+const permissionOf = Agent.permissionOf;
 
 type JsonSchema = Parameters<typeof jsonSchema>[0];
 /** A tool's parameters as JSON Schema, made once per schema (every step of every turn sends them). */
@@ -132,6 +130,8 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
   const savedOutputs = () => (ancestors ??= ancestorOutputs(s, scope.teamId, scope.sessionId));
   for (const t of s.tools) {
     if (!Agent.allows(scope.agent, t.id)) continue;
+    // A session as deep as subagents may go starts none.
+    if (t.id === "task" && scope.caller.depth >= s.agents.maxDepth) continue;
     if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
       description: t.describe?.({ subagents: s.agents.subagents() }) ?? t.description,
@@ -200,7 +200,11 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
       write: (todos) => Todo.write(s, scope.teamId, scope.sessionId, todos),
     },
     task: (request) =>
-      s.subagents.run(scope.caller, request, { signal, progress: (metadata) => update(scope, callId, { metadata }) }),
+      s.subagents.run(scope.caller, request, {
+        signal,
+        // The child's question shows on this call, for everyone watching (the task card answers it).
+        progress: (progress) => update(scope, callId, { metadata: { ...progress }, approval: progress.asking ? { permission: progress.asking.permission } : null }),
+      }),
   };
 }
 

@@ -8,7 +8,7 @@ import { UNEXPECTED_ERROR, type ViewerScope, errorForViewer, forViewer, messageF
 
 /** A viewer's scope under the built-in defaults and a team policy. */
 function scopeWith(team: Ruleset = [], directory = "/srv/data/projects/app"): ViewerScope {
-  return { teamId: "tea_1", directory, dataDir: "/srv/data", rules: layers({ defaults: DEFAULTS, config: [], team, project: [], agent: [] }, []) };
+  return { teamId: "tea_1", directory, dataDir: "/srv/data", rules: layers({ defaults: DEFAULTS, config: [], team, project: [], agent: [] }, { members: [], admins: [] }) };
 }
 const defaults = scopeWith();
 

@@ -64,7 +64,7 @@ export const UNEXPECTED_ERROR = "The server ran into an unexpected error.";
  */
 export async function readRules(source: RuleSource, teamId: string, projectId: string): Promise<Layer[]> {
   const stack = await source.stack(teamId, projectId, DEFAULT_AGENT, undefined);
-  return layers({ ...stack, agent: [], session: undefined }, []);
+  return layers({ ...stack, agent: [], session: undefined }, { members: [], admins: [] });
 }
 
 /**

@@ -13,6 +13,8 @@ export const permissionRouter = router({
   reply: procedure
     .input(z.object({ requestId: Id.schema("permission"), reply: Reply, feedback: refuseNul(z.string().max(10_000), "feedback").optional() }))
     .mutation(({ ctx, input }) => ctx.permissions.reply(ctx.actor, input)),
+  /** Whether the caller may answer "always" to a question the policy asks (owners and admins). */
+  canBypassPolicy: procedure.query(async ({ ctx }) => ({ allowed: await ctx.permissions.isAdmin(ctx.actor) })),
   /** The team's policy (no project) or a project's; every member may read it. */
   policy: procedure.input(Policy.PolicyScope).query(({ ctx, input }) => Policy.get(ctx, input)),
   /** Owners and admins: replace the team's or a project's policy. */
