@@ -112,7 +112,6 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
    * turn fails the test.
    */
   async function turn(mode: string, providerId = "compatible") {
-    if (!provider.running) await provider.start();
     const session = await ok<{ id: string }>("session.create", { projectId, title: `Provider mode ${mode}` });
     let peak = process.memoryUsage.rss();
     let over: ((error: Error) => void) | undefined;
@@ -147,6 +146,7 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
 
   /** The one reply's error, after checking what every mode must show. */
   async function failedTurn(mode: string, providerId = "compatible"): Promise<string> {
+    if (!provider.running) await provider.start();
     const before = await provider.requests(mode);
     const result = await turn(mode, providerId);
     expect(result.peak).toBeLessThan(RSS_LIMIT);

@@ -93,8 +93,13 @@ export function sameOriginFetch(send: typeof fetch): typeof fetch {
   };
 }
 
+/** A request given as a `Request` (whose body may be read once) is not sent again: any redirect is refused. */
 async function refuseRedirect(response: Response, from: URL): Promise<Response> {
-  await cancelOnThrow(response, () => redirectTarget(response.status, response.headers.get("location"), from, MAX_REDIRECTS));
+  await cancelOnThrow(response, () => {
+    const target = redirectTarget(response.status, response.headers.get("location"), from, 0);
+    if (target) throw new ProviderLimitError("redirect", `The model's provider answered with a redirect (HTTP ${response.status}), which is not followed for this request`);
+    return undefined;
+  });
   return response;
 }
 
