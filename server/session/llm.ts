@@ -138,32 +138,33 @@ class StepWatch {
   }
 }
 
-/** The sizes of a call's open parts: text and reasoning by id, tool inputs by call id. */
+/** The sizes of a call's parts, by id: text, reasoning, tool inputs (one map lookup per delta). */
 class PartSizes {
   private readonly texts = new Map<string, number>();
+  private readonly reasoning = new Map<string, number>();
   private readonly inputs = new Map<string, number>();
   constructor(private readonly max: number) {}
 
   /** The error when `part` makes its part too long. */
   check(part: Passed): ProviderLimitError | undefined {
     let sizes: Map<string, number>;
-    let key: string;
     let added: number;
-    if (part.type === "text-delta" || part.type === "reasoning-delta") {
+    if (part.type === "text-delta") {
       sizes = this.texts;
-      key = part.type === "text-delta" ? `t${part.id}` : `r${part.id}`;
+      added = part.text.length;
+    } else if (part.type === "reasoning-delta") {
+      sizes = this.reasoning;
       added = part.text.length;
     } else if (part.type === "tool-input-delta") {
       sizes = this.inputs;
-      key = part.id;
       added = part.delta.length;
     } else return undefined;
-    const size = (sizes.get(key) ?? 0) + added;
+    const size = (sizes.get(part.id) ?? 0) + added;
     if (size > this.max) {
       const what = part.type === "tool-input-delta" ? "a tool call's input" : part.type === "text-delta" ? "a text part" : "a reasoning part";
       return ProviderLimitError.over("maxPartChars", `sent ${what} longer than ${this.max} characters`, this.max);
     }
-    sizes.set(key, size);
+    sizes.set(part.id, size);
     return undefined;
   }
 }
