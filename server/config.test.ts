@@ -86,3 +86,32 @@ describe("data directory", () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o711);
   });
 });
+
+describe("provider limits", () => {
+  it("have defaults (4 MiB events and parts, 8 MiB before output, 64 MiB answers, 10 min steps, 5 min idle); the file sets them and the environment wins", () => {
+    expect(loadConfig({}, dir).provider).toEqual({
+      maxEventChars: 4 * 1024 * 1024,
+      maxBytesBeforeOutput: 8 * 1024 * 1024,
+      maxAnswerBytes: 64 * 1024 * 1024,
+      maxPartChars: 4 * 1024 * 1024,
+      stepTimeoutMs: 600_000,
+      idleTimeoutMs: 300_000,
+    });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ provider: { stepTimeoutMs: 120_000, maxPartChars: 1_000_000 } }));
+    expect(loadConfig({}, dir).provider).toMatchObject({ stepTimeoutMs: 120_000, maxPartChars: 1_000_000, idleTimeoutMs: 300_000 });
+    expect(loadConfig({ PARLEY_PROVIDER_STEP_TIMEOUT_MS: "5000", PARLEY_PROVIDER_IDLE_TIMEOUT_MS: "2000", PARLEY_PROVIDER_MAX_EVENT_CHARS: "65536" }, dir).provider).toMatchObject({
+      stepTimeoutMs: 5_000,
+      idleTimeoutMs: 2_000,
+      maxEventChars: 65_536,
+      maxPartChars: 1_000_000,
+    });
+  });
+
+  it("refuses sizes under 1 KiB or over 1 GiB, times under 100 ms or over a day, and unknown keys", () => {
+    for (const [name, bad] of [["PARLEY_PROVIDER_MAX_ANSWER_BYTES", "100"], ["PARLEY_PROVIDER_MAX_PART_CHARS", String(2 * 1024 ** 3)], ["PARLEY_PROVIDER_STEP_TIMEOUT_MS", "10"], ["PARLEY_PROVIDER_IDLE_TIMEOUT_MS", "soon"]] as const) {
+      expect(() => loadConfig({ [name]: bad }, dir), name).toThrow(new RegExp(name));
+    }
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ provider: { redirects: "follow" } }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+  });
+});

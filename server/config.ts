@@ -9,6 +9,7 @@ import { SandboxFile, SandboxId, type SandboxSettings, sandboxSettings } from ".
 import { describeIssues } from "./fn";
 import { trustedProxies } from "./auth/client-address";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./provider/limits";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -19,6 +20,10 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 const ModelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"');
 const StreamCap = z.number().int().min(1).max(100_000);
 const SubagentDepth = z.number().int().min(0).max(10);
+/** A size limit on a provider's answer: 1 KiB to 1 GiB. */
+const SizeLimit = z.number().int().min(1024).max(1024 ** 3);
+/** A time limit on a model call: 100 ms to a day. */
+const TimeLimit = z.number().int().min(100).max(86_400_000);
 
 export const ConfigFileSchema = z
   .object({
@@ -50,6 +55,18 @@ export const ConfigFileSchema = z
     /** Caps on open live streams (SSE), per signed-in user, per client address, per share link and per share link from one address. */
     liveStreams: z
       .object({ perUser: StreamCap.optional(), perAddress: StreamCap.optional(), perShare: StreamCap.optional(), perAddressPerShare: StreamCap.optional() })
+      .strict()
+      .optional(),
+    /** What a provider may send (server/provider/limits.ts): sizes, and the clocks of a step. */
+    provider: z
+      .object({
+        maxEventChars: SizeLimit.optional(),
+        maxBytesBeforeOutput: SizeLimit.optional(),
+        maxAnswerBytes: SizeLimit.optional(),
+        maxPartChars: SizeLimit.optional(),
+        stepTimeoutMs: TimeLimit.optional(),
+        idleTimeoutMs: TimeLimit.optional(),
+      })
       .strict()
       .optional(),
   })
@@ -87,6 +104,12 @@ const EnvSchema = z.object({
   PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_SUBAGENT_MAX_DEPTH: z.coerce.number().pipe(SubagentDepth).optional(),
   PARLEY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  PARLEY_PROVIDER_MAX_EVENT_CHARS: z.coerce.number().pipe(SizeLimit).optional(),
+  PARLEY_PROVIDER_MAX_BYTES_BEFORE_OUTPUT: z.coerce.number().pipe(SizeLimit).optional(),
+  PARLEY_PROVIDER_MAX_ANSWER_BYTES: z.coerce.number().pipe(SizeLimit).optional(),
+  PARLEY_PROVIDER_MAX_PART_CHARS: z.coerce.number().pipe(SizeLimit).optional(),
+  PARLEY_PROVIDER_STEP_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
+  PARLEY_PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
 });
 
 export interface Config {
@@ -133,6 +156,8 @@ export interface Config {
   liveStreams: StreamLimits;
   /** On SIGTERM: how long running turns may go on before they are stopped and handed over (server/shutdown.ts). */
   shutdown: { graceMs: number };
+  /** What a provider may send: sizes, and the clocks of a step (server/provider/limits.ts). */
+  provider: ProviderLimits;
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -210,6 +235,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perAddressPerShare: e.PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE ?? fromFile.liveStreams?.perAddressPerShare ?? DEFAULT_STREAM_LIMITS.perAddressPerShare,
     },
     shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
+    provider: {
+      maxEventChars: e.PARLEY_PROVIDER_MAX_EVENT_CHARS ?? fromFile.provider?.maxEventChars ?? DEFAULT_PROVIDER_LIMITS.maxEventChars,
+      maxBytesBeforeOutput: e.PARLEY_PROVIDER_MAX_BYTES_BEFORE_OUTPUT ?? fromFile.provider?.maxBytesBeforeOutput ?? DEFAULT_PROVIDER_LIMITS.maxBytesBeforeOutput,
+      maxAnswerBytes: e.PARLEY_PROVIDER_MAX_ANSWER_BYTES ?? fromFile.provider?.maxAnswerBytes ?? DEFAULT_PROVIDER_LIMITS.maxAnswerBytes,
+      maxPartChars: e.PARLEY_PROVIDER_MAX_PART_CHARS ?? fromFile.provider?.maxPartChars ?? DEFAULT_PROVIDER_LIMITS.maxPartChars,
+      stepTimeoutMs: e.PARLEY_PROVIDER_STEP_TIMEOUT_MS ?? fromFile.provider?.stepTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.stepTimeoutMs,
+      idleTimeoutMs: e.PARLEY_PROVIDER_IDLE_TIMEOUT_MS ?? fromFile.provider?.idleTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.idleTimeoutMs,
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import type { Bus } from "./bus/bus";
 import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
+import type { ProviderLimits } from "./provider/limits";
 import type { ModelInfo, ModelRef } from "./provider/models";
 import type { Sandbox } from "./sandbox/sandbox";
 import type { Snapshots } from "./snapshot/snapshot";
@@ -54,6 +55,8 @@ export interface ResolvedModel {
   cost: Prices;
   /** Whether the model sees images; false sends a note in their place. Unset: images are sent as they are. */
   images?: boolean;
+  /** What its provider may send (server/provider/limits.ts); unset: DEFAULT_PROVIDER_LIMITS. */
+  providerLimits?: ProviderLimits;
 }
 
 /** The models of this server: resolving a `provider/model` reference, the default, the small one. */

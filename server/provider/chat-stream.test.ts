@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gzipSync } from "node:zlib";
 import { compatibleChatModel } from "./chat-stream";
+import { DEFAULT_PROVIDER_LIMITS } from "./limits";
 
 /**
  * The `compatible` provider's stream reader against `@ai-sdk/openai`'s chat model: the same
@@ -419,5 +421,102 @@ describe("compatible provider over HTTP (node:http)", () => {
       }
       expect(failure).toMatchObject({ name: "AbortError" });
     }
+  });
+});
+
+/**
+ * N8: the reader's limits over HTTP, small here (4 KiB events, 16 KiB before output,
+ * 64 KiB per answer): each broken limit fails the call with a ProviderLimitError naming it,
+ * and the body is no longer read.
+ */
+describe("N8: the compatible reader's limits (node:http)", () => {
+  let server: http.Server;
+  let url: string;
+  let origin: string;
+  let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end();
+  const limits = { ...DEFAULT_PROVIDER_LIMITS, maxEventChars: 4096, maxBytesBeforeOutput: 16_384, maxAnswerBytes: 65_536 };
+  const model = () => compatibleChatModel("m", { baseURL: `${url}/v1`, apiKey: "k", limits });
+  /** Whatever `doStream` ended with: its rejection, its stream's error, or an error part. */
+  async function failure(): Promise<unknown> {
+    const o = await outcome(model());
+    if ("rejected" in o) return o.rejected;
+    return o.streamError ?? o.parts.find((p) => (p as { type?: string }).type === "error");
+  }
+  /** Writes `next()` for as long as the client reads; how many bytes went out. */
+  function endless(res: http.ServerResponse, next: () => string): { written: () => number } {
+    let written = 0;
+    const write = () => {
+      while (!res.destroyed) {
+        const data = next();
+        written += data.length;
+        if (written > 50_000_000) return void res.end();
+        if (!res.write(data)) return void res.once("drain", write);
+      }
+    };
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    write();
+    return { written: () => written };
+  }
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => handle(req, res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    url = `http://127.0.0.1:${port}`;
+    origin = `http://localhost:${port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("a line that never ends fails at maxEventChars", async () => {
+    let first = true;
+    handle = (_req, res) => void endless(res, () => (first ? ((first = false), "data: ") : "x".repeat(1024)));
+    expect(await failure()).toMatchObject({ class: "ProviderLimitError", message: expect.stringContaining("(provider.maxEventChars: 4096)") });
+  });
+
+  it("chunks that give no output fail at maxBytesBeforeOutput; with output first, the answer at maxAnswerBytes", async () => {
+    const empty = chunk({ ...base, choices: [] });
+    handle = (_req, res) => void endless(res, () => empty);
+    expect(await failure()).toMatchObject({ class: "ProviderLimitError", message: expect.stringContaining("without any output (provider.maxBytesBeforeOutput: 16384)") });
+    let first = true;
+    handle = (_req, res) => void endless(res, () => (first ? ((first = false), text("hi")) : empty));
+    expect(await failure()).toMatchObject({ class: "ProviderLimitError", message: expect.stringContaining("(provider.maxAnswerBytes: 65536)") });
+  });
+
+  it("a redirect to another origin is refused, one within the origin followed", async () => {
+    handle = (req, res) => {
+      if (req.url === "/v1/chat/completions") {
+        res.writeHead(302, { location: `${origin}/elsewhere` });
+        return void res.end();
+      }
+      res.writeHead(500);
+      res.end();
+    };
+    expect(await failure()).toMatchObject({ class: "ProviderLimitError", message: expect.stringMatching(/redirected to another origin \(HTTP 302 to http:\/\/localhost:\d+\)/) });
+    handle = (req, res) => {
+      if (req.url === "/v1/chat/completions") {
+        res.writeHead(308, { location: "/v2/chat/completions" });
+        return void res.end();
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(text("moved") + finish("stop"));
+    };
+    expect(JSON.stringify(await outcome(model()))).toContain("moved");
+  });
+
+  it("asks for an uncompressed answer and refuses a compressed one", async () => {
+    let asked: string | undefined;
+    handle = (req, res) => {
+      asked = req.headers["accept-encoding"];
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+      res.end(gzipSync(text("zipped") + finish("stop")));
+    };
+    expect(await failure()).toMatchObject({ class: "ProviderLimitError", message: expect.stringContaining("content-encoding: gzip") });
+    expect(asked).toBe("identity");
   });
 });

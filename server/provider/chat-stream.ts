@@ -5,6 +5,7 @@ import { type ParseResult, isAbortError } from "@ai-sdk/provider-utils";
 import { type EventSourceParser, createParser } from "eventsource-parser";
 import { type ChatChunk, ChatChunkTransform, type Parsed, isOutputChunk, mergeRuns, parseChunk } from "./chat-chunks";
 import { type ByteSource, type Incoming, fetchTransport, httpTransport, streamOf, toResponse } from "./http-transport";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isProviderLimitError } from "./limits";
 
 /**
  * The `compatible` provider's model: `@ai-sdk/openai`'s Chat Completions model, with the
@@ -24,6 +25,11 @@ import { type ByteSource, type Incoming, fetchTransport, httpTransport, streamOf
  * the end comes first, the SDK gets the whole body as it came; otherwise the body stays here
  * and the SDK gets an empty one, whose `stream-start` part (the call's warnings) is kept.
  * Requests go out through `node:http` (http-transport.ts).
+ *
+ * The answer is untrusted (limits.ts): the SSE parser holds at most `maxEventChars` of an
+ * unfinished event or line, at most `maxBytesBeforeOutput` are read (and kept) before the
+ * first output, and at most `maxAnswerBytes` in all; over one, reading fails with a
+ * `ProviderLimitError`, which ends the step. Each is an integer comparison per read.
  */
 
 type StreamStartPart = Extract<LanguageModelV4StreamPart, { type: "stream-start" }>;
@@ -34,11 +40,25 @@ class EventReader {
   private readonly parser: EventSourceParser;
   private events: string[] = [];
   private ended = false;
+  /** An event (or line) outgrew the parser's buffer. */
+  private overflow = false;
+  /** The bytes read so far. */
+  bytes = 0;
   /** The bytes read, while someone needs them (the early-error check's hand-back). */
   recorded: Uint8Array[] | undefined = [];
 
-  constructor(private readonly source: ByteSource) {
-    this.parser = createParser({ onEvent: (event) => this.events.push(event.data) });
+  constructor(
+    private readonly source: ByteSource,
+    readonly limits: ProviderLimits,
+  ) {
+    this.parser = createParser({
+      onEvent: (event) => this.events.push(event.data),
+      maxBufferSize: limits.maxEventChars,
+      onError: (error) => {
+        // Other parse errors (an unknown field, a bad retry) are ignored, as by the SDK.
+        if (error.type === "max-buffer-size-exceeded") this.overflow = true;
+      },
+    });
   }
 
   /** The chunks of the events the next read completed (none is possible); undefined at the end. `[DONE]` is not a chunk. */
@@ -50,8 +70,11 @@ class EventReader {
       this.ended = true;
       this.parser.feed(this.decoder.decode());
     } else {
+      this.bytes += value.length;
+      if (this.bytes > this.limits.maxAnswerBytes) throw ProviderLimitError.over("maxAnswerBytes", `sent more than ${this.limits.maxAnswerBytes} bytes`, this.limits.maxAnswerBytes);
       this.recorded?.push(value);
       this.parser.feed(this.decoder.decode(value, { stream: true }));
+      if (this.overflow) throw ProviderLimitError.over("maxEventChars", `sent an event or line longer than ${this.limits.maxEventChars} characters`, this.limits.maxEventChars);
     }
     const events = this.events;
     if (done && events.length === 0) return undefined;
@@ -69,12 +92,26 @@ class EventReader {
     return this.source.cancel(reason);
   }
 
-  /** A body of what was read so far, then the rest (or `failure`, when reading failed). */
+  /** A body of what was read so far, then the rest (or `failure`, when reading failed), still within the answer's byte limit. */
   replay(failure?: { error: unknown }): ReadableStream<Uint8Array> {
     const chunks = this.recorded ?? [];
     this.recorded = undefined;
-    return streamOf(this.source, chunks, failure);
+    return streamOf(boundedSource(this.source, this.limits.maxAnswerBytes - this.bytes, this.limits.maxAnswerBytes), chunks, failure);
   }
+}
+
+/** `source`, failing once more than `left` bytes came (`limit`: the answer's whole limit, for the message). */
+function boundedSource(source: ByteSource, left: number, limit: number): ByteSource {
+  return {
+    async read() {
+      const chunk = await source.read();
+      if (chunk === undefined) return undefined;
+      left -= chunk.length;
+      if (left < 0) throw ProviderLimitError.over("maxAnswerBytes", `sent more than ${limit} bytes`, limit);
+      return chunk;
+    },
+    cancel: (reason) => source.cancel(reason),
+  };
 }
 
 /** A body kept here: its reader, the chunks read up to its first output, and what its read errors report. */
@@ -117,9 +154,9 @@ function networkError(error: unknown): boolean {
   return false;
 }
 
-/** A failed read of a successful body, reported as the SDK reports it (an abort stays an abort). */
+/** A failed read of a successful body, reported as the SDK reports it (an abort stays an abort, a broken limit as it is). */
 function readError(error: unknown, call: CallFacts): unknown {
-  if (isAbortError(error)) return error;
+  if (isAbortError(error) || isProviderLimitError(error)) return error;
   return new APICallError({
     message: "Failed to process successful response",
     cause: error,
@@ -134,12 +171,13 @@ function readError(error: unknown, call: CallFacts): unknown {
 /**
  * A successful answer's body read up to its first output chunk: kept (`Diverted`) when
  * output came first; handed back whole to the SDK as a new response when an error frame, a
- * chunk that is not valid, the end or a failed read came first.
+ * chunk that is not valid, the end or a failed read came first. A broken limit is thrown
+ * (the body cancelled): more than `maxBytesBeforeOutput` before the output, say.
  */
-async function readToOutput(response: Incoming, call: () => CallFacts): Promise<Diverted | Response> {
+async function readToOutput(response: Incoming, limits: ProviderLimits, call: () => CallFacts): Promise<Diverted | Response> {
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || !response.body) return toResponse(response);
-  const events = new EventReader(response.body);
+  const events = new EventReader(response.body, limits);
   const chunks: Parsed[] = [];
   const handBack = (failure?: { error: unknown }) => toResponse(response, events.replay(failure));
   try {
@@ -158,9 +196,14 @@ async function readToOutput(response: Incoming, call: () => CallFacts): Promise<
         events.recorded = undefined;
         return { events, chunks, call: call() };
       }
+      if (events.bytes > limits.maxBytesBeforeOutput) {
+        throw ProviderLimitError.over("maxBytesBeforeOutput", `sent more than ${limits.maxBytesBeforeOutput} bytes without any output`, limits.maxBytesBeforeOutput);
+      }
     }
   } catch (error) {
-    return handBack({ error });
+    if (!isProviderLimitError(error)) return handBack({ error });
+    await events.cancel(error);
+    throw error;
   }
 }
 
@@ -232,12 +275,21 @@ export interface CompatibleChatSettings {
   apiKey: string;
   /** A fetch to send requests with (tests); by default Node's HTTP client (http-transport.ts). */
   fetch?: typeof fetch;
+  /** What the provider may send (limits.ts); by default DEFAULT_PROVIDER_LIMITS. */
+  limits?: ProviderLimits;
 }
 
 /** An OpenAI-compatible server's model, through Chat Completions (see above). */
 export function compatibleChatModel(modelId: string, settings: CompatibleChatSettings): LanguageModelV4 {
   const send = settings.fetch ? fetchTransport(settings.fetch) : httpTransport();
-  const sdk = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, fetch: async (input, init) => toResponse(await send(input, init)) }).chat(modelId);
+  const limits = settings.limits ?? DEFAULT_PROVIDER_LIMITS;
+  // A whole (not streamed) answer, read by the SDK: within the answer's byte limit too.
+  const whole: typeof fetch = async (input, init) => {
+    const response = await send(input, init);
+    const body = response.body && streamOf(boundedSource(response.body, limits.maxAnswerBytes, limits.maxAnswerBytes));
+    return toResponse(response, body ?? null);
+  };
+  const sdk = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, fetch: whole }).chat(modelId);
   return {
     specificationVersion: "v4",
     provider: sdk.provider,
@@ -248,7 +300,7 @@ export function compatibleChatModel(modelId: string, settings: CompatibleChatSet
       let diverted: Diverted | undefined;
       const divert: typeof fetch = async (input, init) => {
         const response = await send(input, init);
-        const kept = await readToOutput(response, () => ({
+        const kept = await readToOutput(response, limits, () => ({
           url: input instanceof Request ? input.url : String(input),
           statusCode: response.status,
           responseHeaders: Object.fromEntries(response.headers.entries()),

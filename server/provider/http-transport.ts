@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { ProviderLimitError } from "./limits";
 
 /**
  * How the `compatible` provider sends its requests and reads their answers: Node's own
@@ -15,8 +16,12 @@ import https from "node:https";
  * a `TypeError("fetch failed")` with the cause, an abort an `AbortError`), and the same
  * limits (300 s without a byte before the headers or within the body, as undici's
  * defaults). A request `node:http` cannot send as `fetch` would (a body that is not a
- * string, a protocol other than http and https) and an answer that redirects go through
- * `fetch` itself.
+ * string, a protocol other than http and https) goes through `fetch` itself.
+ *
+ * A provider's answer is untrusted (limits.ts). Unlike `fetch`, a redirect is followed only
+ * within the origin it came from (at most 5 times; another origin is refused with a
+ * `ProviderLimitError`), and nothing is decompressed: requests ask for
+ * `accept-encoding: identity` and an answer with any other content encoding is refused.
  */
 
 /** A body as a source of byte chunks. */
@@ -38,6 +43,78 @@ export type Transport = (input: string | URL | Request, init?: RequestInit) => P
 
 /** Undici's default headers and body timeouts: the longest wait for the next byte. */
 const IDLE_TIMEOUT_MS = 300_000;
+/** Redirects followed within one origin before the answer is refused (fetch's own limit is 20). */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Where a redirect answer sends a request (undefined: it is not a redirect). Another
+ * origin than `from`'s, or too many hops, is refused: a provider's redirect must not
+ * send the server (with the provider's key) anywhere else.
+ */
+export function redirectTarget(status: number, location: string | null | undefined, from: URL, hops: number): URL | undefined {
+  if (status < 300 || status >= 400 || !location) return undefined;
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    throw new ProviderLimitError("redirect", `The model's provider answered with a redirect to an invalid location (HTTP ${status}); provider redirects are followed only within the same origin`);
+  }
+  if (target.origin !== from.origin) {
+    throw new ProviderLimitError("redirect", `The model's provider redirected to another origin (HTTP ${status} to ${target.origin}); provider redirects are followed only within the same origin`);
+  }
+  if (hops >= MAX_REDIRECTS) throw new ProviderLimitError("redirect", `The model's provider redirected more than ${MAX_REDIRECTS} times`);
+  return target;
+}
+
+/** The method and body a followed redirect is sent with, as fetch does (a 303, or a POST moved by 301/302, becomes a GET without body). */
+function redirected(status: number, init: RequestInit | undefined): RequestInit | undefined {
+  const method = (init?.method ?? "GET").toUpperCase();
+  const toGet = (status === 303 && method !== "GET" && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST");
+  if (!toGet) return init;
+  const headers = new Headers(init?.headers);
+  for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) headers.delete(name);
+  const { body: _body, ...rest } = init ?? {};
+  return { ...rest, method: "GET", headers };
+}
+
+/** `send` with redirects followed only within the origin (see above), never by `fetch` itself. */
+export function sameOriginFetch(send: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    if (input instanceof Request) return refuseRedirect(await send(input, { ...init, redirect: "manual" }), new URL(input.url));
+    let url = new URL(input);
+    let request = init;
+    for (let hops = 0; ; hops++) {
+      const response = await send(url, { ...request, redirect: "manual" });
+      const target = await cancelOnThrow(response, () => redirectTarget(response.status, response.headers.get("location"), url, hops));
+      if (!target) return response;
+      request = redirected(response.status, request);
+      url = target;
+    }
+  };
+}
+
+/** A request given as a `Request` (whose body may be read once) is not sent again: any redirect is refused. */
+async function refuseRedirect(response: Response, from: URL): Promise<Response> {
+  await cancelOnThrow(response, () => {
+    const target = redirectTarget(response.status, response.headers.get("location"), from, 0);
+    if (target) throw new ProviderLimitError("redirect", `The model's provider answered with a redirect (HTTP ${response.status}), which is not followed for this request`);
+    return undefined;
+  });
+  return response;
+}
+
+/** `check`'s answer; when it throws, `response`'s body is cancelled first. A redirect's body is dropped anyway. */
+async function cancelOnThrow<T>(response: Response, check: () => T): Promise<T> {
+  let value: T;
+  try {
+    value = check();
+  } catch (error) {
+    await response.body?.cancel(error);
+    throw error;
+  }
+  if (value !== undefined) await response.body?.cancel();
+  return value;
+}
 
 /** A `Response` of an answer whose body is `body` (by default the answer's own, unread). */
 export function toResponse(incoming: Incoming, body: ReadableStream<Uint8Array> | null = incoming.body ? streamOf(incoming.body) : null): Response {
@@ -161,13 +238,13 @@ function timeout(code: string, message: string): Error {
 
 /** `node:http` as a transport (see above); `fallback` sends what it cannot. */
 export function httpTransport(fallback: typeof fetch = (input, init) => globalThis.fetch(input, init)): Transport {
-  const viaFetch = fetchTransport(fallback);
-  return (input, init) => {
+  const viaFetch = fetchTransport(sameOriginFetch(fallback));
+  const send = (input: string | URL | Request, init: RequestInit | undefined, hops: number): Promise<Incoming> => {
     const url = input instanceof Request ? undefined : new URL(input);
     const body = init?.body;
     const client = url?.protocol === "http:" ? http : url?.protocol === "https:" ? https : undefined;
     if (!url || !client || (body !== undefined && body !== null && typeof body !== "string")) return viaFetch(input, init);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { "accept-encoding": "identity" };
     new Headers(init?.headers).forEach((value, name) => {
       headers[name] = value;
     });
@@ -178,10 +255,22 @@ export function httpTransport(fallback: typeof fetch = (input, init) => globalTh
       const request = client.request(url, { method: init?.method ?? "GET", headers, ...(signal ? { signal } : {}) }, (message) => {
         answered = true;
         const status = message.statusCode ?? 0;
-        if (status >= 300 && status < 400 && message.headers.location) {
-          // fetch follows redirects; this client does not: send it again through fetch.
+        let target: URL | undefined;
+        try {
+          target = redirectTarget(status, message.headers.location, url, hops);
+          const encoding = message.headers["content-encoding"]?.trim().toLowerCase();
+          if (!target && encoding && encoding !== "identity") {
+            throw new ProviderLimitError("encoding", `The model's provider answered with a compressed body (content-encoding: ${encoding}), which is not accepted: Parley asks for an uncompressed answer`);
+          }
+        } catch (error) {
+          message.destroy();
+          reject(error);
+          return;
+        }
+        if (target) {
+          // Within the origin only (redirectTarget): sent again from here, never through fetch's own redirects.
           message.resume();
-          viaFetch(input, init).then(resolve, reject);
+          send(target, redirected(status, init), hops + 1).then(resolve, reject);
           return;
         }
         resolve({ status, statusText: message.statusMessage ?? "", headers: headersOf(message), body: messageSource(message, signal) });
@@ -197,4 +286,5 @@ export function httpTransport(fallback: typeof fetch = (input, init) => globalTh
       request.end(body ?? undefined);
     });
   };
+  return (input, init) => send(input, init, 0);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_PROVIDER_LIMITS } from "./limits";
 import { mergeDeltas, mergeEvents, mergingFetch } from "./merge-deltas";
 
 /** Every chunk of a stream, in order. */
@@ -140,5 +141,60 @@ describe("mergingFetch", () => {
     const failed = await fetch("http://x");
     expect(failed.status).toBe(429);
     expect(await failed.text()).toBe("data: nope\n\n");
+  });
+});
+
+/** N8 on the `openai` path: this reader sits before the SDK's unbounded parser, so it bounds what reaches it. */
+describe("N8: mergeDeltas and mergingFetch limits", () => {
+  const limits = { ...DEFAULT_PROVIDER_LIMITS, maxEventChars: 4096, maxAnswerBytes: 65_536 };
+  /** A body of `next()` chunks (up to `max`); whether its reader cancelled it. */
+  function body(next: (i: number) => string, max = 100_000) {
+    const encoder = new TextEncoder();
+    let i = 0;
+    let cancelled: unknown;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (i >= max) return controller.close();
+        controller.enqueue(encoder.encode(next(i++)));
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    return { stream, reads: () => i, cancelled: () => cancelled };
+  }
+
+  it("an event that never ends fails at maxEventChars, and the body is cancelled", async () => {
+    const source = body((i) => (i === 0 ? "data: " : "x".repeat(1000)));
+    await expect(drain(mergeDeltas(source.stream, limits))).rejects.toMatchObject({ name: "ProviderLimitError", message: expect.stringContaining("(provider.maxEventChars: 4096)") });
+    expect(source.reads()).toBeLessThan(10);
+    expect(source.cancelled()).toMatchObject({ name: "ProviderLimitError" });
+  });
+
+  it("an answer over maxAnswerBytes fails, whole events included", async () => {
+    const source = body(() => `${chat("0123456789")}\n\n`);
+    await expect(drain(mergeDeltas(source.stream, limits))).rejects.toMatchObject({ message: expect.stringContaining("(provider.maxAnswerBytes: 65536)") });
+    expect(source.reads()).toBeLessThan(1000);
+  });
+
+  it("mergingFetch asks for an uncompressed answer, bounds a body that is not an event stream, and refuses a redirect to another origin", async () => {
+    const seen: { url: string; encoding: string | null; redirect: RequestRedirect | undefined }[] = [];
+    const queue = [
+      () => new Response(body(() => "y".repeat(1000)).stream, { status: 200, headers: { "content-type": "application/json" } }),
+      () => new Response(null, { status: 302, headers: { location: "http://other.test/bomb" } }),
+      () => new Response(null, { status: 307, headers: { location: "/v2/responses" } }),
+      () => new Response(`${chat("moved")}\n\n`, { status: 200, headers: { "content-type": "text/event-stream" } }),
+    ];
+    const fetch = mergingFetch(async (input, init) => {
+      seen.push({ url: String(input), encoding: new Headers(init?.headers).get("accept-encoding"), redirect: init?.redirect });
+      const next = queue.shift();
+      if (!next) throw new Error("no more responses");
+      return next();
+    }, limits);
+    await expect((await fetch("http://api.test/v1/responses")).text()).rejects.toMatchObject({ message: expect.stringContaining("provider.maxAnswerBytes") });
+    await expect(fetch("http://api.test/v1/responses")).rejects.toMatchObject({ name: "ProviderLimitError", message: expect.stringContaining("redirected to another origin (HTTP 302 to http://other.test)") });
+    expect(contentOf(events(await (await fetch("http://api.test/v1/responses", { method: "POST", body: "{}" })).text())[0] ?? "")).toBe("moved");
+    expect(seen.map((s) => s.url)).toEqual(["http://api.test/v1/responses", "http://api.test/v1/responses", "http://api.test/v1/responses", "http://api.test/v2/responses"]);
+    expect(seen.every((s) => s.encoding === "identity" && s.redirect === "manual")).toBe(true);
   });
 });

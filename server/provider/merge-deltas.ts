@@ -14,9 +14,17 @@
  * `response.output_text.delta` / reasoning text deltas); anything else — a role, a tool call,
  * a finish reason, usage, log probabilities, an event with an id or several data lines — is
  * passed on as it came and ends the run of merging.
+ *
+ * The answer is untrusted (limits.ts), and this reader sits before the SDK's own parser,
+ * which has no bounds: an unfinished event held here longer than `maxEventChars`, or an
+ * answer over `maxAnswerBytes` (counted after fetch's decompression), fails the body with
+ * a `ProviderLimitError`. Redirects are followed only within the origin
+ * (http-transport.ts `sameOriginFetch`).
  */
 
+import { sameOriginFetch } from "./http-transport";
 import { type Json, isNullish, isObject } from "./json-guards";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError } from "./limits";
 
 /** Fields of a chat completion chunk that may differ or be dropped between merged chunks. */
 const CHAT_TOP = new Set(["id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "choices", "usage"]);
@@ -142,15 +150,24 @@ function oneEvent(chunk: Uint8Array): boolean {
  * The chunks of `source` with the text deltas that arrived in the same chunk merged (see
  * above). A chunk that is one whole event goes on untouched; nothing is decoded for it.
  */
-export function mergeDeltas(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function mergeDeltas(source: ReadableStream<Uint8Array>, limits: ProviderLimits = DEFAULT_PROVIDER_LIMITS): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let carry = "";
+  let bytes = 0;
+  const refuse = async (error: ProviderLimitError): Promise<never> => {
+    await reader.cancel(error);
+    throw error;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
         const { done, value } = await reader.read();
+        if (!done) {
+          bytes += value.length;
+          if (bytes > limits.maxAnswerBytes) await refuse(ProviderLimitError.over("maxAnswerBytes", `sent more than ${limits.maxAnswerBytes} bytes`, limits.maxAnswerBytes));
+        }
         if (done) {
           const rest = carry + decoder.decode();
           carry = "";
@@ -165,12 +182,17 @@ export function mergeDeltas(source: ReadableStream<Uint8Array>): ReadableStream<
         const text = carry + decoder.decode(value, { stream: true });
         const events: string[] = [];
         let start = 0;
-        EVENT_END.lastIndex = 0;
+        // The carry holds no event's end: only its last 3 characters may begin one (so a long
+        // unfinished event is not searched again at each read).
+        EVENT_END.lastIndex = Math.max(0, carry.length - 3);
         for (let m = EVENT_END.exec(text); m; m = EVENT_END.exec(text)) {
           events.push(text.slice(start, m.index));
           start = m.index + m[0].length;
         }
         carry = text.slice(start);
+        if (carry.length > limits.maxEventChars) {
+          await refuse(ProviderLimitError.over("maxEventChars", `sent an event or line longer than ${limits.maxEventChars} characters`, limits.maxEventChars));
+        }
         // A chunk that ends no event adds to the carry; the next one may.
         if (events.length === 0) continue;
         controller.enqueue(encoder.encode(events.length === 1 ? `${events[0]}\n\n` : mergeEvents(events)));
@@ -183,16 +205,44 @@ export function mergeDeltas(source: ReadableStream<Uint8Array>): ReadableStream<
   });
 }
 
-/** `fetch` whose event-stream answers have their already-arrived text deltas merged. */
-export function mergingFetch(base?: typeof fetch): typeof fetch {
+/**
+ * `fetch` whose event-stream answers have their already-arrived text deltas merged, within
+ * `limits`; redirects followed only within the origin, an uncompressed answer asked for.
+ */
+export function mergingFetch(base?: typeof fetch, limits: ProviderLimits = DEFAULT_PROVIDER_LIMITS): typeof fetch {
+  const send = sameOriginFetch((input, init) => (base ?? globalThis.fetch)(input, init));
   return async (input, init) => {
-    const response = await (base ?? globalThis.fetch)(input, init);
+    const headers = new Headers(init?.headers);
+    if (!headers.has("accept-encoding")) headers.set("accept-encoding", "identity");
+    const response = await send(input, { ...init, headers });
     const type = response.headers.get("content-type") ?? "";
-    if (!response.ok || !response.body || !type.includes("text/event-stream")) return response;
-    return new Response(mergeDeltas(response.body), {
+    if (!response.body) return response;
+    // Not an event stream (an error, a whole answer): the SDK reads it whole, within the byte limit.
+    if (!response.ok || !type.includes("text/event-stream")) return new Response(bounded(response.body, limits.maxAnswerBytes), response);
+    return new Response(mergeDeltas(response.body, limits), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
   };
+}
+
+/** `source`, failing once more than `limit` bytes came. */
+function bounded(source: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let bytes = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      bytes += value.length;
+      if (bytes > limit) {
+        const error = ProviderLimitError.over("maxAnswerBytes", `sent more than ${limit} bytes`, limit);
+        await reader.cancel(error);
+        throw error;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }

@@ -13,6 +13,7 @@ import {
   parseModelRef,
   resolveModel,
 } from "./models";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./limits";
 import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID, type OfflineLanguageModel, createOfflineModel } from "./offline";
 
 /**
@@ -39,6 +40,8 @@ export interface ProviderConfig {
   models?: ModelOverrides | undefined;
   /** Pace of the offline model (tokens per second; 0 = no delays, e.g. for end-to-end tests). */
   offline?: { tokensPerSecond?: number | undefined } | undefined;
+  /** What a provider may send (limits.ts); by default DEFAULT_PROVIDER_LIMITS. */
+  provider?: ProviderLimits | undefined;
 }
 
 export type ProviderErrorReason =
@@ -100,7 +103,7 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
           ref.providerId,
         );
       }
-      return createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl } : {}), fetch: mergingFetch() })(ref.modelId);
+      return createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl } : {}), fetch: mergingFetch(undefined, cfg.provider) })(ref.modelId);
     case "compatible":
       if (!baseUrl) {
         throw new ProviderError(
@@ -109,7 +112,7 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
           ref.providerId,
         );
       }
-      return compatibleChatModel(ref.modelId, { apiKey: apiKey ?? "none", baseURL: baseUrl });
+      return compatibleChatModel(ref.modelId, { apiKey: apiKey ?? "none", baseURL: baseUrl, ...(cfg.provider ? { limits: cfg.provider } : {}) });
     case "offline":
       if (ref.modelId !== OFFLINE_MODEL_ID) {
         throw new ProviderError("unknown-model", `the offline provider has one model, "${OFFLINE_MODEL_ID}", not "${ref.modelId}"`, ref.providerId);
@@ -182,9 +185,19 @@ export interface LoadedModel {
   limit: ModelInfo["limit"];
   cost: ModelInfo["cost"];
   images: boolean;
+  /** What its provider may send; the step's part size and clocks are checked by server/session/llm.ts. */
+  providerLimits: ProviderLimits;
 }
 
 export function loadModel(ref: ModelRef, cfg: ProviderConfig): LoadedModel {
   const info = resolveModel(ref, cfg.models);
-  return { ref: { providerId: ref.providerId, modelId: ref.modelId }, info, language: languageModel(ref, cfg), limit: info.limit, cost: info.cost, images: info.images };
+  return {
+    ref: { providerId: ref.providerId, modelId: ref.modelId },
+    info,
+    language: languageModel(ref, cfg),
+    limit: info.limit,
+    cost: info.cost,
+    images: info.images,
+    providerLimits: cfg.provider ?? DEFAULT_PROVIDER_LIMITS,
+  };
 }

@@ -2,6 +2,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { type ToolSet, jsonSchema, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "../provider/limits";
 import type { ResolvedModel } from "../services";
 import { type LlmEvent, stream, text } from "./llm";
 
@@ -177,5 +178,80 @@ describe("the model door", () => {
     const events = await collect(stream({ model: failing, system: "", messages: hi, abortSignal: new AbortController().signal }).fullStream);
     expect(events).toEqual([{ type: "error", error: new Error("429 Too Many Requests") }]);
     await expect(text({ model: failing, system: "", messages: hi, abortSignal: new AbortController().signal })).rejects.toThrow("429 Too Many Requests");
+  });
+});
+
+/** N8/N15: the step's clocks and part sizes (server/provider/limits.ts), for every model. */
+describe("the model door's limits", () => {
+  const limited = (model: ResolvedModel, limits: Partial<ProviderLimits>): ResolvedModel => ({ ...model, providerLimits: { ...DEFAULT_PROVIDER_LIMITS, ...limits } });
+  const run = (model: ResolvedModel, signal = new AbortController().signal) => collect(stream({ model, system: "", messages: hi, abortSignal: signal }).fullStream);
+  const limitError = (refusal: string, message: RegExp) => ({ type: "error", error: expect.objectContaining({ name: "ProviderLimitError", refusal, message: expect.stringMatching(message) }) });
+
+  it("N15: a provider silent after its start (keepalives make no part) fails at idleTimeoutMs, and its stream is cancelled", async () => {
+    const { model, wasCancelled } = scripted([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "x" }], { hang: true });
+    const events = await run(limited(model, { idleTimeoutMs: 150 }));
+    expect(shape(events)).toEqual(["start-step", "text-start", "text-delta", "error"]);
+    expect(events.at(-1)).toEqual(limitError("idleTimeoutMs", /sent no output for 150 ms \(provider\.idleTimeoutMs: 150\)/));
+    await wasCancelled;
+  });
+
+  it("N15: a provider that never answers the call fails at idleTimeoutMs too, the call aborted", async () => {
+    let signal: AbortSignal | undefined;
+    const silent = resolved(new MockLanguageModelV4({ doStream: (options) => ((signal = options.abortSignal), new Promise<never>(() => undefined)) }));
+    const events = await run(limited(silent, { idleTimeoutMs: 150 }));
+    expect(events).toEqual([limitError("idleTimeoutMs", /provider\.idleTimeoutMs/)]);
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it("N15: a step that keeps streaming past stepTimeoutMs fails there", async () => {
+    let i = 0;
+    const dripping = resolved(
+      new MockLanguageModelV4({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV4StreamPart>({
+            start(controller) {
+              controller.enqueue({ type: "stream-start", warnings: [] });
+              controller.enqueue({ type: "text-start", id: "t" });
+            },
+            async pull(controller) {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              controller.enqueue({ type: "text-delta", id: "t", delta: String(i++) });
+            },
+          }),
+        }),
+      }),
+    );
+    const events = await run(limited(dripping, { stepTimeoutMs: 300, idleTimeoutMs: 10_000 }));
+    expect(events.filter((e) => e.type === "text-delta").length).toBeGreaterThan(3);
+    expect(events.at(-1)).toEqual(limitError("stepTimeoutMs", /did not finish its answer within 300 ms \(provider\.stepTimeoutMs: 300\)/));
+  });
+
+  it("a text part or a tool input longer than maxPartChars fails the step; parts of other ids count apart", async () => {
+    const long = "x".repeat(600);
+    const { model } = scripted([
+      { type: "text-start", id: "a" },
+      { type: "text-delta", id: "a", delta: long },
+      { type: "text-start", id: "b" },
+      { type: "text-delta", id: "b", delta: long },
+      { type: "text-delta", id: "a", delta: long },
+      finish("stop"),
+    ]);
+    const events = await run(limited(model, { maxPartChars: 1024 }));
+    expect(shape(events)).toEqual(["start-step", "text-start", "text-delta", "text-start", "text-delta", "error"]);
+    expect(events.at(-1)).toEqual(limitError("maxPartChars", /a text part longer than 1024 characters \(provider\.maxPartChars: 1024\)/));
+    const { model: tooling } = scripted([
+      { type: "tool-input-start", id: "c", toolName: "wait" },
+      { type: "tool-input-delta", id: "c", delta: long },
+      { type: "tool-input-delta", id: "c", delta: long },
+    ]);
+    expect((await run(limited(tooling, { maxPartChars: 1024 }))).at(-1)).toEqual(limitError("maxPartChars", /a tool call's input longer than 1024/));
+  });
+
+  it("the caller's abort stays an abort, not a limit's error", async () => {
+    const { model } = scripted([], { hang: true });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort("stopped by the user"), 20);
+    const events = await run(limited(model, { idleTimeoutMs: 10_000 }), abort.signal);
+    expect(events.at(-1)).toEqual({ type: "abort", reason: "stopped by the user" });
   });
 });

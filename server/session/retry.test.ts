@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MessageError } from "./message";
-import { DEFAULT_MAX_ATTEMPTS, delay, retryable, sleep } from "./retry";
+import { DEFAULT_MAX_ATTEMPTS, MAX_RETRY_DELAY, delay, retryable, sleep } from "./retry";
 
 const api = (statusCode: number | undefined, extra: Partial<Extract<MessageError, { name: "APIError" }>> = {}): MessageError => ({
   name: "APIError",
@@ -75,6 +75,18 @@ describe("delay", () => {
     expect(delay(1, withHeaders({ "retry-after": "Sat, 21 Nov 2026 11:00:00 GMT" }), now)).toBe(0);
   });
 
+  it("D8: a far-future retry-after date, or a huge retry-after(-ms), waits at most MAX_RETRY_DELAY (10 min), never past setTimeout's range", () => {
+    const now = Date.parse("2026-11-21T12:00:00Z");
+    expect(MAX_RETRY_DELAY).toBe(600_000);
+    // 7,973 years away: over 2^31−1 ms, which setTimeout would fire at once.
+    expect(delay(1, withHeaders({ "retry-after": "Fri, 31 Dec 9999 23:59:59 GMT" }), now)).toBe(MAX_RETRY_DELAY);
+    expect(delay(1, withHeaders({ "retry-after": "Sat, 21 Nov 2026 12:30:00 GMT" }), now)).toBe(MAX_RETRY_DELAY);
+    expect(delay(1, withHeaders({ "retry-after": "1e12" }), now)).toBe(MAX_RETRY_DELAY);
+    expect(delay(1, withHeaders({ "retry-after-ms": "99999999999999" }), now)).toBe(MAX_RETRY_DELAY);
+    // Below the cap a header still wins over the 30 s cap of the backoff.
+    expect(delay(1, withHeaders({ "retry-after": "Sat, 21 Nov 2026 12:02:00 GMT" }), now)).toBe(120_000);
+  });
+
   it("ignores unusable headers", () => {
     expect(delay(1, withHeaders({ "retry-after-ms": "soon", "retry-after": "later" }))).toBe(2000);
     expect(delay(2, withHeaders({ "retry-after-ms": "-5" }))).toBe(4000);
@@ -102,6 +114,23 @@ describe("sleep", () => {
     await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
     expect(Date.now() - started).toBeLessThan(1000);
     await expect(sleep(10, controller.signal)).rejects.toMatchObject({ name: "AbortError" });
+  });
+});
+
+describe("sleep past setTimeout's range (D8)", () => {
+  it("D8: a delay over 2^31−1 ms still waits (setTimeout alone would fire at once)", async () => {
+    const controller = new AbortController();
+    let settled = false;
+    const waiting = sleep(8.64e15, controller.signal).then(
+      () => (settled = true),
+      () => undefined,
+    );
+    // Timers that overflow fire on the next turn of the event loop; this one must not.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    controller.abort();
+    await waiting;
+    expect(settled).toBe(false);
   });
 });
 

@@ -5,6 +5,14 @@ import type { MessageError } from "./message";
 export const DEFAULT_MAX_ATTEMPTS = 8;
 const BASE_DELAY = 2000;
 const MAX_DELAY_WITHOUT_HEADERS = 30_000;
+/**
+ * The longest wait a provider's `retry-after` may ask for (10 minutes): a far-future date
+ * would otherwise keep the turn waiting for days, or overflow `setTimeout` (over 2^31−1 ms
+ * it fires at once). The member can stop the turn meanwhile.
+ */
+export const MAX_RETRY_DELAY = 600_000;
+/** setTimeout's longest delay; a longer one fires at once. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 const TRANSIENT = /rate.?limit|too many requests|overloaded|capacity|temporarily unavailable|try again/i;
 
@@ -30,9 +38,16 @@ function header(headers: Record<string, string> | undefined, name: string): stri
 
 /**
  * Delay before attempt `attempt + 1`: `retry-after-ms`, else `retry-after` (seconds or an
- * HTTP date), else 2 s × 2^(attempt−1) capped at 30 s.
+ * HTTP date), each at most MAX_RETRY_DELAY; else 2 s × 2^(attempt−1) capped at 30 s.
  */
 export function delay(attempt: number, error: MessageError, now = Date.now()): number {
+  const asked = askedDelay(error, now);
+  if (asked !== undefined) return Math.min(asked, MAX_RETRY_DELAY);
+  return Math.min(BASE_DELAY * 2 ** (Math.max(1, attempt) - 1), MAX_DELAY_WITHOUT_HEADERS);
+}
+
+/** The wait the provider's headers ask for (ms), if they ask for one. */
+function askedDelay(error: MessageError, now: number): number | undefined {
   const headers = error.name === "APIError" ? error.responseHeaders : undefined;
   const ms = header(headers, "retry-after-ms");
   if (ms !== undefined) {
@@ -46,7 +61,7 @@ export function delay(attempt: number, error: MessageError, now = Date.now()): n
     const date = Date.parse(after);
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
-  return Math.min(BASE_DELAY * 2 ** (Math.max(1, attempt) - 1), MAX_DELAY_WITHOUT_HEADERS);
+  return undefined;
 }
 
 /** Wait `ms`, or reject at once with an AbortError when `signal` aborts. */
@@ -59,7 +74,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY));
     const onAbort = () => {
       clearTimeout(timer);
       reject(abortError(signal));
