@@ -9,6 +9,8 @@ import { SandboxFile, type SandboxSettings, sandboxSettings } from "./sandbox/se
 import { describeIssues } from "./fn";
 import { trustedProxies } from "./auth/client-address";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
+import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
+import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -18,6 +20,7 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 
 const ModelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"');
 const StreamCap = z.number().int().min(1).max(100_000);
+const DiskMb = z.number().int().min(1).max(16_777_216);
 
 export const ConfigFileSchema = z
   .object({
@@ -49,6 +52,8 @@ export const ConfigFileSchema = z
       .object({ perUser: StreamCap.optional(), perAddress: StreamCap.optional(), perShare: StreamCap.optional() })
       .strict()
       .optional(),
+    /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
+    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional() }).strict().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -80,6 +85,8 @@ const EnvSchema = z.object({
   PARLEY_LIVE_STREAMS_PER_ADDRESS: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_LIVE_STREAMS_PER_SHARE: z.coerce.number().pipe(StreamCap).optional(),
   PARLEY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  PARLEY_PROJECT_DISK_MB: z.coerce.number().pipe(DiskMb).optional(),
+  PARLEY_SNAPSHOT_MAX_MB: z.coerce.number().pipe(DiskMb).optional(),
 });
 
 export interface Config {
@@ -124,6 +131,8 @@ export interface Config {
   liveStreams: StreamLimits;
   /** On SIGTERM: how long running turns may go on before they are stopped and handed over (server/shutdown.ts). */
   shutdown: { graceMs: number };
+  /** A project's disk quota and the new files one snapshot may store (MB). */
+  limits: { projectDiskMb: number; snapshotMb: number };
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -194,6 +203,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
     },
     shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
+    limits: {
+      projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
+      snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
+    },
   };
 }
 

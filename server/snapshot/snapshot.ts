@@ -46,11 +46,16 @@ export interface SnapshotOptions {
   root: string;
   /** Files larger than this are left out of snapshots. */
   maxFileBytes?: number;
+  /** A snapshot that would store more bytes of new or changed files than this is not taken (SnapshotSkippedError). */
+  maxNewBytes?: number;
   /** The PATH git is looked up on (tests simulate a machine without git). */
   pathVariable?: string;
   /** What starts git: by default this process's helper (server/process/helper.ts). */
   runner?: ProgramRunner;
 }
+
+/** New files one snapshot may store, in MB (config `limits.snapshotMb`): a step that wrote more gets no snapshot. */
+export const DEFAULT_SNAPSHOT_MB = 512;
 
 /** Files over 5 MB are not snapshotted (README "Snapshots and revert"). */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -61,6 +66,14 @@ export class SnapshotUnavailableError extends Error {
   constructor(reason: string) {
     super(`Snapshots are unavailable on this server: ${reason}`);
     this.name = "SnapshotUnavailableError";
+  }
+}
+
+/** A snapshot that was not taken on purpose (too much to store): the step goes on without one. */
+export class SnapshotSkippedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "SnapshotSkippedError";
   }
 }
 
@@ -76,6 +89,7 @@ export class Snapshots {
   readonly state: SnapshotState;
   readonly root: string;
   readonly maxFileBytes: number;
+  readonly maxNewBytes: number;
   private readonly runner: ProgramRunner;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly ready = new Set<string>();
@@ -85,6 +99,7 @@ export class Snapshots {
   constructor(options: SnapshotOptions) {
     this.root = options.root;
     this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
+    this.maxNewBytes = options.maxNewBytes ?? DEFAULT_SNAPSHOT_MB * 1024 * 1024;
     this.runner = options.runner ?? programHelper();
     const git = findGit(options.pathVariable);
     this.state = "missing" in git ? { kind: "unavailable", reason: git.missing } : { kind: "git", git };
@@ -236,6 +251,11 @@ export class Snapshots {
     try {
       // Listed against the shared index only if the copy is of that same index.
       if (changes === undefined || (await indexKey(ctx.sharedIndex)) !== shared) changes = await this.changes(git, ctx, index);
+      if (changes.bytes > this.maxNewBytes) {
+        throw new SnapshotSkippedError(
+          `not snapshotted: ${changes.add.length} new or changed files of ${(changes.bytes / 1048576).toFixed(1)} MB, more than one snapshot stores (${(this.maxNewBytes / 1048576).toFixed(0)} MB, limits.snapshotMb)`,
+        );
+      }
       if (changes.add.length) await this.addFiles(git, ctx, index, changes);
       if (changes.drop.length) await this.run(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")));
       const tree = (await this.run(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
@@ -279,6 +299,7 @@ export class Snapshots {
     const listed = nulList(await this.run(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)));
     const add: string[] = [];
     const drop: string[] = [];
+    let bytes = 0;
     const folders = new Map<string, Promise<boolean>>();
     for (const file of new Set(listed)) {
       // A directory entry is a nested repository: left out.
@@ -291,9 +312,12 @@ export class Snapshots {
       }
       const stat = await ifExists(fs.lstat(path.join(ctx.directory, file)));
       if (stat?.isFile() && stat.size > this.maxFileBytes) drop.push(file);
-      else add.push(file);
+      else {
+        add.push(file);
+        if (stat?.isFile()) bytes += stat.size;
+      }
     }
-    return { add, drop };
+    return { add, drop, bytes };
   }
 
   /**
@@ -384,6 +408,8 @@ class OperationContext {
 interface Changes {
   add: string[];
   drop: string[];
+  /** The size of the files in `add`. */
+  bytes: number;
 }
 
 /** Which file an index is: it is only ever replaced by a rename, so inode, size and mtime tell. */
