@@ -257,4 +257,45 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const after = (await history(ann, id)).filter((m) => m.info.id > again.id);
     expect(partsOf(after, "text").map((p) => p.text)).toEqual(["answered after the revert"]);
   });
+
+  it("D1: a prompt stored just as a revert began (its check came first) is kept and answered after the revert, which becomes final", async () => {
+    const id = await session(ann, "D1 late");
+    scripts.set("late", [toolReply("l", "write", { filePath: "late.txt", content: "late\n" }), reply.text("written")]);
+    const user = await prompt(ann, id, "[late] write late.txt");
+    await idle(id);
+    const snapshots = app.rt.services.snapshots;
+    const restore = snapshots.restore.bind(snapshots);
+    const lock = app.rt.services.lock;
+    const isRunning = lock.isRunning.bind(lock);
+    let entered = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    snapshots.restore = async (...args) => {
+      entered = true;
+      await gate;
+      return restore(...args);
+    };
+    // The prompt's check ran just before the revert took its lock: it saw no revert.
+    lock.isRunning = async (key) => (key.startsWith("revert:") ? false : isRunning(key));
+    let sent: UserMessage;
+    try {
+      const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
+      await until(() => entered, "the revert's restore");
+      scripts.set("late", [reply.text("answered after the revert")]);
+      sent = await prompt(ann, id, "[late] sent as the revert began");
+      release();
+      expect((await reverting).status).toBe(200);
+    } finally {
+      snapshots.restore = restore;
+      lock.isRunning = isRunning;
+    }
+    await idle(id);
+    const messages = await history(ann, id);
+    // The reverted turn is gone for good, its file too; the prompt is there, answered.
+    expect(messages.map((m) => m.info.id)).not.toContain(user.id);
+    expect(existsSync(path.join(projectDir, "late.txt"))).toBe(false);
+    expect((await data<Info>("session.get", { sessionId: id }, ann)).revert).toBeUndefined();
+    expect(messages.find((m) => m.info.id === sent.id)?.info.role).toBe("user");
+    expect(partsOf(messages.filter((m) => m.info.id > sent.id), "text").map((p) => p.text)).toEqual(["answered after the revert"]);
+  });
 });

@@ -493,12 +493,18 @@ export class Processor {
   private async snapshot(): Promise<string | undefined> {
     const { project } = this.turn;
     if (!project || !this.services.snapshots.available) return undefined;
+    let used: number | undefined;
     try {
-      const used = await this.services.quota.over(project.directory);
-      if (used !== undefined) {
-        this.snapshotSkipped = `not snapshotted: the project is over its disk quota (${(used / 1048576).toFixed(1)} MB used of ${(this.services.quota.limitBytes / 1048576).toFixed(0)} MB, limits.projectDiskMb)`;
-        return undefined;
-      }
+      used = await this.services.quota.over(project.directory);
+    } catch (error) {
+      // Not measured (du failed): the snapshot is taken as if the project were within its quota.
+      console.error(`[session] the disk usage of project ${project.id} could not be measured: ${errorText(error)}`);
+    }
+    if (used !== undefined) {
+      this.snapshotSkipped = `not snapshotted: the project is over its disk quota (${(used / 1048576).toFixed(1)} MB used of ${(this.services.quota.limitBytes / 1048576).toFixed(0)} MB, limits.projectDiskMb)`;
+      return undefined;
+    }
+    try {
       return await this.services.snapshots.track(project);
     } catch (error) {
       if (error instanceof SnapshotSkippedError) {

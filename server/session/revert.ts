@@ -4,7 +4,7 @@ import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
 import type { Context, Services } from "../services";
-import type { Project } from "../snapshot/snapshot";
+import type { Project, RestoreResult } from "../snapshot/snapshot";
 import { sessionRow } from "./access";
 import { start, unanswered } from "./loop";
 import { Info } from "./info";
@@ -164,7 +164,7 @@ export const revert = fn(RevertInput, async (ctx: Context, input): Promise<Info>
     // Reverting again starts from the files as they were before the first revert.
     if (previous?.snapshot) await undoRevert(ctx, project, history, previous);
     const snapshot = previous?.snapshot ?? (await ctx.snapshots.track(project));
-    for (const [hash, files] of restorations(point.patches)) await ctx.snapshots.restore(project, hash, files, ctx.sandbox.owner);
+    for (const [hash, files] of restorations(point.patches)) logSkipped(row.id, await ctx.snapshots.restore(project, hash, files, ctx.sandbox.owner));
     const now = await ctx.snapshots.track(project);
     const diff = now === snapshot ? "" : (await ctx.snapshots.diffText(project, now, snapshot)).text;
     const state: RevertState = { messageId: point.messageId, ...(point.partId ? { partId: point.partId } : {}), snapshot, ...(diff ? { diff } : {}) };
@@ -196,7 +196,12 @@ export const unrevert = fn(UnrevertInput, async (ctx: Context, input): Promise<I
 async function undoRevert(s: Services, project: Project, history: WithParts[], state: RevertState): Promise<void> {
   if (!state.snapshot) return;
   const point = revertPoint(history, state.messageId, state.partId);
-  if (point) await s.snapshots.restore(project, state.snapshot, filesOf(point.patches), s.sandbox.owner);
+  if (point) logSkipped(state.messageId, await s.snapshots.restore(project, state.snapshot, filesOf(point.patches), s.sandbox.owner));
+}
+
+/** Files a restore left alone (below a symlink, or where a folder now stands): said in the log. */
+function logSkipped(what: string, result: RestoreResult): void {
+  if (result.skipped.length) console.warn(`[revert] ${what}: left as they are (below a symlink, or a folder there now): ${result.skipped.join(", ")}`);
 }
 
 /** The session's summary after its files changed outside a step. */

@@ -78,7 +78,8 @@ export class ProjectFiles {
    * folder or a link answers undefined (nothing is below it in the project).
    */
   private async open(dirs: string[], create: boolean): Promise<Chain | undefined> {
-    const handles: FileHandle[] = [await fs.open(this.directory, DIRECTORY_FLAGS)];
+    // The project's own folder as registered (its real path: a link there is the server's choice, not a member's).
+    const handles: FileHandle[] = [await fs.open(await fs.realpath(this.directory), DIRECTORY_FLAGS)];
     const chain = new Chain(handles, []);
     try {
       for (const name of dirs) {
