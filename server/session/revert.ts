@@ -4,6 +4,7 @@ import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
 import type { Context, Services } from "../services";
+import { PathChangingError } from "../snapshot/nofollow";
 import type { Project, RestoreResult } from "../snapshot/snapshot";
 import { sessionRow } from "./access";
 import { start, unanswered } from "./loop";
@@ -119,6 +120,15 @@ function busy(sessionId: string): ParleyError {
  * is done.
  */
 async function whileIdle(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
+  try {
+    return await locked(ctx, row, hides, work);
+  } catch (error) {
+    if (error instanceof PathChangingError) throw new ParleyError("CONFLICT", error.message, { details: { sessionId: row.id } });
+    throw error;
+  }
+}
+
+async function locked(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
   if (await Runners.busy(ctx.lock, ctx.runners, row.id)) throw busy(row.id);
   if (!(await ctx.lock.tryAcquire(row.id))) throw busy(row.id);
   let late = false;

@@ -18,6 +18,14 @@ import { type SandboxOwner, adoptPath } from "../sandbox/owner";
  * move it to), so nothing outside is ever written or deleted.
  */
 
+/** A folder on the way kept changing (another process swapping or removing it at that moment): the restore gave up on it. */
+export class PathChangingError extends Error {
+  constructor(file: string, cause: unknown) {
+    super(`${file} changed while it was restored (another process is changing it): try again`, { cause });
+    this.name = "PathChangingError";
+  }
+}
+
 /** What is at a name: nothing, a folder, a regular file (with its size) or something else (a link, a FIFO…). */
 export type Entry = { kind: "none" } | { kind: "directory" } | { kind: "file"; size: number } | { kind: "other" };
 
@@ -25,6 +33,12 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O
 
 function code(error: unknown): string | undefined {
   return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
+}
+
+/** An error of a change made as another process changed the same names. */
+function changedUnder(error: unknown): boolean {
+  const c = code(error);
+  return c === "ENOENT" || c === "EISDIR" || c === "ENOTDIR" || c === "EEXIST" || c === "ENOTEMPTY";
 }
 
 /** Path of a name inside an opened folder. */
@@ -113,7 +127,7 @@ export class ProjectFiles {
         // ELOOP: a link; ENOTDIR: a file or other entry; ENOENT: nothing.
         if (c !== "ELOOP" && c !== "ENOTDIR" && c !== "ENOENT") throw error;
         if (!create) return undefined;
-        if (attempt >= 3) throw new Error(`${chain.names.concat(name).join("/")} keeps changing while it is restored`, { cause: error });
+        if (attempt >= 3) throw new PathChangingError(chain.names.concat(name).join("/"), error);
       }
       const entry = await entryAt(parent, name);
       // A regular file where a folder was is kept: nothing can be restored below it.
@@ -129,18 +143,6 @@ export class ProjectFiles {
         const c = code(error);
         if (c !== "EEXIST" && c !== "ENOENT" && c !== "EISDIR" && c !== "ENOTDIR" && c !== "ENOTEMPTY") throw error;
       }
-    }
-  }
-
-  /** What is at `file` now (a path below a link or a non-folder is "none": it is not in the project). */
-  async entry(file: string): Promise<Entry> {
-    const { dirs, name } = split(file);
-    const chain = await this.open(dirs, false);
-    if (!chain) return { kind: "none" };
-    try {
-      return await entryAt(chain.folder, name);
-    } finally {
-      await chain.close();
     }
   }
 
@@ -172,6 +174,8 @@ export class ProjectFiles {
         await fs.rename(at(folder, temporary), at(folder, name));
       } catch (error) {
         await fs.rm(at(folder, temporary), { force: true });
+        // The opened folder removed meanwhile, a folder made at the name (by another process): nothing was written.
+        if (changedUnder(error)) throw new PathChangingError(file, error);
         throw error;
       }
       return true;
@@ -193,7 +197,14 @@ export class ProjectFiles {
     try {
       const entry = await entryAt(chain.folder, name);
       if (entry.kind === "none" || entry.kind === "directory" || keep(entry)) return false;
-      await fs.unlink(at(chain.folder, name));
+      try {
+        await fs.unlink(at(chain.folder, name));
+      } catch (error) {
+        // Already gone: as wanted.
+        if (code(error) === "ENOENT") return false;
+        if (changedUnder(error)) throw new PathChangingError(file, error);
+        throw error;
+      }
       for (let level = chain.handles.length - 1; level > 0; level--) {
         const parent = chain.handles[level - 1];
         const child = chain.names[level - 1];
