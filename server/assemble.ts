@@ -9,6 +9,7 @@ import { AccessWatch } from "./live/access";
 import { DEFAULT_STREAM_LIMITS } from "./live/limits";
 import { LiveStreams } from "./live/streams";
 import { Permissions } from "./permission/permission";
+import { DiskQuota } from "./project/quota";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
 import path from "node:path";
@@ -58,7 +59,13 @@ export function assemble(parts: Parts): Services {
     runners: new Runners(parts.bus),
     permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [], agents }),
     sandbox: parts.sandbox,
-    snapshots: parts.snapshots ?? new Snapshots({ root: path.join(parts.settings.dataDir, "snapshot") }),
+    snapshots:
+      parts.snapshots ??
+      new Snapshots({
+        root: path.join(parts.settings.dataDir, "snapshot"),
+        ...(parts.settings.limits?.snapshotMb === undefined ? {} : { maxNewBytes: parts.settings.limits.snapshotMb * 1024 * 1024 }),
+      }),
+    quota: new DiskQuota(parts.settings.limits?.projectDiskMb === undefined ? {} : { limitMb: parts.settings.limits.projectDiskMb }),
     models: parts.models,
     agents,
     tools: parts.tools ?? builtinTools(),
@@ -115,6 +122,7 @@ export function configSettings(cfg: Config): Settings {
     publicUrl: cfg.publicUrl,
     liveStreams: cfg.liveStreams,
     trustedProxies: cfg.trustedProxies,
+    limits: cfg.limits,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }

@@ -10,6 +10,8 @@ import { describeIssues } from "./fn";
 import { trustedProxies } from "./auth/client-address";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./provider/limits";
+import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
+import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -24,6 +26,7 @@ const SubagentDepth = z.number().int().min(0).max(10);
 const SizeLimit = z.number().int().min(1024).max(1024 ** 3);
 /** A time limit on a model call: 100 ms to a day. */
 const TimeLimit = z.number().int().min(100).max(86_400_000);
+const DiskMb = z.number().int().min(1).max(16_777_216);
 
 export const ConfigFileSchema = z
   .object({
@@ -69,6 +72,8 @@ export const ConfigFileSchema = z
       })
       .strict()
       .optional(),
+    /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
+    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional() }).strict().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -110,6 +115,8 @@ const EnvSchema = z.object({
   PARLEY_PROVIDER_MAX_PART_CHARS: z.coerce.number().pipe(SizeLimit).optional(),
   PARLEY_PROVIDER_STEP_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
   PARLEY_PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
+  PARLEY_PROJECT_DISK_MB: z.coerce.number().pipe(DiskMb).optional(),
+  PARLEY_SNAPSHOT_MAX_MB: z.coerce.number().pipe(DiskMb).optional(),
 });
 
 export interface Config {
@@ -158,6 +165,8 @@ export interface Config {
   shutdown: { graceMs: number };
   /** What a provider may send: sizes, and the clocks of a step (server/provider/limits.ts). */
   provider: ProviderLimits;
+  /** A project's disk quota and the new files one snapshot may store (MB). */
+  limits: { projectDiskMb: number; snapshotMb: number };
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -242,6 +251,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPartChars: e.PARLEY_PROVIDER_MAX_PART_CHARS ?? fromFile.provider?.maxPartChars ?? DEFAULT_PROVIDER_LIMITS.maxPartChars,
       stepTimeoutMs: e.PARLEY_PROVIDER_STEP_TIMEOUT_MS ?? fromFile.provider?.stepTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.stepTimeoutMs,
       idleTimeoutMs: e.PARLEY_PROVIDER_IDLE_TIMEOUT_MS ?? fromFile.provider?.idleTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.idleTimeoutMs,
+    },
+    limits: {
+      projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
+      snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
     },
   };
 }

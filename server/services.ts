@@ -10,6 +10,7 @@ import type { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
 import type { ProviderLimits } from "./provider/limits";
 import type { ModelInfo, ModelRef } from "./provider/models";
+import type { DiskQuota } from "./project/quota";
 import type { Sandbox } from "./sandbox/sandbox";
 import type { Snapshots } from "./snapshot/snapshot";
 import type { RunLock } from "./session/lock";
@@ -93,6 +94,8 @@ export interface Settings {
   liveStreams?: StreamLimits;
   /** Reverse proxies whose X-Forwarded-For is believed (server/auth/client-address.ts); default none. */
   trustedProxies?: string[];
+  /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
+  limits?: { projectDiskMb?: number; snapshotMb?: number };
 }
 
 /**
@@ -141,6 +144,8 @@ export interface Services {
   sandbox: Sandbox;
   /** Snapshots of project files (git trees), for patches and revert. */
   snapshots: Snapshots;
+  /** The disk quota of each project (server/project/quota.ts). */
+  quota: DiskQuota;
   models: Models;
   /** The built-in agents and those of the configuration. */
   agents: Agents;

@@ -159,6 +159,8 @@ export const StepFinishPart = PartBase.extend({
   type: z.literal("step-finish"),
   reason: z.string(),
   snapshot: z.string().optional(),
+  /** Why the step has no snapshot (its project over its disk quota, too much new to store): no patch, no revert of it. */
+  snapshotSkipped: z.string().optional(),
   cost: z.number().nonnegative(),
   tokens: Tokens,
 });

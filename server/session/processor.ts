@@ -2,7 +2,7 @@ import { canMove, closePart } from "../../lib/part-lifecycle";
 import * as Id from "../id";
 import { withoutNul } from "../nul";
 import type { Services } from "../services";
-import { type Project, ProjectMissingError } from "../snapshot/snapshot";
+import { type Project, ProjectMissingError, SnapshotSkippedError } from "../snapshot/snapshot";
 import { classify } from "./classify";
 import * as Event from "./events";
 import type { LlmEvent, StreamHandle } from "./llm";
@@ -11,6 +11,7 @@ import { DEFAULT_MAX_ATTEMPTS, delay, retryable, sleep } from "./retry";
 import * as Status from "./status";
 import * as Store from "./store";
 import { type Prices, addCost, addTokens, cost as costOf, tokens as tokensOf } from "./usage";
+import { TouchedFiles } from "./touched";
 import { TurnWriter } from "./writer";
 
 export { ABORTED_TOOL } from "../../lib/part-lifecycle";
@@ -121,6 +122,10 @@ export class Processor {
   private stepSnapshot: Promise<void> | undefined;
   /** The current step's start part, to record the snapshot in once it is taken. */
   private stepPart: PartOf<"step-start"> | undefined;
+  /** What the current step's tool calls changed (kept across retries of the step): its patch lists only that. */
+  private readonly touched = new TouchedFiles();
+  /** Why a snapshot of the current step was not taken, for its finish part. */
+  private snapshotSkipped: string | undefined;
   /** This turn's snapshots: at the first step's start and at the last step's end. */
   readonly snapshots: { first?: string; last?: string } = {};
 
@@ -365,6 +370,7 @@ export class Processor {
         const early = this.early.get(event.toolCallId);
         this.early.delete(event.toolCallId);
         const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
+        this.touched.note(part.tool, running.input);
         // Not a statement of its own (TurnWriter.soon): the tool's end is written at once,
         // and a crash before either leaves a pending part that recovery closes as it would
         // a running one.
@@ -437,7 +443,17 @@ export class Processor {
     this.message.cost = addCost(this.message.cost, stepCost);
     this.message.finish = event.finishReason;
     const end = await this.endStep();
-    await this.savePart({ ...this.base(), type: "step-finish", reason: event.finishReason, ...(end ? { snapshot: end.hash } : {}), cost: stepCost, tokens: step });
+    const skipped = this.snapshotSkipped;
+    this.snapshotSkipped = undefined;
+    await this.savePart({
+      ...this.base(),
+      type: "step-finish",
+      reason: event.finishReason,
+      ...(end ? { snapshot: end.hash } : {}),
+      ...(skipped ? { snapshotSkipped: skipped } : {}),
+      cost: stepCost,
+      tokens: step,
+    });
     if (end?.patch) await this.savePart(end.patch);
     // The step is complete and counted: nothing of it is discarded by a later retry. Its
     // message (tokens, cost, finish) is written once, as the turn closes right after this
@@ -469,23 +485,46 @@ export class Processor {
     }
   }
 
-  /** The project as it is now, or undefined without snapshots (a failure is logged: the turn goes on). */
+  /**
+   * The project as it is now, or undefined without snapshots (a failure is logged: the
+   * turn goes on). None is taken of a project over its disk quota, nor one that would
+   * store too much at once: the step's finish part says why (`snapshotSkipped`).
+   */
   private async snapshot(): Promise<string | undefined> {
     const { project } = this.turn;
     if (!project || !this.services.snapshots.available) return undefined;
+    let used: number | undefined;
+    try {
+      used = await this.services.quota.over(project.directory);
+    } catch (error) {
+      // Not measured (du failed): the snapshot is taken as if the project were within its quota.
+      console.error(`[session] the disk usage of project ${project.id} could not be measured: ${errorText(error)}`);
+    }
+    if (used !== undefined) {
+      this.snapshotSkipped = `not snapshotted: the project is over its disk quota (${(used / 1048576).toFixed(1)} MB used of ${(this.services.quota.limitBytes / 1048576).toFixed(0)} MB, limits.projectDiskMb)`;
+      return undefined;
+    }
     try {
       return await this.services.snapshots.track(project);
     } catch (error) {
+      if (error instanceof SnapshotSkippedError) {
+        this.snapshotSkipped = error.message;
+        return undefined;
+      }
       // A project whose directory is gone has nothing to snapshot (its tools say so themselves).
       if (!(error instanceof ProjectMissingError)) console.error(`[session] snapshot of project ${project.id} failed: ${errorText(error)}`);
       return undefined;
     }
   }
 
-  /** A step's end: a snapshot, and the patch part of the files the step changed (none when nothing changed). */
+  /**
+   * A step's end: a snapshot, and the patch part of the files the step's tools changed
+   * (none when nothing changed; see touched.ts for tools whose effect is unknown).
+   */
   private async endStep(): Promise<{ hash: string; patch?: PartOf<"patch"> } | undefined> {
     const start = this.stepStart;
     this.stepStart = undefined;
+    const touched = this.touched.take();
     const { project } = this.turn;
     if (!start || !project) return undefined;
     this.stepSnapshot = undefined;
@@ -495,7 +534,8 @@ export class Processor {
     this.snapshots.last = hash;
     let files: string[] = [];
     try {
-      files = hash === start ? [] : await this.services.snapshots.changed(project, start, hash);
+      // Only what this step's own tools changed: a file another session wrote meanwhile is not its change.
+      if (hash !== start) files = await touched.filter(project.directory, await this.services.snapshots.changed(project, start, hash));
     } catch (error) {
       console.error(`[session] the changes of a step in project ${project.id} could not be listed: ${errorText(error)}`);
     }

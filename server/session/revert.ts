@@ -4,8 +4,10 @@ import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
 import type { Context, Services } from "../services";
-import type { Project } from "../snapshot/snapshot";
+import { PathChangingError } from "../snapshot/nofollow";
+import type { Project, RestoreResult } from "../snapshot/snapshot";
 import { sessionRow } from "./access";
+import { start, unanswered } from "./loop";
 import { Info } from "./info";
 import type { PartOf, WithParts } from "./message";
 import { sessionFromRow } from "./rows";
@@ -98,15 +100,58 @@ function stateOf(row: SessionRow): RevertState | undefined {
   return Info.shape.revert.safeParse(row.revert).data;
 }
 
-/** Run `work` with the session's run lock held, so no loop starts meanwhile; BUSY when the session runs. */
-async function whileIdle<T>(ctx: Context, row: SessionRow, work: () => Promise<T>): Promise<T> {
-  const busy = () => new ParleyError("BUSY", "the session is running; stop it or wait until it is idle", { details: { sessionId: row.id } });
-  if (await Runners.busy(ctx.lock, ctx.runners, row.id)) throw busy();
-  if (!(await ctx.lock.tryAcquire(row.id))) throw busy();
+/** The lock a revert or unrevert holds besides the run lock: a prompt tells it from a running loop by it. */
+function revertingKey(sessionId: string): string {
+  return `revert:${sessionId}`;
+}
+
+function busy(sessionId: string): ParleyError {
+  return new ParleyError("BUSY", "the session is running; stop it or wait until it is idle", { details: { sessionId } });
+}
+
+/**
+ * Run `work` (a revert, `hides`, or an unrevert) with the session's run lock held, so no
+ * loop starts meanwhile, and its reverting lock, so no prompt is stored meanwhile
+ * (`cleanup` refuses it as BUSY). BUSY when the session runs.
+ *
+ * A prompt whose check came just before the revert began may still be stored while it
+ * runs: it is never hidden or lost — the revert becomes final at once for what came
+ * before it (as the prompt would have made it), and the prompt is answered when the revert
+ * is done.
+ */
+async function whileIdle(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
   try {
-    return await work();
+    return await locked(ctx, row, hides, work);
+  } catch (error) {
+    if (error instanceof PathChangingError) throw new ParleyError("CONFLICT", error.message, { details: { sessionId: row.id } });
+    throw error;
+  }
+}
+
+async function locked(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
+  if (await Runners.busy(ctx.lock, ctx.runners, row.id)) throw busy(row.id);
+  if (!(await ctx.lock.tryAcquire(row.id))) throw busy(row.id);
+  let late = false;
+  try {
+    if (!(await ctx.lock.tryAcquire(revertingKey(row.id)))) throw busy(row.id);
+    try {
+      const since = Id.ascending("message");
+      let result: Info;
+      try {
+        result = await work();
+      } finally {
+        // Also after a failure: a prompt stored meanwhile is answered below.
+        late = (await ctx.db.message.count({ where: { sessionId: row.id, role: "user", id: { gt: since } } })) > 0;
+      }
+      if (!late || !hides) return result;
+      await finalize(ctx, row.teamId, row.id, since);
+      return sessionFromRow(await sessionRow(ctx, row.id), ctx.settings.publicUrl);
+    } finally {
+      await ctx.lock.release(revertingKey(row.id));
+    }
   } finally {
     await ctx.lock.release(row.id);
+    if (late && (await unanswered(ctx, row.id))) await start(ctx, row.teamId, row.id);
   }
 }
 
@@ -118,7 +163,7 @@ function requireSnapshots(s: Services, changesFiles: boolean): void {
 /** Revert the session to before a message (or a part): files restored, later messages hidden. */
 export const revert = fn(RevertInput, async (ctx: Context, input): Promise<Info> => {
   const row = await sessionRow(ctx, input.sessionId);
-  return whileIdle(ctx, row, async () => {
+  return whileIdle(ctx, row, true, async () => {
     const history = await Store.history(ctx.db, row.id);
     const point = revertPoint(history, input.messageId, input.partId);
     if (!point) throw ParleyError.notFound(input.partId ? "part" : "message", input.partId ?? input.messageId);
@@ -129,7 +174,7 @@ export const revert = fn(RevertInput, async (ctx: Context, input): Promise<Info>
     // Reverting again starts from the files as they were before the first revert.
     if (previous?.snapshot) await undoRevert(ctx, project, history, previous);
     const snapshot = previous?.snapshot ?? (await ctx.snapshots.track(project));
-    for (const [hash, files] of restorations(point.patches)) await ctx.snapshots.restore(project, hash, files);
+    for (const [hash, files] of restorations(point.patches)) logSkipped(row.id, await ctx.snapshots.restore(project, hash, files, ctx.sandbox.owner));
     const now = await ctx.snapshots.track(project);
     const diff = now === snapshot ? "" : (await ctx.snapshots.diffText(project, now, snapshot)).text;
     const state: RevertState = { messageId: point.messageId, ...(point.partId ? { partId: point.partId } : {}), snapshot, ...(diff ? { diff } : {}) };
@@ -145,7 +190,7 @@ export type UnrevertInput = z.input<typeof UnrevertInput>;
 /** Undo a revert: the files as they were just before it, the hidden messages shown again. */
 export const unrevert = fn(UnrevertInput, async (ctx: Context, input): Promise<Info> => {
   const row = await sessionRow(ctx, input.sessionId);
-  return whileIdle(ctx, row, async () => {
+  return whileIdle(ctx, row, false, async () => {
     const state = stateOf(row);
     if (!state) return sessionFromRow(row, ctx.settings.publicUrl);
     requireSnapshots(ctx, state.snapshot !== undefined);
@@ -161,7 +206,12 @@ export const unrevert = fn(UnrevertInput, async (ctx: Context, input): Promise<I
 async function undoRevert(s: Services, project: Project, history: WithParts[], state: RevertState): Promise<void> {
   if (!state.snapshot) return;
   const point = revertPoint(history, state.messageId, state.partId);
-  if (point) await s.snapshots.restore(project, state.snapshot, filesOf(point.patches));
+  if (point) logSkipped(state.messageId, await s.snapshots.restore(project, state.snapshot, filesOf(point.patches), s.sandbox.owner));
+}
+
+/** Files a restore left alone (below a symlink, or where a folder now stands): said in the log. */
+function logSkipped(what: string, result: RestoreResult): void {
+  if (result.skipped.length) console.warn(`[revert] ${what}: left as they are (below a symlink, or a folder there now): ${result.skipped.join(", ")}`);
 }
 
 /** The session's summary after its files changed outside a step. */
@@ -173,14 +223,25 @@ async function resummarize(s: Services, row: SessionRow, current: string): Promi
 /**
  * Make a revert final (before the next prompt or compaction): the hidden messages — or,
  * for a part, that part and what follows it in its message — are deleted, each with its
- * `message.removed` / `message.part.removed` event, and the revert is cleared.
+ * `message.removed` / `message.part.removed` event, and the revert is cleared. Refused
+ * (BUSY) while a revert or unrevert runs: the prompt about to be stored would be hidden
+ * by it, or its files changed under it.
  */
 export async function cleanup(s: Services, teamId: string, sessionId: string, known?: { revert: unknown }): Promise<void> {
+  if (await s.lock.isRunning(revertingKey(sessionId))) {
+    throw new ParleyError("BUSY", "the session's files are being reverted; send the message again when that is done", { details: { sessionId } });
+  }
+  await finalize(s, teamId, sessionId, undefined, known);
+}
+
+/** `cleanup` without the check (a revert's own), of the messages before `until` only when given. */
+async function finalize(s: Services, teamId: string, sessionId: string, until?: string, known?: { revert: unknown }): Promise<void> {
   // The caller may have just read the session row: its revert state saves a query.
   const row = known ?? (await s.db.session.findUnique({ where: { id: sessionId }, select: { revert: true } }));
   const state = Info.shape.revert.safeParse(row?.revert).data;
   if (!state) return;
   for (const message of await Store.history(s.db, sessionId)) {
+    if (until !== undefined && message.info.id > until) continue;
     if (message.info.id > state.messageId || (message.info.id === state.messageId && state.partId === undefined)) {
       await Store.removeMessage(s, teamId, sessionId, message.info.id);
     } else if (message.info.id === state.messageId && state.partId !== undefined) {

@@ -5,11 +5,12 @@ import type { Context, Services } from "../services";
 import type { Project } from "../snapshot/snapshot";
 import { sessionRow } from "./access";
 import * as Event from "./events";
-import { type FileDiff, type PartOf, StepStartPart, type UserMessage, type WithParts } from "./message";
+import { type FileDiff, type PartOf, PatchPart, StepStartPart, type UserMessage, type WithParts } from "./message";
 import * as Store from "./store";
 
 /**
- * What a session changed in its project's files, from snapshots: the session's summary
+ * What a session changed in its project's files, from snapshots — only the files its own
+ * steps' patches list (patchedFiles): the session's summary
  * (additions, deletions, files) from its first step's snapshot to the latest, kept on the
  * session row (lists and the dashboard read it from there) and published as
  * `session.diff`; and each user message's own turn diff, from the first snapshot of the
@@ -34,13 +35,15 @@ export async function afterStep(s: Services, step: StepChanges): Promise<void> {
   const sessionFirst = (await firstSnapshot(s, step.sessionId)) ?? step.first;
   await summarize(s, step.teamId, step.sessionId, step.project, sessionFirst, step.last);
   const turnFirst = turnSnapshot(step.history, step.user.id) ?? step.first;
-  const diffs = await fileDiffs(s, step.project, turnFirst, step.last);
+  const own = await patchedFiles(s, step.sessionId, step.user.id);
+  const diffs = (await fileDiffs(s, step.project, turnFirst, step.last)).filter((d) => own.has(d.file));
   await Store.writeMessage(s, step.teamId, { ...step.user, summary: { ...step.user.summary, diffs } });
 }
 
-/** The session's summary from `first` to `last`, stored and published. */
+/** The session's summary from `first` to `last` (of the files its own steps changed), stored and published. */
 export async function summarize(s: Services, teamId: string, sessionId: string, project: Project, first: string, last: string): Promise<void> {
-  const diffs = await fileDiffs(s, project, first, last);
+  const own = await patchedFiles(s, sessionId);
+  const diffs = (await fileDiffs(s, project, first, last)).filter((d) => own.has(d.file));
   await Store.setSummary(s, sessionId, diffs);
   s.bus.publish(Event.Diff, { sessionId, diff: diffs }, { teamId, sessionId });
 }
@@ -48,6 +51,25 @@ export async function summarize(s: Services, teamId: string, sessionId: string, 
 async function fileDiffs(s: Pick<Services, "snapshots">, project: Project, from: string, to: string): Promise<FileDiff[]> {
   if (from === to) return [];
   return (await s.snapshots.numstat(project, from, to)).map((c) => ({ file: c.file, additions: c.additions, deletions: c.deletions }));
+}
+
+/**
+ * The files the session's own steps changed (their patch parts; of the steps answering
+ * the user message `userId` only, when given). Two whole-project snapshots also differ
+ * by what other sessions of the project wrote meanwhile: the session's summary and a
+ * turn's diff list only these files (SPEC §9).
+ */
+export async function patchedFiles(s: Pick<Services, "db">, sessionId: string, userId?: string): Promise<Set<string>> {
+  const rows =
+    userId === undefined
+      ? await s.db.$queryRaw<{ file: string }[]>`
+          SELECT DISTINCT f AS file FROM "Part" p CROSS JOIN LATERAL jsonb_array_elements_text(p.data->'files') AS f
+          WHERE p."sessionId" = ${sessionId} AND p.type = 'patch'`
+      : await s.db.$queryRaw<{ file: string }[]>`
+          SELECT DISTINCT f AS file FROM "Part" p CROSS JOIN LATERAL jsonb_array_elements_text(p.data->'files') AS f
+          WHERE p."sessionId" = ${sessionId} AND p.type = 'patch'
+            AND p."messageId" IN (SELECT id FROM "Message" WHERE "sessionId" = ${sessionId} AND role = 'assistant' AND data->>'parentId' = ${userId})`;
+  return new Set(rows.map((row) => row.file));
 }
 
 /** The snapshot a session's first step started from, if any step took one. */
@@ -111,15 +133,17 @@ export async function turnDiff(
   const answers = (next === -1 ? later : later.slice(0, next)).map((m) => m.id);
   if (answers.length === 0) return none;
   const steps = await s.db.part.findMany({
-    where: { sessionId, messageId: { in: answers }, type: { in: ["step-start", "step-finish"] } },
+    where: { sessionId, messageId: { in: answers }, type: { in: ["step-start", "step-finish", "patch"] } },
     orderBy: { id: "asc" },
     select: { type: true, data: true },
   });
+  // Only the files the turn's own steps changed (their patches), not what other sessions wrote meanwhile.
+  const own = new Set(steps.filter((p) => p.type === "patch").flatMap((p) => PatchPart.pick({ files: true }).safeParse(p.data).data?.files ?? []));
   const snapshotOf = (data: unknown) => StepStartPart.pick({ snapshot: true }).safeParse(data).data?.snapshot;
   const first = steps.filter((p) => p.type === "step-start").map((p) => snapshotOf(p.data)).find((h) => h !== undefined);
   const last = steps.filter((p) => p.type === "step-finish").map((p) => snapshotOf(p.data)).findLast((h) => h !== undefined);
   if (!first || !last || first === last) return none;
-  const files = (await fileDiffs(s, project, first, last)).filter((d) => visible(d.file));
+  const files = (await fileDiffs(s, project, first, last)).filter((d) => own.has(d.file) && visible(d.file));
   const diff = await s.snapshots.diffText(project, first, last, { files: files.map((f) => f.file) });
   return { files, ...diff };
 }

@@ -9,6 +9,7 @@ import type { Ruleset } from "../permission/schema";
 import type { Services, SubagentCaller } from "../services";
 import type { Boundary } from "../tool/paths";
 import type { PermissionRequest, ToolContext } from "../tool/tool";
+import { projectQuota } from "../project/quota";
 import { outputDirectory } from "../tool/truncate";
 import { type Call, isDoomLoop } from "./doom";
 import type { WithParts } from "./message";
@@ -190,6 +191,7 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
     outputDir: outputDirectory(s.settings.dataDir, scope.teamId, scope.sessionId),
     boundary: scope.boundary,
     sandbox: s.sandbox,
+    quota: projectQuota(s.quota, scope.directory),
     abort: signal,
     ask,
     check: (permission, pattern) => verdictOf({ permission, patterns: [pattern] }, scope.layers).action,

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { directoryDigest as digest, fileTree } from "../../test/files";
+import { type ProgramRunner, programHelper } from "../process/helper";
 import { ProjectMissingError, SnapshotUnavailableError, Snapshots } from "./snapshot";
 
 /** The real system git on real directories: a plain folder and a git repository. */
@@ -134,15 +135,17 @@ describe("Snapshots (real git)", () => {
     expect(digest(path.join(project.directory, ".git"))).toBe(gitBefore);
   });
 
-  it("refuses to restore a path outside the project or through a link out of it, and never deletes a large file", async () => {
+  it("refuses to restore a path outside the project, never deletes or writes through a link out of it, and never deletes a large file", async () => {
     const outside = path.join(dir, "outside");
     await fs.mkdir(outside);
     await fs.writeFile(path.join(outside, "victim.txt"), "keep me\n");
     await fs.symlink(outside, path.join(project.directory, "escape"));
     const hash = await snapshots.track(project);
     await expect(snapshots.restore(project, hash, ["../outside/victim.txt"])).rejects.toThrow(/outside the project/);
-    await expect(snapshots.restore(project, hash, ["escape/victim.txt"])).rejects.toThrow(/link out of the project/);
+    // Not in the snapshot, so a deletion: below a link, the file is not the project's and stays.
+    await snapshots.restore(project, hash, ["escape/victim.txt"]);
     expect(readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("keep me\n");
+    expect(readdirSync(outside)).toEqual(["victim.txt"]);
     await write("huge.bin", "y".repeat(4096));
     await snapshots.restore(project, hash, ["huge.bin"]);
     expect(statSync(path.join(project.directory, "huge.bin")).size).toBe(4096);
@@ -197,5 +200,95 @@ describe("Snapshots (real git)", () => {
     expect(hash).toBe(await fresh.track(project));
     await write("d0/f0.txt", "changed\n");
     expect(await again.changed(project, hash, await again.track(project))).toEqual(["d0/f0.txt"]);
+  });
+
+  it("N9: a folder replaced by a symlink leaves its files out of later snapshots instead of failing them, and a revert works", async () => {
+    await write("dd/f", "inside\n");
+    await write("other/g", "g\n");
+    const first = await snapshots.track(project);
+    await fs.rm(path.join(project.directory, "dd"), { recursive: true });
+    await fs.symlink("other", path.join(project.directory, "dd"));
+    const second = await snapshots.track(project);
+    expect(await snapshots.changed(project, first, second)).toEqual(["dd", "dd/f"]);
+    await write("other/h", "h\n");
+    const third = await snapshots.track(project);
+    expect(await snapshots.changed(project, second, third)).toEqual(["other/h"]);
+    // Back to the first: the link goes, the folder and its file return; other/ is untouched.
+    await snapshots.restore(project, first, await snapshots.changed(project, first, second));
+    expect(tree()).toEqual({ "dd/f": "inside\n", "other/g": "g\n", "other/h": "h\n" });
+    expect((await fs.lstat(path.join(project.directory, "dd"))).isDirectory()).toBe(true);
+  });
+
+  it("N4: a folder swapped for a link to an outside folder while a restore runs (between its checks and its deletions) loses nothing there", async () => {
+    const outside = path.join(dir, "outside");
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, "canary.txt"), "canary\n");
+    const work = path.join(project.directory, "work");
+    // Each git call of a restore is the moment another process swaps work/ for a link.
+    let swap = false;
+    const helper = programHelper();
+    const swapping: ProgramRunner = {
+      run: async (request) => {
+        const result = await helper.run(request);
+        if (swap && request.args.includes("ls-tree")) {
+          await fs.rename(work, path.join(project.directory, "work-real"));
+          await fs.symlink(outside, work);
+        }
+        return result;
+      },
+    };
+    const racing = new Snapshots({ root: path.join(dir, "data", "snapshot"), maxFileBytes: 1024, runner: swapping });
+    const before = await racing.track(project);
+    await write("work/canary.txt", "made by the step\n");
+    const after = await racing.track(project);
+    swap = true;
+    await racing.restore(project, before, await racing.changed(project, before, after));
+    expect(readFileSync(path.join(outside, "canary.txt"), "utf8")).toBe("canary\n");
+    // What the step made was moved away by the other process, not deleted through the link.
+    expect(readFileSync(path.join(project.directory, "work-real", "canary.txt"), "utf8")).toBe("made by the step\n");
+  });
+
+  it("N4: a restore racing a folder swapped for a link to an outside folder never deletes or writes there", async () => {
+    const outside = path.join(dir, "outside");
+    await fs.mkdir(outside);
+    for (let i = 0; i < 20; i++) await fs.writeFile(path.join(outside, `f${i}.txt`), "canary\n");
+    const before = await snapshots.track(project);
+    // Files a step created in a folder (so a restore deletes them), and one it changed.
+    for (let i = 0; i < 20; i++) await write(`work/f${i}.txt`, "made by the step\n");
+    await write("work/keep.txt", "");
+    const after = await snapshots.track(project);
+    const files = await snapshots.changed(project, before, after);
+    const work = path.join(project.directory, "work");
+    const moved = path.join(project.directory, "work-real");
+    let swapping = true;
+    const swaps = (async () => {
+      // Swap work/ for a link to the outside folder and back, as fast as possible (a step
+      // of the swap may fail when the restore just changed the same names: it goes on).
+      while (swapping) {
+        await fs.rename(work, moved).catch(() => undefined);
+        await fs.symlink(outside, work).catch(() => undefined);
+        await new Promise((resolve) => setImmediate(resolve));
+        await fs.unlink(work).catch(() => undefined);
+        await fs.rename(moved, work).catch(() => undefined);
+      }
+    })();
+    // Under such a race a restore may fail on a path that changes under it (a folder it
+    // opened removed by the other process, say): safe either way, and counted.
+    let restored = 0;
+    const attempt = (hash: string) => snapshots.restore(project, hash, files).then(() => restored++, (error: unknown) => String(error));
+    for (let round = 0; round < 10; round++) {
+      await attempt(before);
+      await attempt(after);
+    }
+    swapping = false;
+    await swaps;
+    expect(readdirSync(outside).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `f${i}.txt`).sort());
+    for (let i = 0; i < 20; i++) expect(readFileSync(path.join(outside, `f${i}.txt`), "utf8")).toBe("canary\n");
+    expect(restored).toBeGreaterThan(0);
+    // Once the swapping stops, a restore works as ever (what the other process moved away is its own).
+    if ((await fs.lstat(work).catch(() => undefined /* no work/ at all */))?.isSymbolicLink()) await fs.unlink(work);
+    await fs.rm(moved, { recursive: true, force: true });
+    await snapshots.restore(project, before, files);
+    expect(tree()).toEqual({});
   });
 });

@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type ProgramRunner, programHelper } from "../process/helper";
-import { isInside } from "../tool/paths";
+import type { SandboxOwner } from "../sandbox/owner";
 import { type Git, type GitCall, GitError, findGit, nulList, runGit } from "./git";
+import { ProjectFiles } from "./nofollow";
 
 /**
  * Snapshots of a project's files: git trees kept in a git directory of Parley's own,
@@ -26,6 +27,11 @@ export interface Project {
   directory: string;
 }
 
+/** What a restore could not do: files below a link, or where a folder now stands. */
+export interface RestoreResult {
+  skipped: string[];
+}
+
 export interface FileChange {
   /** Path relative to the project, with `/`. */
   file: string;
@@ -40,11 +46,16 @@ export interface SnapshotOptions {
   root: string;
   /** Files larger than this are left out of snapshots. */
   maxFileBytes?: number;
+  /** A snapshot that would store more bytes of new or changed files than this is not taken (SnapshotSkippedError). */
+  maxNewBytes?: number;
   /** The PATH git is looked up on (tests simulate a machine without git). */
   pathVariable?: string;
   /** What starts git: by default this process's helper (server/process/helper.ts). */
   runner?: ProgramRunner;
 }
+
+/** New files one snapshot may store, in MB (config `limits.snapshotMb`): a step that wrote more gets no snapshot. */
+export const DEFAULT_SNAPSHOT_MB = 512;
 
 /** Files over 5 MB are not snapshotted (README "Snapshots and revert"). */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -55,6 +66,14 @@ export class SnapshotUnavailableError extends Error {
   constructor(reason: string) {
     super(`Snapshots are unavailable on this server: ${reason}`);
     this.name = "SnapshotUnavailableError";
+  }
+}
+
+/** A snapshot that was not taken on purpose (too much to store): the step goes on without one. */
+export class SnapshotSkippedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "SnapshotSkippedError";
   }
 }
 
@@ -70,6 +89,7 @@ export class Snapshots {
   readonly state: SnapshotState;
   readonly root: string;
   readonly maxFileBytes: number;
+  readonly maxNewBytes: number;
   private readonly runner: ProgramRunner;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly ready = new Set<string>();
@@ -79,6 +99,7 @@ export class Snapshots {
   constructor(options: SnapshotOptions) {
     this.root = options.root;
     this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
+    this.maxNewBytes = options.maxNewBytes ?? DEFAULT_SNAPSHOT_MB * 1024 * 1024;
     this.runner = options.runner ?? programHelper();
     const git = findGit(options.pathVariable);
     this.state = "missing" in git ? { kind: "unavailable", reason: git.missing } : { kind: "git", git };
@@ -135,26 +156,41 @@ export class Snapshots {
 
   /**
    * Put each of `files` back as it is in snapshot `hash`: rewritten when the snapshot has
-   * it, deleted when it does not (then directories left empty go too). Paths are relative
-   * to the project; one that is not, or that leads out of it through a symlink, is
-   * refused. A file now larger than `maxFileBytes` is never deleted.
+   * it, deleted when it does not (then folders left empty go too). Paths are relative to
+   * the project; one that is not is refused. Nothing is done through a symlink: every
+   * folder is opened without following links and every change is made in the opened
+   * folder (nofollow.ts), so a folder swapped for a link meanwhile — even by a command
+   * running at that very moment — cannot lead a write or a deletion out of the project. A
+   * file below a link now is not in the project: it is left alone (`skipped`); a link
+   * where the snapshot has a folder is replaced by that folder, as git does. A file now
+   * larger than `maxFileBytes` is never deleted. What is written belongs to `owner` (the
+   * sandbox's user, server/sandbox/owner.ts).
    */
-  restore(project: Project, hash: string, files: readonly string[]): Promise<void> {
+  restore(project: Project, hash: string, files: readonly string[], owner?: SandboxOwner): Promise<RestoreResult> {
     return this.exclusive(project, async (git, ctx) => {
       const wanted = [...new Set(files)];
-      for (const file of wanted) await this.assertInside(ctx.directory, file);
-      const inTree = new Set(nulList(await this.run(git, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", hash], ctx.call())));
-      const present = wanted.filter((file) => inTree.has(file));
-      const absent = wanted.filter((file) => !inTree.has(file));
-      if (present.length) {
-        const index = await ctx.privateIndex();
-        try {
-          await this.run(git, ["checkout", "--pathspec-from-file=-", "--pathspec-file-nul", hash], ctx.call(index, present.join("\0")));
-        } finally {
-          await fs.rm(index, { force: true });
-        }
+      for (const file of wanted) assertRelative(file);
+      const inTree = new Map<string, TreeEntry>();
+      for (const line of nulList(await this.run(git, ["ls-tree", "-r", "-z", "--full-tree", hash], ctx.call()))) {
+        const entry = treeEntry(line);
+        if (entry) inTree.set(entry.file, entry);
       }
-      for (const file of absent) await this.remove(ctx.directory, file);
+      const present = wanted.flatMap((file) => {
+        const entry = inTree.get(file);
+        return entry && entry.type === "blob" ? [entry] : [];
+      });
+      const absent = wanted.filter((file) => !inTree.has(file));
+      const contents = await this.blobs(git, ctx, present.map((entry) => entry.oid));
+      const target = new ProjectFiles(ctx.directory, owner);
+      const skipped: string[] = [];
+      for (const entry of present) {
+        const data = contents.get(entry.oid);
+        if (!data) throw new GitError(`git cat-file gave no content for ${entry.file}`, null);
+        const content = entry.mode === "120000" ? { link: data.toString("utf8") } : { data, mode: entry.mode === "100755" ? 0o777 : 0o666 };
+        if (!(await target.put(entry.file, content))) skipped.push(entry.file);
+      }
+      for (const file of absent) await target.remove(file, (now) => now.kind === "file" && now.size > this.maxFileBytes);
+      return { skipped };
     });
   }
 
@@ -215,7 +251,12 @@ export class Snapshots {
     try {
       // Listed against the shared index only if the copy is of that same index.
       if (changes === undefined || (await indexKey(ctx.sharedIndex)) !== shared) changes = await this.changes(git, ctx, index);
-      if (changes.add.length) await this.run(git, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], ctx.call(index, changes.add.join("\0")));
+      if (changes.bytes > this.maxNewBytes) {
+        throw new SnapshotSkippedError(
+          `not snapshotted: ${changes.add.length} new or changed files of ${(changes.bytes / 1048576).toFixed(1)} MB, more than one snapshot stores (${(this.maxNewBytes / 1048576).toFixed(0)} MB, limits.snapshotMb)`,
+        );
+      }
+      if (changes.add.length) await this.addFiles(git, ctx, index, changes);
       if (changes.drop.length) await this.run(git, ["update-index", "--force-remove", "-z", "--stdin"], ctx.call(index, changes.drop.join("\0")));
       const tree = (await this.run(git, ["write-tree"], ctx.call(index))).toString("utf8").trim();
       await fs.rename(index, ctx.sharedIndex);
@@ -228,43 +269,93 @@ export class Snapshots {
     }
   }
 
+  /**
+   * Store `changes.add` in the index. When git refuses the list (a file that changed under
+   * it, say), each file is stored on its own and those git refuses are left out of the
+   * snapshot (moved to `changes.drop`): one path never fails the whole step.
+   */
+  private async addFiles(git: Git, ctx: OperationContext, index: string, changes: Changes): Promise<void> {
+    const args = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"];
+    try {
+      await this.run(git, args, ctx.call(index, changes.add.join("\0")));
+      return;
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      console.error(`[snapshot] storing ${changes.add.length} files failed, storing them one by one: ${error.message}`);
+    }
+    for (const file of changes.add) {
+      try {
+        await this.run(git, args, ctx.call(index, file));
+      } catch (error) {
+        if (!(error instanceof GitError)) throw error;
+        console.error(`[snapshot] ${file} is left out of the snapshot: ${error.message}`);
+        changes.drop.push(file);
+      }
+    }
+  }
+
   /** What differs between the project and an index: files to store, and files too large to keep. */
   private async changes(git: Git, ctx: OperationContext, index: string): Promise<Changes> {
     const listed = nulList(await this.run(git, ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"], ctx.call(index)));
     const add: string[] = [];
     const drop: string[] = [];
+    let bytes = 0;
+    const folders = new Map<string, Promise<boolean>>();
     for (const file of new Set(listed)) {
       // A directory entry is a nested repository: left out.
       if (file.endsWith("/")) continue;
+      // A file below a link (a folder replaced by a symlink): no longer a file of the
+      // project; git would refuse it ("beyond a symbolic link") and fail the whole snapshot.
+      if (!(await this.realFolders(ctx.directory, file, folders))) {
+        drop.push(file);
+        continue;
+      }
       const stat = await ifExists(fs.lstat(path.join(ctx.directory, file)));
       if (stat?.isFile() && stat.size > this.maxFileBytes) drop.push(file);
-      else add.push(file);
+      else {
+        add.push(file);
+        if (stat?.isFile()) bytes += stat.size;
+      }
     }
-    return { add, drop };
+    return { add, drop, bytes };
   }
 
-  private async assertInside(directory: string, file: string): Promise<void> {
-    const normalized = path.posix.normalize(file);
-    if (file === "" || path.isAbsolute(file) || normalized !== file || normalized.startsWith("../") || normalized === "..") {
-      throw new GitError(`refusing to restore a path outside the project: ${file}`, null);
+  /**
+   * Whether every folder on the way to `file` is a real folder (or missing: the file was
+   * deleted with it), not a link or a file; answers are kept in `known` per folder.
+   */
+  private async realFolders(directory: string, file: string, known: Map<string, Promise<boolean>>): Promise<boolean> {
+    const parts = file.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const folder = parts.slice(0, i).join("/");
+      let answer = known.get(folder);
+      if (!answer) {
+        answer = ifExists(fs.lstat(path.join(directory, folder))).then((stat) => stat === undefined || stat.isDirectory());
+        known.set(folder, answer);
+      }
+      if (!(await answer)) return false;
     }
-    const parent = path.dirname(path.join(directory, file));
-    const real = await realExisting(parent);
-    if (!isInside(await fs.realpath(directory), real)) throw new GitError(`refusing to restore through a link out of the project: ${file}`, null);
+    return true;
   }
 
-  private async remove(directory: string, file: string): Promise<void> {
-    const target = path.join(directory, file);
-    const stat = await ifExists(fs.lstat(target));
-    if (!stat || stat.isDirectory()) return;
-    if (stat.isFile() && stat.size > this.maxFileBytes) return;
-    await fs.rm(target, { force: true });
-    // Directories the deletion left empty go too, up to (not including) the project.
-    for (let dir = path.dirname(target); dir !== directory && isInside(directory, dir); dir = path.dirname(dir)) {
-      const entries = await ifExists(fs.readdir(dir));
-      if (!entries || entries.length > 0) break;
-      await fs.rmdir(dir);
+  /** The contents of blobs, by id (one `git cat-file --batch`). */
+  private async blobs(git: Git, ctx: OperationContext, oids: string[]): Promise<Map<string, Buffer>> {
+    const unique = [...new Set(oids)];
+    const found = new Map<string, Buffer>();
+    if (unique.length === 0) return found;
+    const out = await this.run(git, ["cat-file", "--batch"], ctx.call(undefined, `${unique.join("\n")}\n`));
+    // "<oid> <type> <size>\n<content>\n" per object.
+    let offset = 0;
+    while (offset < out.length) {
+      const end = out.indexOf(0x0a, offset);
+      if (end < 0) break;
+      const [oid = "", type = "", size = ""] = out.subarray(offset, end).toString("utf8").split(" ");
+      if (type === "missing" || !/^\d+$/.test(size)) throw new GitError(`git cat-file: ${oid} ${type}`, null);
+      const start = end + 1;
+      found.set(oid, out.subarray(start, start + Number(size)));
+      offset = start + Number(size) + 1;
     }
+    return found;
   }
 }
 
@@ -317,6 +408,8 @@ class OperationContext {
 interface Changes {
   add: string[];
   drop: string[];
+  /** The size of the files in `add`. */
+  bytes: number;
 }
 
 /** Which file an index is: it is only ever replaced by a rename, so inode, size and mtime tell. */
@@ -336,17 +429,27 @@ async function ifExists<T>(operation: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** The deepest existing ancestor's real path, with the rest appended. */
-async function realExisting(target: string): Promise<string> {
-  try {
-    return await fs.realpath(target);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-    const parent = path.dirname(target);
-    if (parent === target) throw error;
-    return path.join(await realExisting(parent), path.basename(target));
+/** A path relative to the project, as patches list them; anything else is refused. */
+function assertRelative(file: string): void {
+  const normalized = path.posix.normalize(file);
+  if (file === "" || path.isAbsolute(file) || normalized !== file || normalized.startsWith("../") || normalized === "..") {
+    throw new GitError(`refusing to restore a path outside the project: ${file}`, null);
   }
+}
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  file: string;
+}
+
+/** One line of `ls-tree -z`: "<mode> <type> <oid>\t<path>". */
+function treeEntry(line: string): TreeEntry | undefined {
+  const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(line);
+  if (!match) return undefined;
+  const [, mode = "", type = "", oid = "", file = ""] = match;
+  return { mode, type, oid, file };
 }
 
 function safeName(id: string): string {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { parseShell } from "../permission/shell";
 import { runProcess } from "../sandbox/run";
-import { define, type PermissionRequest } from "./tool";
+import { define, type PermissionRequest, ToolError } from "./tool";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -126,6 +126,9 @@ export function createBashTool(options: BashToolOptions = {}) {
       else if (result.signal !== null) notes.push(`(Terminated by ${result.signal})`);
       const output = buffer.text();
       const body = output === "" ? "(no output)" : output.replace(/\n$/, "");
+      // What a command wrote is only known by measuring: past the quota, the call fails saying so.
+      const overQuota = await ctx.quota?.overNow();
+      if (overQuota) throw new ToolError(`${overQuota}\n\nThe command's output:\n${body.length > LIVE_OUTPUT_CHARS ? `…${body.slice(-LIVE_OUTPUT_CHARS)}` : body}`);
       return {
         title: input.description ?? input.command,
         output: notes.length > 0 ? `${body}\n\n${notes.join("\n")}` : body,

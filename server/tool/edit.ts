@@ -101,7 +101,11 @@ export const edit = define({
 
     const { diff, additions, deletions } = unifiedDiff(target.relative, before ?? "", after);
     await ctx.ask({ permission: "edit", patterns: [target.relative], metadata: { filepath: target.absolute, diff } });
+    // What the project's folder grows by (a file outside it is not the project's).
+    const growth = target.external ? 0 : Buffer.byteLength(after) - Buffer.byteLength(before ?? "");
+    await ctx.quota?.assertRoom(growth, `Cannot edit ${target.relative}`);
     await writeChecked(ctx, target, after);
+    ctx.quota?.changed(growth);
     return {
       title: target.relative,
       output: before === undefined ? `Created ${target.relative}.` : `Edit applied to ${target.relative} (${replacements} replacement${replacements === 1 ? "" : "s"}).`,

@@ -41,6 +41,8 @@ export interface ToolContext {
   boundary: Boundary;
   /** Runs every process a tool starts. */
   sandbox: Sandbox;
+  /** The project's disk quota (server/project/quota.ts); unset: none is enforced. */
+  quota?: ProjectQuota;
   abort: AbortSignal;
   /**
    * Ask for permission. Resolves when allowed; rejects with an error (whose message the
@@ -59,6 +61,16 @@ export interface ToolContext {
   };
   /** Run a subagent in a child session of this one (the task tool); rejects when it fails. */
   task(request: SubagentRequest): Promise<SubagentResult>;
+}
+
+/** One project's disk quota, as a tool sees it. */
+export interface ProjectQuota {
+  /** Refuse (an error the model sees) a change adding `bytes` that would take the project past its quota. */
+  assertRoom(bytes: number, what: string): Promise<void>;
+  /** The project changed by `bytes` (a file tool's own write). */
+  changed(bytes: number): void;
+  /** Measured now (after a command): what to tell when the project is over its quota, else undefined. */
+  overNow(): Promise<string | undefined>;
 }
 
 export interface SubagentRequest {

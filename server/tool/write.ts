@@ -91,7 +91,11 @@ export const write = define({
     const existed = before !== undefined;
     const { diff, additions, deletions } = unifiedDiff(target.relative, before ?? "", input.content);
     await ctx.ask({ permission: "edit", patterns: [target.relative], metadata: { filepath: target.absolute, diff } });
+    // What the project's folder grows by (a file outside it is not the project's).
+    const growth = target.external ? 0 : Buffer.byteLength(input.content) - Buffer.byteLength(before ?? "");
+    await ctx.quota?.assertRoom(growth, `Cannot write ${target.relative}`);
     await writeChecked(ctx, target, input.content);
+    ctx.quota?.changed(growth);
     return {
       title: target.relative,
       output: `${existed ? "Overwrote" : "Created"} ${target.relative} (${additions} lines added, ${deletions} removed).`,

@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Info } from "../server/session/info";
+import type { PartOf, ToolPart, UserMessage, WithParts } from "../server/session/message";
+import { type TestApp, openApp, trpcData } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
+import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
+import { settled } from "./session-harness";
+
+/**
+ * N14: a project's disk quota and the snapshot size check, as a member meets them through
+ * HTTP — a fake OpenAI-compatible provider drives the real write tool and bash in the
+ * sandbox; the quota is 2 MB (PARLEY_PROJECT_DISK_MB) and one snapshot stores at most
+ * 1 MB of new files (PARLEY_SNAPSHOT_MAX_MB).
+ */
+
+type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
+const MODEL = { providerId: "compatible", modelId: "gpt-test" };
+const MB = 1024 * 1024;
+
+describe("N14: disk quota per project (integration, through HTTP)", () => {
+  let fake: FakeOpenAI;
+  let app: TestApp;
+  let bob: Browser;
+  let projectId: string;
+  let projectDir: string;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    app = await openApp("disk_quota", (dir) => {
+      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
+      const config = path.join(dir, "parley.config.json");
+      writeFileSync(config, JSON.stringify({ permission: { bash: "allow" } }));
+      return {
+        PARLEY_CONFIG: config,
+        PARLEY_DATA_DIR: path.join(dir, "data"),
+        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        PARLEY_PROJECT_DISK_MB: "2",
+        PARLEY_SNAPSHOT_MAX_MB: "1",
+      };
+    });
+    projectDir = path.join(app.dir, "projects", "app");
+    const auth: Auth = await (await import("../server/auth/instance")).getAuth();
+    const { memberContext } = await import("../server/context");
+    const ann = await signUp(auth, "ann@quota.test", "Ann");
+    const teamId = (await memberContext(ann.headers)).actor.teamId;
+    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
+    bob = await joinTeam(auth, ann, teamId, "bob@quota.test", { role: "member" });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  const toolReply = (id: string, name: string, input: unknown): FakeReply =>
+    reply.stream([
+      ...toolCallSteps({ id, name, pieces: [JSON.stringify(input)] }),
+      { kind: "finish", reason: "tool_calls" },
+      { kind: "usage", usage: { prompt: 10, completion: 5 } },
+    ]);
+
+  /** One turn of Bob's: the model makes one tool call, then answers; the turn's messages. */
+  async function turn(sessionId: string, call: FakeReply): Promise<WithParts[]> {
+    fake.reset();
+    fake.enqueue(call, reply.text("done"));
+    const user = await trpcData<UserMessage>(app, "session.prompt", { sessionId, parts: [{ type: "text", text: "go" }], model: MODEL }, bob.headers);
+    await settled(app.rt.services, sessionId, 30_000);
+    const page = await trpcData<{ messages: WithParts[] }>(app, "message.page", { sessionId, limit: 200 }, bob.headers);
+    return page.messages.filter((m) => m.info.id > user.id);
+  }
+
+  const tools = (messages: WithParts[]): ToolPart[] => messages.flatMap((m) => m.parts.filter((p): p is ToolPart => p.type === "tool"));
+  const finishes = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"step-finish"> => p.type === "step-finish"));
+
+  it("N14: a member's write past the project's quota is refused with the quota's message; a bash command that goes past it fails saying so; a snapshot too large, or of a project over its quota, is skipped with a note", async () => {
+    const sessionId = (await trpcData<Info>(app, "session.create", { projectId, title: "quota" }, bob.headers)).id;
+
+    // 1.5 MB: within the quota, but more than one snapshot stores.
+    const first = await turn(sessionId, toolReply("w1", "write", { filePath: "data/one.txt", content: "a".repeat(1.5 * MB) }));
+    expect(tools(first)[0]?.state.status).toBe("completed");
+    expect(statSync(path.join(projectDir, "data", "one.txt")).size).toBe(1.5 * MB);
+    expect(finishes(first)[0]?.snapshotSkipped).toMatch(/more than one snapshot stores \(1 MB, limits\.snapshotMb\)/);
+
+    // Another 1 MB would take the project past its 2 MB.
+    const second = await turn(sessionId, toolReply("w2", "write", { filePath: "data/two.txt", content: "b".repeat(MB) }));
+    const refused = tools(second)[0];
+    expect(refused?.state.status).toBe("error");
+    expect(refused?.state.status === "error" && refused.state.error).toMatch(/Cannot write data\/two\.txt: the project would be over its disk quota \(.* MB used of 2\.0 MB, limits\.projectDiskMb\)/);
+    expect(existsSync(path.join(projectDir, "data", "two.txt"))).toBe(false);
+
+    // A command's writes are measured after it ran.
+    const third = await turn(sessionId, toolReply("b1", "bash", { command: "head -c 3145728 /dev/zero > data/three.bin && echo made", description: "make a file" }));
+    const failed = tools(third)[0];
+    expect(failed?.state.status).toBe("error");
+    expect(failed?.state.status === "error" && failed.state.error).toMatch(/The project is now over its disk quota \(.* MB used of 2\.0 MB, limits\.projectDiskMb\)[\s\S]*made/);
+    expect(finishes(third)[0]?.snapshotSkipped).toMatch(/^not snapshotted: /);
+
+    // Over its quota, the project is not snapshotted at all (a step's start snapshot is taken before its first tool).
+    const fourth = await turn(sessionId, toolReply("l1", "list", { path: "data" }));
+    expect(tools(fourth)[0]?.state.status).toBe("completed");
+    expect(finishes(fourth)[0]?.snapshotSkipped).toMatch(/not snapshotted: the project is over its disk quota \(.* MB used of 2 MB, limits\.projectDiskMb\)/);
+    expect(finishes(fourth)[0]?.snapshot).toBeUndefined();
+  });
+});

@@ -1,0 +1,301 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, promises as fs, readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Info } from "../server/session/info";
+import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
+import type { TurnDiff } from "../server/session/summary";
+import { type TestApp, openApp, trpcAnswer, trpcData } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
+import { type FakeOpenAI, type FakeReply, type RecordedRequest, type StreamStep, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
+import { settled } from "./session-harness";
+
+/**
+ * Snapshots and revert as members use them, through the real Route Handlers with real
+ * sign-in cookies, a fake OpenAI-compatible provider driving the real tools, and the
+ * system git: a symlinked folder (N9), a folder swapped for a link while a revert runs
+ * (N4), a session's patch with another member's session writing meanwhile (N7), and a
+ * prompt sent while a revert runs (D1).
+ */
+
+/** A process swapping work/ for a link to argv[1] and back, without pause (each step may fail when a revert just changed the names). */
+const SWAPPER = `
+const fs = require("node:fs");
+const step = (f) => { try { f(); } catch { /* the name changed under it: go on */ } };
+for (;;) {
+  step(() => fs.renameSync("work", "work-real"));
+  step(() => fs.symlinkSync(process.argv[1], "work"));
+  step(() => fs.unlinkSync("work"));
+  step(() => fs.renameSync("work-real", "work"));
+}
+`;
+
+type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
+const MODEL = { providerId: "compatible", modelId: "gpt-test" };
+
+describe("snapshots and revert (integration, through HTTP)", () => {
+  let fake: FakeOpenAI;
+  let app: TestApp;
+  let auth: Auth;
+  let ann: Browser;
+  let bob: Browser;
+  let projectId: string;
+  let projectDir: string;
+  /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
+  const scripts = new Map<string, FakeReply[]>();
+
+  const tagOf = (request: RecordedRequest) => {
+    for (const message of request.body.messages) {
+      if (message.role !== "user") continue;
+      const text = typeof message.content === "string" ? message.content : (message.content ?? []).map((c) => c.text ?? "").join("");
+      const tag = /\[(\w+)\]/.exec(text)?.[1];
+      if (tag) return tag;
+    }
+    return undefined;
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    fake.route = (request) => {
+      const tag = tagOf(request);
+      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("(nothing scripted)");
+    };
+    app = await openApp("snapshot_revert", (dir) => {
+      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
+      return {
+        PARLEY_DATA_DIR: path.join(dir, "data"),
+        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+      };
+    });
+    projectDir = path.join(app.dir, "projects", "app");
+    auth = await (await import("../server/auth/instance")).getAuth();
+    const { memberContext } = await import("../server/context");
+    ann = await signUp(auth, "ann@snapshots.test", "Ann");
+    const teamId = (await memberContext(ann.headers)).actor.teamId;
+    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
+    bob = await joinTeam(auth, ann, teamId, "bob@snapshots.test", { role: "member" });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
+  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+
+  /** A tool call reply (its arguments as JSON), then `tool_calls`. */
+  const toolReply = (id: string, name: string, input: unknown, gate?: Promise<unknown>): FakeReply =>
+    reply.stream([
+      ...toolCallSteps({ id, name, pieces: [JSON.stringify(input)] }),
+      ...(gate ? [{ kind: "gate", until: gate } satisfies StreamStep] : []),
+      { kind: "finish", reason: "tool_calls" },
+      { kind: "usage", usage: { prompt: 10, completion: 5 } },
+    ]);
+
+  async function session(who: Browser, title: string): Promise<string> {
+    return (await data<Info>("session.create", { projectId, title }, who)).id;
+  }
+
+  async function prompt(who: Browser, sessionId: string, text: string): Promise<UserMessage> {
+    return data<UserMessage>("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, who);
+  }
+
+  async function history(who: Browser, sessionId: string): Promise<WithParts[]> {
+    return (await data<{ messages: WithParts[] }>("message.page", { sessionId, limit: 200 }, who)).messages;
+  }
+
+  const partsOf = <T extends Part["type"]>(messages: WithParts[], type: T): PartOf<T>[] =>
+    messages.flatMap((m) => m.parts.filter((p): p is PartOf<T> => p.type === type));
+
+  const idle = (sessionId: string) => settled(app.rt.services, sessionId, 30_000);
+
+  async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+    for (let i = 0; i < 1000; i++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`never happened: ${what}`);
+  }
+
+  it("N9: a folder replaced by a symlink does not break later snapshots, and the turns before it can be reverted (no 500)", async () => {
+    const id = await session(ann, "N9");
+    scripts.set("n9", [toolReply("c1", "write", { filePath: "dd/f.txt", content: "first\n" }), reply.text("written")]);
+    await prompt(ann, id, "[n9] write dd/f.txt");
+    await idle(id);
+    expect(readFileSync(path.join(projectDir, "dd", "f.txt"), "utf8")).toBe("first\n");
+    // A member's command replaces the folder with a link to another folder of the project.
+    mkdirSync(path.join(projectDir, "n9-other"), { recursive: true });
+    await fs.rm(path.join(projectDir, "dd"), { recursive: true });
+    await fs.symlink("n9-other", path.join(projectDir, "dd"));
+    scripts.set("n9", [toolReply("c2", "write", { filePath: "n9-second.txt", content: "second\n" }), reply.text("written")]);
+    const second = await prompt(ann, id, "[n9] write n9-second.txt");
+    await idle(id);
+    const messages = await history(ann, id);
+    const finish = partsOf(messages.filter((m) => m.info.id > second.id), "step-finish");
+    expect(finish.some((p) => p.snapshot !== undefined)).toBe(true);
+    expect(partsOf(messages.filter((m) => m.info.id > second.id), "patch").map((p) => p.files)).toEqual([["n9-second.txt"]]);
+    // Reverting to before the first turn: 200, its file gone, the link left alone.
+    const first = messages.find((m) => m.info.role === "user");
+    const reverted = await call<Info>("session.revert", { sessionId: id, messageId: first?.info.id }, ann);
+    expect(reverted.status).toBe(200);
+    expect(existsSync(path.join(projectDir, "n9-second.txt"))).toBe(false);
+    expect((await fs.lstat(path.join(projectDir, "dd"))).isSymbolicLink()).toBe(true);
+    expect((await call<Info>("session.unrevert", { sessionId: id }, ann)).status).toBe(200);
+    await fs.rm(path.join(projectDir, "dd"));
+  });
+
+  it("N4: reverting while another process keeps swapping a folder of the project for a link to an outside folder deletes nothing outside", async () => {
+    const outside = path.join(app.dir, "outside");
+    mkdirSync(outside, { recursive: true });
+    const canaries = Array.from({ length: 10 }, (_, i) => `f${i}.txt`);
+    for (const name of canaries) await fs.writeFile(path.join(outside, name), "canary\n");
+    const id = await session(ann, "N4");
+    const writes = canaries.map((name, i) => toolReply(`w${i}`, "write", { filePath: `work/${name}`, content: "made by the turn\n" }));
+    scripts.set("n4", [...writes, reply.text("written")]);
+    const user = await prompt(ann, id, "[n4] write the work files");
+    await idle(id);
+    expect(readdirSync(path.join(projectDir, "work")).sort()).toEqual([...canaries].sort());
+    // Another process (as a bash command of another session would) swaps work/ for a link and back, without pause.
+    const swapper = spawn(process.execPath, ["-e", SWAPPER, outside], { cwd: projectDir, stdio: "ignore" });
+    const statuses: number[] = [];
+    try {
+      for (let round = 0; round < 15; round++) {
+        statuses.push((await call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann)).status);
+        statuses.push((await call<Info>("session.unrevert", { sessionId: id }, ann)).status);
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((resolve) => swapper.once("exit", resolve));
+    }
+    expect(readdirSync(outside).sort()).toEqual([...canaries].sort());
+    for (const name of canaries) expect(readFileSync(path.join(outside, name), "utf8")).toBe("canary\n");
+    // Reverts went through (a round may fail on a path that changed under it, never by touching the outside).
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    if ((await fs.lstat(path.join(projectDir, "work")).catch(() => undefined /* no work/ */))?.isSymbolicLink()) await fs.rm(path.join(projectDir, "work"));
+  });
+
+  it("N7: another member's session writing hr/salaries.txt during a step is not in this session's patch, turn diff or summary, and reverting this session keeps it", async () => {
+    const a = await session(ann, "N7 Ann");
+    const b = await session(bob, "N7 Bob");
+    // Ann's step is held at its end snapshot (after its write) until Bob's session has written.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const snapshots = app.rt.services.snapshots;
+    const track = snapshots.track.bind(snapshots);
+    let hold = true;
+    snapshots.track = async (project) => {
+      if (hold && existsSync(path.join(projectDir, "notes", "ann.txt"))) {
+        hold = false;
+        await gate;
+      }
+      return track(project);
+    };
+    let annTurn: UserMessage;
+    try {
+      scripts.set("n7a", [toolReply("a1", "write", { filePath: "notes/ann.txt", content: "ann\n" }), reply.text("done")]);
+      scripts.set("n7b", [toolReply("b1", "write", { filePath: "hr/salaries.txt", content: "bob: 1\n" }), reply.text("done")]);
+      annTurn = await prompt(ann, a, "[n7a] write notes/ann.txt");
+      await until(() => !hold, "Ann's step reaching its end snapshot");
+      await prompt(bob, b, "[n7b] write hr/salaries.txt");
+      await idle(b);
+      release();
+      await idle(a);
+    } finally {
+      snapshots.track = track;
+    }
+    const patches = partsOf(await history(ann, a), "patch");
+    expect(patches.map((p) => p.files)).toEqual([["notes/ann.txt"]]);
+    const diff = await data<TurnDiff>("message.diff", { sessionId: a, messageId: annTurn.id }, ann);
+    expect(diff.files.map((f) => f.file)).toEqual(["notes/ann.txt"]);
+    expect(diff.text).not.toContain("salaries");
+    const summary = await data<Info>("session.get", { sessionId: a }, ann);
+    expect(summary.summary?.files).toBe(1);
+    expect(summary.summary?.diffs?.map((d) => d.file) ?? []).not.toContain("hr/salaries.txt");
+    expect((await call<Info>("session.revert", { sessionId: a, messageId: annTurn.id }, ann)).status).toBe(200);
+    expect(existsSync(path.join(projectDir, "notes", "ann.txt"))).toBe(false);
+    expect(readFileSync(path.join(projectDir, "hr", "salaries.txt"), "utf8")).toBe("bob: 1\n");
+  });
+
+  it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
+    const id = await session(ann, "D1");
+    scripts.set("d1", [toolReply("d", "write", { filePath: "d1.txt", content: "d1\n" }), reply.text("written")]);
+    const user = await prompt(ann, id, "[d1] write d1.txt");
+    await idle(id);
+    // The revert's restore is held until the test lets it go (as a large project would hold it).
+    const snapshots = app.rt.services.snapshots;
+    const restore = snapshots.restore.bind(snapshots);
+    let entered = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    snapshots.restore = async (...args) => {
+      entered = true;
+      await gate;
+      return restore(...args);
+    };
+    try {
+      const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
+      await until(() => entered, "the revert's restore");
+      scripts.set("d1", [reply.text("answered after the revert")]);
+      const meanwhile = await call<UserMessage>("session.prompt", { sessionId: id, parts: [{ type: "text", text: "[d1] sent during the revert" }], model: MODEL }, ann);
+      release();
+      expect((await reverting).status).toBe(200);
+      expect(meanwhile.status).toBe(409);
+      expect(meanwhile.message).toMatch(/being reverted/);
+    } finally {
+      snapshots.restore = restore;
+    }
+    await idle(id);
+    const texts = (await app.rt.services.db.part.findMany({ where: { sessionId: id, type: "text" } })).map((p) => JSON.stringify(p.data));
+    expect(texts.some((t) => t.includes("sent during the revert"))).toBe(false);
+    // Sent again once the revert is done, it is answered.
+    const again = await prompt(ann, id, "[d1] sent after the revert");
+    await idle(id);
+    const after = (await history(ann, id)).filter((m) => m.info.id > again.id);
+    expect(partsOf(after, "text").map((p) => p.text)).toEqual(["answered after the revert"]);
+  });
+
+  it("D1: a prompt stored just as a revert began (its check came first) is kept and answered after the revert, which becomes final", async () => {
+    const id = await session(ann, "D1 late");
+    scripts.set("late", [toolReply("l", "write", { filePath: "late.txt", content: "late\n" }), reply.text("written")]);
+    const user = await prompt(ann, id, "[late] write late.txt");
+    await idle(id);
+    const snapshots = app.rt.services.snapshots;
+    const restore = snapshots.restore.bind(snapshots);
+    const lock = app.rt.services.lock;
+    const isRunning = lock.isRunning.bind(lock);
+    let entered = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    snapshots.restore = async (...args) => {
+      entered = true;
+      await gate;
+      return restore(...args);
+    };
+    // The prompt's check ran just before the revert took its lock: it saw no revert.
+    lock.isRunning = async (key) => (key.startsWith("revert:") ? false : isRunning(key));
+    let sent: UserMessage;
+    try {
+      const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
+      await until(() => entered, "the revert's restore");
+      scripts.set("late", [reply.text("answered after the revert")]);
+      sent = await prompt(ann, id, "[late] sent as the revert began");
+      release();
+      expect((await reverting).status).toBe(200);
+    } finally {
+      snapshots.restore = restore;
+      lock.isRunning = isRunning;
+    }
+    await idle(id);
+    const messages = await history(ann, id);
+    // The reverted turn is gone for good, its file too; the prompt is there, answered.
+    expect(messages.map((m) => m.info.id)).not.toContain(user.id);
+    expect(existsSync(path.join(projectDir, "late.txt"))).toBe(false);
+    expect((await data<Info>("session.get", { sessionId: id }, ann)).revert).toBeUndefined();
+    expect(messages.find((m) => m.info.id === sent.id)?.info.role).toBe("user");
+    expect(partsOf(messages.filter((m) => m.info.id > sent.id), "text").map((p) => p.text)).toEqual(["answered after the revert"]);
+  });
+});
