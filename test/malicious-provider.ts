@@ -133,6 +133,11 @@ function answer(model: string, res: http.ServerResponse, port: number): void {
       res.writeHead(200, SSE);
       drip(res, 100, () => chunk({ content: "." }));
       return;
+    case "retry-far-future":
+      // A rate limit whose retry-after is an HTTP date millennia away.
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "Fri, 31 Dec 9999 23:59:59 GMT" });
+      res.end(JSON.stringify({ error: { message: "Rate limit reached, try again later", type: "rate_limit" } }));
+      return;
     default:
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `unknown model ${model}` } }));

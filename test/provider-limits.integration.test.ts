@@ -197,6 +197,33 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
     expect(await failedTurn("slow-text")).toMatch(/did not finish its answer within 4 s \(provider\.stepTimeoutMs: 4000\)/);
   });
 
+  it("D8: a retry-after date millennia away waits at most 10 minutes instead of firing at once", { timeout: 60_000 }, async () => {
+    if (!provider.running) await provider.start();
+    const before = await provider.requests("retry-far-future");
+    const session = await ok<{ id: string }>("session.create", { projectId, title: "Provider mode retry-far-future" });
+    await ok("session.prompt", { sessionId: session.id, parts: [{ type: "text", text: "hello" }], model: { providerId: "compatible", modelId: "retry-far-future" } });
+    type Retry = { type: "retry"; attempt: number; message: string; next: number };
+    const isRetry = (s: { type: string } | Retry | undefined): s is Retry => s?.type === "retry";
+    let status: { type: string } | Retry | undefined;
+    const end = Date.now() + 20_000;
+    while (!isRetry(status) && Date.now() < end) {
+      status = (await ok<{ status?: { type: string } | Retry }>("session.get", { sessionId: session.id })).status;
+      if (!isRetry(status)) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (!isRetry(status)) throw new Error(`the session never waited to retry (status ${status?.type})`);
+    const wait = status.next - Date.now();
+    // Clamped to the 10-minute cap: neither the year 9999 nor at once.
+    expect(wait).toBeGreaterThan(9 * 60_000);
+    expect(wait).toBeLessThanOrEqual(10 * 60_000);
+    // A timer that overflowed would have fired at once and asked the provider again.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await provider.requests("retry-far-future")) - before).toBe(1);
+    await ok("session.abort", { sessionId: session.id });
+    await settled(rt.services, session.id, 15_000);
+    const info = await ok<{ status?: { type: string } }>("session.get", { sessionId: session.id });
+    expect(info.status?.type ?? "idle").toBe("idle");
+  });
+
   describe("the openai/ path (the Responses API, read by the AI SDK)", () => {
     it("N8: an endless line fails the turn at the event limit", { timeout: 90_000 }, async () => {
       expect(await failedTurn("endless-line", "openai")).toMatch(/provider\.maxEventChars: 4194304/);
