@@ -152,6 +152,8 @@ test("an 'Always allow' answer is listed on the approvals page with its granter;
   await expect(row.getByTestId("approval-pattern")).toHaveText(REMEMBERED);
   await expect(row.getByTestId("approval-pattern")).toHaveCSS("font-family", /mono/i);
   await expect(row.getByTestId("approval-granted-by")).toHaveText(account.name);
+  // The account owns its team: its approval also answers the questions the policy asks.
+  await expect(row.getByTestId("approval-by-admin")).toBeVisible();
   await expect(row).toContainText(project);
   await expect(row).toContainText("build");
   await expect(row.locator("time")).toBeVisible();

@@ -174,8 +174,10 @@ function ApprovalRow({ approval, onRevoke }: { approval: Approval; onRevoke?: ()
           {approval.pattern}
         </code>
       </td>
-      <td data-testid="approval-granted-by" className={`px-4 py-3 ${approval.grantedBy ? "text-zinc-700" : "text-zinc-400 italic"}`}>
-        {approval.grantedBy?.name ?? "unknown"}
+      <td className="px-4 py-3">
+        <span data-testid="approval-granted-by" className={approval.grantedBy ? "text-zinc-700" : "text-zinc-400 italic"}>
+          {approval.grantedBy?.name ?? "unknown"}
+        </span>
         {approval.byAdmin ? (
           <span data-testid="approval-by-admin" title="Granted by an owner or admin: it also answers the questions the team's policy asks" className="ml-1.5 text-xs text-zinc-500">
             (admin — also past policy questions)
