@@ -105,3 +105,14 @@ export async function trpcData<T>(app: TestApp, procedure: string, input: unknow
 export function allProcedures(): Procedures {
   return procedures;
 }
+
+/** Until `read` gives a value (polled every 50 ms); throws, naming `what`, after `ms`. */
+export async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -7,7 +7,7 @@ import type { ProcessSpec } from "../server/sandbox/sandbox";
 import type { Part, ToolPart } from "../server/session/message";
 import { Runners } from "../server/session/runner";
 import { outputDirectory } from "../server/tool/truncate";
-import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
+import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -39,11 +39,7 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
   let shared: string;
 
   const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await call<T>(procedure, input, who);
-    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
-    return res.data;
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
   const newSession = async (who: Browser, permission?: unknown) => (await ok<{ id: string }>("session.create", { projectId, title: "files", ...(permission ? { permission } : {}) }, who)).id;
   const setPolicy = (rules: unknown[]) => ok("permission.setPolicy", { rules }, ann);
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
+import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -26,21 +26,8 @@ describe("team policy and approvals through tRPC (integration)", () => {
 
   const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
 
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await call<T>(procedure, input, who);
-    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
-    return res.data;
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
-  async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await read();
-      if (value !== undefined) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   const newSession = (who: Browser, permission?: unknown) => call<{ id: string }>("session.create", { projectId, title: "policy", ...(permission ? { permission } : {}) }, who);
   const prompt = (who: Browser, sessionId: string, text: string) => ok("session.prompt", { sessionId, parts: [{ type: "text", text }] }, who);

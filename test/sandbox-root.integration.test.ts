@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
 import { DEFAULT_SANDBOX_ID } from "../server/sandbox/settings";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -27,21 +27,7 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
   let projectId: string;
   let dataDir: string;
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await call<T>(procedure, input, who);
-    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
-    return res.data;
-  }
-  async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await read();
-      if (value !== undefined) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
   beforeAll(async () => {
     expect(process.getuid?.()).toBe(0);

@@ -5,7 +5,7 @@ import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, WithParts } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
+import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until as waitFor } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -30,21 +30,9 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
 
   const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
 
-  async function ok<T>(procedure: string, input: unknown, who: Browser): Promise<T> {
-    const res = await call<T>(procedure, input, who);
-    expect(res.status, `${procedure}: ${res.message}`).toBe(200);
-    return res.data;
-  }
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
-  async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await read();
-      if (value !== undefined) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const until = <T>(what: string, read: () => Promise<T | undefined>) => waitFor(what, read, 20_000);
 
   const newSession = async (who: Browser, agent?: string) => (await ok<Info>("session.create", { projectId, title: "limits", ...(agent ? { agent } : {}) }, who)).id;
   const prompt = (who: Browser, sessionId: string, text: string, agent?: string) =>

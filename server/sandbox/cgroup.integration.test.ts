@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const dir of made.splice(0)) await fs.rmdir(dir).catch((error: unknown) => expect((error as NodeJS.ErrnoException).code).toBe("ENOENT"));
 });
 
-/** A pid no process has any more: a child that has exited and been reaped. */
+/** A pid that no process holds now: a child that has exited and been reaped. */
 function deadPid(): number {
   const child = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" });
   return Number(child.stdout.trim());
