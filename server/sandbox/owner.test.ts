@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 describe("adoptTree", () => {
-  it("gives everything below the root first and the root last; links are changed themselves, never followed", async () => {
+  it("gives everything below the root first and the root last; links are changed themselves, never followed; a hard-linked file keeps its owner", async () => {
     base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "parley-owner-")));
     const root = path.join(base, "project");
     await fs.mkdir(path.join(root, "a", "b"), { recursive: true });
@@ -28,14 +28,22 @@ describe("adoptTree", () => {
     await fs.mkdir(outside);
     await fs.writeFile(path.join(outside, "keep.txt"), "x");
     await fs.symlink(outside, path.join(root, "link"));
-    const lchown = vi.spyOn(fs, "lchown");
+    // A hard link to a file elsewhere: the file keeps its owner (it may lie outside the tree).
+    await fs.writeFile(path.join(outside, "linked.txt"), "x");
+    await fs.link(path.join(outside, "linked.txt"), path.join(root, "hard.txt"));
+    // While anything below is still being given, the root is not the owner's yet.
+    const original = fs.lchown.bind(fs);
+    const early: string[] = [];
+    vi.spyOn(fs, "lchown").mockImplementation(async (target, uid, gid) => {
+      if (await owns(OWNER, root)) early.push(String(target));
+      return original(target, uid, gid);
+    });
     expect(await owns(OWNER, root)).toBe(false);
     await adoptTree(OWNER, root);
-    const order = lchown.mock.calls.map(([p]) => path.relative(root, String(p)));
-    expect(order.at(-1)).toBe("");
-    expect(new Set(order)).toEqual(new Set(["", "a", "link", "a/b", "a/b/f.txt"]));
+    expect(early).toEqual([]);
     expect(await owns(OWNER, root)).toBe(true);
-    expect((await fs.lstat(path.join(root, "link"))).uid).toBe(OWNER.uid);
+    for (const entry of ["a", "a/b", "a/b/f.txt", "link"]) expect((await fs.lstat(path.join(root, entry))).uid, entry).toBe(OWNER.uid);
     expect((await fs.stat(path.join(outside, "keep.txt"))).uid).toBe(0);
+    expect((await fs.stat(path.join(outside, "linked.txt"))).uid).toBe(0);
   });
 });

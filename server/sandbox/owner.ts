@@ -1,5 +1,5 @@
-import { promises as fs } from "node:fs";
-import path from "node:path";
+import { constants, promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 
 /**
  * Who owns a workspace's files when the server runs as root: the sandbox's own
@@ -28,37 +28,74 @@ export async function adoptPath(owner: SandboxOwner | undefined, target: string)
   }
 }
 
+/** Opening a folder without following a link at its name. */
+const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
 /**
  * Give a whole tree to the owner: everything below `root`, then `root` itself — last, so
- * `owns(root)` means the walk is over (the sandbox starts no process of the owner in a tree
- * that is still being walked, where it could swap a folder for a link under the walk).
- * Symlinks are changed themselves and never followed. Entries removed during the walk are
- * skipped.
+ * `owns(root)` means the walk is over. The walk never follows a link: each folder is
+ * opened with `O_NOFOLLOW` by name inside its already opened parent
+ * (`/proc/self/fd/<fd>/<name>`), listed through its own descriptor, and its entries are
+ * changed by name inside it (`lchown` never follows the last name), so a folder swapped
+ * for a link meanwhile cannot lead the walk anywhere else. A file with more than one hard
+ * link keeps its owner (another of its names may lie outside the tree). Entries removed
+ * during the walk are skipped.
  */
 export async function adoptTree(owner: SandboxOwner | undefined, root: string): Promise<void> {
   if (!owner) return;
-  let level = [root];
-  while (level.length > 0) {
-    const next: string[] = [];
-    for (const dir of level) {
-      if (dir !== root) await adoptPath(owner, dir);
-      let entries;
-      try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        const c = code(error);
-        if (c === "ENOENT" || c === "ENOTDIR") continue;
-        throw error;
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) next.push(full);
-        else await adoptPath(owner, full);
-      }
-    }
-    level = next;
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(await fs.realpath(root), DIRECTORY_FLAGS);
+  } catch (error) {
+    const c = code(error);
+    if (c === "ENOENT" || c === "ENOTDIR" || c === "ELOOP") return;
+    throw error;
   }
-  await adoptPath(owner, root);
+  try {
+    await adoptBelow(owner, handle);
+    await handle.chown(owner.uid, owner.gid);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function adoptBelow(owner: SandboxOwner, folder: FileHandle): Promise<void> {
+  const here = `/proc/self/fd/${folder.fd}`;
+  let names: string[];
+  try {
+    names = await fs.readdir(here);
+  } catch (error) {
+    if (code(error) === "ENOENT") return;
+    throw error;
+  }
+  for (const name of names) {
+    const at = `${here}/${name}`;
+    let child: FileHandle | undefined;
+    try {
+      child = await fs.open(at, DIRECTORY_FLAGS);
+    } catch (error) {
+      const c = code(error);
+      if (c === "ENOENT") continue;
+      // Not a folder (a file, a link, a pipe…): changed by name, never followed.
+      if (c !== "ENOTDIR" && c !== "ELOOP") throw error;
+    }
+    if (child) {
+      try {
+        await adoptBelow(owner, child);
+        await child.chown(owner.uid, owner.gid);
+      } finally {
+        await child.close();
+      }
+      continue;
+    }
+    try {
+      const stat = await fs.lstat(at);
+      if (!stat.isDirectory() && stat.nlink > 1) continue;
+      await fs.lchown(at, owner.uid, owner.gid);
+    } catch (error) {
+      if (code(error) !== "ENOENT") throw error;
+    }
+  }
 }
 
 /** Whether `root` already belongs to the owner (then a tree needs no walk). */
