@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
-import { ParleyError } from "../errors";
+import { ParleyError, isParleyError } from "../errors";
 import * as Id from "../id";
 import type { Context, Services } from "../services";
 import { type Keyring, sealedKeyId } from "./seal";
@@ -108,24 +108,34 @@ export async function kindOf(s: Pick<Services, "db">, teamId: string, name: stri
 /**
  * Re-seals every stored secret under the keyring's current key (`npm run secrets:rotate`).
  * A value set meanwhile is left as it was set (it is sealed under the current key already).
- * Returns how many values were re-sealed and how many already used the current key.
+ * A value no key of the keyring opens is left alone and reported (team and name, never a
+ * value), and the others are still re-sealed.
  */
-export async function rotate(s: Pick<Services, "db">, keyring: Keyring): Promise<{ resealed: number; current: number }> {
+export async function rotate(
+  s: Pick<Services, "db">,
+  keyring: Keyring,
+): Promise<{ resealed: number; current: number; failed: { teamId: string; name: string; reason: string }[] }> {
   const currentId = await keyring.currentId();
-  const rows = await s.db.teamSecret.findMany({ select: { id: true, teamId: true, name: true, sealed: true, updatedAt: true } });
+  const rows = await s.db.teamSecret.findMany({ select: { id: true, teamId: true, name: true, sealed: true, updatedAt: true }, orderBy: { id: "asc" } });
   let resealed = 0;
   let current = 0;
+  const failed: { teamId: string; name: string; reason: string }[] = [];
   for (const row of rows) {
     const scope = { teamId: row.teamId, name: row.name };
-    if (sealedKeyId(row.sealed) === currentId) {
-      current++;
-      continue;
+    try {
+      if (sealedKeyId(row.sealed) === currentId) {
+        current++;
+        continue;
+      }
+      const sealed = await keyring.seal(scope, await keyring.open(scope, row.sealed));
+      // Only if nobody set it since it was read (updatedAt moves with every set; rotation keeps it).
+      const { count } = await s.db.teamSecret.updateMany({ where: { id: row.id, updatedAt: row.updatedAt }, data: { sealed } });
+      if (count === 1) resealed++;
+      else current++;
+    } catch (error) {
+      if (!isParleyError(error) || error.code !== "CORRUPT") throw error;
+      failed.push({ ...scope, reason: error.message });
     }
-    const sealed = await keyring.seal(scope, await keyring.open(scope, row.sealed));
-    // Only if nobody set it since it was read (updatedAt moves with every set; rotation keeps it).
-    const { count } = await s.db.teamSecret.updateMany({ where: { id: row.id, updatedAt: row.updatedAt }, data: { sealed } });
-    if (count === 1) resealed++;
-    else current++;
   }
-  return { resealed, current };
+  return { resealed, current, failed };
 }
