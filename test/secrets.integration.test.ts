@@ -19,7 +19,7 @@ import { parleyError } from "./fixtures";
  */
 
 type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
-type Info = { name: string; kind: string; createdAt: string; updatedAt: string; updatedBy: { name: string } | null };
+type Info = { name: string; kind: string; createdAt: number; updatedAt: number; updatedBy: { name: string } | null };
 
 const KEY_A = randomBytes(32);
 const KEY_B = randomBytes(32);
@@ -109,7 +109,7 @@ describe("team secrets (integration, through HTTP)", () => {
     const set = await call<Info>("secret.set", { name: "github-token", kind: "git-password", value: REPLACED }, carol);
     expect(set.status, set.text).toBe(200);
     expect(set.data).toMatchObject({ name: "github-token", kind: "git-password", updatedBy: { name: "Carol" }, createdAt: before.createdAt });
-    expect(Date.parse(set.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(before.updatedAt));
+    expect(set.data.updatedAt).toBeGreaterThanOrEqual(before.updatedAt);
     expect(set.text).not.toContain(REPLACED);
     expect(await Secrets.reveal(app.rt.services, teamId, "github-token")).toBe(REPLACED);
     expect((await call<Info>("secret.set", { name: "github-token", kind: "git-token", value: VALUE }, ann)).status).toBe(200);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_SECRET_VALUE_BYTES, SECRET_KINDS, SECRET_NAME_PATTERN, SECRET_NAME_RULE } from "../../lib/secrets";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError, isParleyError } from "../errors";
 import * as Id from "../id";
@@ -12,16 +13,14 @@ import { type Keyring, sealedKeyId } from "./seal";
  * processes read a value (`reveal`), which no transport exposes.
  */
 
-export const KINDS = ["git-token", "git-password", "ssh-key", "provider-key", "header"] as const;
-export const Kind = z.enum(KINDS);
+export const KINDS = SECRET_KINDS;
+export const Kind = z.enum(SECRET_KINDS);
 export type Kind = z.infer<typeof Kind>;
 
-export const Name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "A secret's name is 1–64 characters: lower-case letters, digits, '.', '_' or '-', starting with a letter or digit.");
+export const Name = z.string().regex(new RegExp(`^${SECRET_NAME_PATTERN}$`), `A secret's name is ${SECRET_NAME_RULE}.`);
 
 /** The most a value may hold (UTF-8 bytes). */
-export const MAX_VALUE_BYTES = 16 * 1024;
+export const MAX_VALUE_BYTES = MAX_SECRET_VALUE_BYTES;
 // The messages never repeat the value: a refused value must not come back in an error.
 export const Value = z
   .string()
@@ -36,8 +35,9 @@ export type SetInput = z.infer<typeof SetInput>;
 export const Info = z.object({
   name: z.string(),
   kind: Kind,
-  createdAt: z.date(),
-  updatedAt: z.date(),
+  /** When it was first set and last set (ms since the epoch). */
+  createdAt: z.number(),
+  updatedAt: z.number(),
   /** Who set it last; null when that user is gone. */
   updatedBy: z.object({ name: z.string() }).nullable(),
 });
@@ -52,7 +52,13 @@ async function infos(db: Services["db"], rows: Row[]): Promise<Info[]> {
   const names = new Map(users.map((user) => [user.id, user.name]));
   return rows.map((row) => {
     const by = row.updatedById ? names.get(row.updatedById) : undefined;
-    return { name: row.name, kind: Kind.parse(row.kind), createdAt: row.createdAt, updatedAt: row.updatedAt, updatedBy: by === undefined ? null : { name: by } };
+    return {
+      name: row.name,
+      kind: Kind.parse(row.kind),
+      createdAt: row.createdAt.getTime(),
+      updatedAt: row.updatedAt.getTime(),
+      updatedBy: by === undefined ? null : { name: by },
+    };
   });
 }
 
