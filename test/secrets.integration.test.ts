@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -222,6 +222,26 @@ describe("team secrets (integration, through HTTP)", () => {
     expect(Buffer.from((await app.rt.services.db.teamSecret.findUniqueOrThrow({ where: { id: "sec_stray" } })).sealed).equals(Buffer.from(stray))).toBe(true);
     await app.rt.services.db.teamSecret.delete({ where: { id: "sec_stray" } });
     expect(await Secrets.reveal({ db: app.rt.services.db, keyring: onlyB }, teamId, "github-token")).toBe(VALUE);
+  });
+
+  it("the sandbox sees neither the server's secret key (environment) nor the key file, nor any value", async () => {
+    const keyFile = path.join(dataDir, "secret-key");
+    // The key file as a server without PARLEY_SECRET_KEY makes it on first use.
+    const fromFile = new Keyring({ keyFile });
+    await fromFile.currentId();
+    const fileKey = readFileSync(keyFile, "utf8").trim();
+    expect(process.env.PARLEY_SECRET_KEY).toBe(KEY_A.toString("base64"));
+    const project = path.join(app.dir, "projects", "app");
+    const proc = await app.rt.services.sandbox.spawn({ argv: ["sh", "-c", `env; cat ${keyFile}; ls -a ${dataDir}; grep -rs . ${dataDir} | head -c 2000`], project });
+    let output = "";
+    proc.child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    proc.child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await proc.exited;
+    expect(proc.confined).toBe(true);
+    expect(output).toContain("PATH=");
+    for (const secret of [KEY_A.toString("base64"), fileKey, VALUE, "PARLEY_SECRET_KEY"]) expect(output).not.toContain(secret);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    rmSync(keyFile);
   });
 
   it("an owner removes it: gone from the list, reveal finds nothing, a second remove is 404", async () => {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, link, open, readFile, rm } from "node:fs/promises";
+import { chmod, link, mkdir, open, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { ParleyError } from "../errors";
 
@@ -169,6 +169,7 @@ async function keyFromFile(file: string): Promise<Buffer> {
   } catch (error) {
     if (!isMissing(error)) throw error;
   }
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = path.join(path.dirname(file), `.secret-key-${process.pid}-${randomBytes(6).toString("hex")}`);
   const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
