@@ -13,7 +13,6 @@ import { type Keyring, sealedKeyId } from "./seal";
  * processes read a value (`reveal`), which no transport exposes.
  */
 
-export const KINDS = SECRET_KINDS;
 export const Kind = z.enum(SECRET_KINDS);
 export type Kind = z.infer<typeof Kind>;
 
