@@ -203,28 +203,34 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
     const fifos = ["a", "b", "c", "d"].map((name) => path.join(projectDir, `${name}.fifo`));
     // The attacker makes them with one approved command; here the test does.
     for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
-    const session = await newSession(bob);
+    const timed = async <T>(what: () => Promise<T>): Promise<{ ms: number; value: T }> => {
+      const start = performance.now();
+      const value = await what();
+      return { ms: performance.now() - start, value };
+    };
     try {
-      const sent = call("session.prompt", { sessionId: session, parts: fifos.map((fifo) => ({ type: "mention", path: path.basename(fifo) })) }, bob);
-      // While it is in flight: another team signs in, and the load balancer checks health.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const timed = async <T>(what: () => Promise<T>): Promise<{ ms: number; value: T }> => {
-        const start = performance.now();
-        const value = await what();
-        return { ms: performance.now() - start, value };
-      };
-      const [signIn, check] = await Promise.all([
-        timed(() => authCall(auth, "/sign-in/email", { email: "carol@files.test", password: "correct horse battery" })),
-        timed(async () => (await health.GET()).status),
-      ]);
-      expect(signIn.value.status).toBe(200);
-      expect(check.value).toBe(200);
-      expect(signIn.ms, "sign-in (ms)").toBeLessThan(500);
-      expect(check.ms, "/api/health (ms)").toBeLessThan(500);
-      const answer = await sent;
-      expect(answer.status).toBe(400);
-      expect(answer.message).toMatch(/^@a\.fifo is a named pipe \(FIFO\): only regular files can be read or written\.$/);
-      expect(await rt.services.db.message.count({ where: { sessionId: session } })).toBe(0);
+      // A stalled server answers no attempt (before the fix: sign-in hung for 30 s); one
+      // slowed by another test file's CPU on this shared machine answers a later one in time.
+      const slowest: number[] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const session = await newSession(bob);
+        const sent = call("session.prompt", { sessionId: session, parts: fifos.map((fifo) => ({ type: "mention", path: path.basename(fifo) })) }, bob);
+        // While it is in flight: another team signs in, and the load balancer checks health.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const [signIn, check] = await Promise.all([
+          timed(() => authCall(auth, "/sign-in/email", { email: "carol@files.test", password: "correct horse battery" })),
+          timed(async () => (await health.GET()).status),
+        ]);
+        expect(signIn.value.status).toBe(200);
+        expect(check.value).toBe(200);
+        const answer = await sent;
+        expect(answer.status).toBe(400);
+        expect(answer.message).toMatch(/^@a\.fifo is a named pipe \(FIFO\): only regular files can be read or written\.$/);
+        expect(await rt.services.db.message.count({ where: { sessionId: session } })).toBe(0);
+        slowest.push(Math.max(signIn.ms, check.ms));
+        if (slowest.at(-1)! < 500) break;
+      }
+      expect(Math.min(...slowest), `sign-in and /api/health (ms) in each attempt: ${slowest.map(Math.round).join(", ")}`).toBeLessThan(500);
     } finally {
       // Before the fix, the reads hang in the thread pool until a writer comes: let them go.
       for (const fifo of fifos) {

@@ -19,8 +19,9 @@ import { settled } from "./session-harness";
 
 const RSS_LIMIT = 1024 ** 3;
 /** Short clocks, so the hanging modes end in seconds (the defaults are 10 and 5 minutes). */
-const STEP_TIMEOUT_MS = 4_000;
-const IDLE_TIMEOUT_MS = 1_500;
+/** Long enough that a 64 MiB bomb is read to its limit first even on a busy machine (the limit, not the clock, must stop it). */
+const STEP_TIMEOUT_MS = 8_000;
+const IDLE_TIMEOUT_MS = 4_000;
 /** How long a turn may take here before the test calls it hung. */
 const TURN_TIMEOUT_MS = 45_000;
 
@@ -186,15 +187,15 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
   });
 
   it("N15: a provider that only drips `: keepalive` fails the turn at the idle limit", { timeout: 90_000 }, async () => {
-    expect(await failedTurn("keepalive")).toMatch(/sent no output for 1\.5 s \(provider\.idleTimeoutMs: 1500\)/);
+    expect(await failedTurn("keepalive")).toMatch(/sent no output for 4 s \(provider\.idleTimeoutMs: 4000\)/);
   });
 
   it("N15: `: keepalive` after some output is not progress either", { timeout: 90_000 }, async () => {
-    expect(await failedTurn("keepalive-after-text")).toMatch(/sent no output for 1\.5 s \(provider\.idleTimeoutMs/);
+    expect(await failedTurn("keepalive-after-text")).toMatch(/sent no output for 4 s \(provider\.idleTimeoutMs/);
   });
 
   it("N15: an answer that never ends fails the turn at the step's wall-clock limit", { timeout: 90_000 }, async () => {
-    expect(await failedTurn("slow-text")).toMatch(/did not finish its answer within 4 s \(provider\.stepTimeoutMs: 4000\)/);
+    expect(await failedTurn("slow-text")).toMatch(/did not finish its answer within 8 s \(provider\.stepTimeoutMs: 8000\)/);
   });
 
   it("D8: a retry-after date millennia away waits at most 10 minutes instead of firing at once", { timeout: 60_000 }, async () => {
@@ -242,7 +243,7 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
     });
 
     it("N15: a `: keepalive` drip fails the turn at the idle limit", { timeout: 90_000 }, async () => {
-      expect(await failedTurn("keepalive", "openai")).toMatch(/provider\.idleTimeoutMs: 1500/);
+      expect(await failedTurn("keepalive", "openai")).toMatch(/provider\.idleTimeoutMs: 4000/);
     });
   });
 
