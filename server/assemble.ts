@@ -14,6 +14,7 @@ import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
 import path from "node:path";
 import { Sandbox } from "./sandbox/sandbox";
+import { Keyring } from "./secrets/seal";
 import { Snapshots } from "./snapshot/snapshot";
 import { type Clock, type ExecuteTool, type Models, type Services, type Settings, systemClock } from "./services";
 import { RunLock } from "./session/lock";
@@ -36,6 +37,8 @@ export interface Parts {
   /** A run lock of the caller's (tests track releases); else one on `databaseUrl`. */
   lock?: RunLock;
   sandbox: Sandbox;
+  /** The keys of team secrets; else the key file `<dataDir>/secret-key` (made on first use). */
+  keyring?: Keyring;
   /** Snapshots of the caller's; else stored in `<dataDir>/snapshot` with the system git. */
   snapshots?: Snapshots;
   models: Models;
@@ -66,6 +69,7 @@ export function assemble(parts: Parts): Services {
         ...(parts.settings.limits?.snapshotMb === undefined ? {} : { maxNewBytes: parts.settings.limits.snapshotMb * 1024 * 1024 }),
       }),
     quota: new DiskQuota(parts.settings.limits?.projectDiskMb === undefined ? {} : { limitMb: parts.settings.limits.projectDiskMb }),
+    keyring: parts.keyring ?? new Keyring({ keyFile: secretKeyFile(parts.settings.dataDir) }),
     models: parts.models,
     agents,
     tools: parts.tools ?? builtinTools(),
@@ -77,6 +81,16 @@ export function assemble(parts: Parts): Services {
     settings: parts.settings,
   };
   return services;
+}
+
+/** Where the server's secret key is kept when PARLEY_SECRET_KEY is unset: in the data directory, never the database. */
+export function secretKeyFile(dataDir: string): string {
+  return path.join(dataDir, "secret-key");
+}
+
+/** The keyring of a configuration: PARLEY_SECRET_KEY (or the key file) and PARLEY_SECRET_KEY_PREVIOUS. */
+export function configKeyring(cfg: Config): Keyring {
+  return new Keyring({ current: cfg.secretKeys.current, previous: cfg.secretKeys.previous, keyFile: secretKeyFile(cfg.dataDir) });
 }
 
 /** The models of a configuration: OpenAI, an OpenAI-compatible server, the offline model. */
@@ -141,6 +155,7 @@ export async function configServices(cfg: Config, db: Db, bus: Bus, overrides: P
     sandbox: overrides.sandbox ?? (await Sandbox.create(cfg.sandbox)),
     models: configModels(cfg),
     settings: configSettings(cfg),
+    keyring: configKeyring(cfg),
     configRules: cfg.permission,
     agents: new Agents(cfg.agents, { maxDepth: cfg.subagents.maxDepth }),
     ...overrides,

@@ -115,3 +115,29 @@ describe("provider limits", () => {
     expect(() => loadConfig({}, dir)).toThrow(ConfigError);
   });
 });
+
+describe("secret keys", () => {
+  const key = Buffer.alloc(32, 7);
+  it("are unset by default (the key file is used); PARLEY_SECRET_KEY takes hex or base64, PARLEY_SECRET_KEY_PREVIOUS a comma-separated list", () => {
+    expect(loadConfig({}, dir).secretKeys).toEqual({ current: undefined, previous: [] });
+    const cfg = loadConfig({ PARLEY_SECRET_KEY: key.toString("hex"), PARLEY_SECRET_KEY_PREVIOUS: ` ${key.toString("base64")} ,${Buffer.alloc(48, 1).toString("base64url")}` }, dir);
+    expect(cfg.secretKeys.current?.equals(key)).toBe(true);
+    expect(cfg.secretKeys.previous.map((old) => old.length)).toEqual([32, 48]);
+  });
+
+  it("refuses a key under 32 bytes or not hex/base64, naming the variable and never the key", () => {
+    const short = Buffer.alloc(16, 9).toString("hex");
+    for (const env of [{ PARLEY_SECRET_KEY: short }, { PARLEY_SECRET_KEY_PREVIOUS: `${key.toString("hex")},${short}` }, { PARLEY_SECRET_KEY: "not a key at all!" }]) {
+      let message = "";
+      try {
+        loadConfig(env, dir);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/PARLEY_SECRET_KEY/);
+      expect(message).not.toContain(short);
+      expect(message).not.toContain(key.toString("hex"));
+    }
+  });
+});

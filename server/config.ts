@@ -12,6 +12,7 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./provider/limits";
 import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
 import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
+import { parseServerKey } from "./secrets/seal";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -92,6 +93,8 @@ const EnvSchema = z.object({
   PARLEY_SIGNUP: z.enum(["invite", "open"]).optional(),
   PARLEY_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   PARLEY_AUTH_RATE_LIMIT: z.enum(["true", "false"]).optional(),
+  PARLEY_SECRET_KEY: z.string().optional(),
+  PARLEY_SECRET_KEY_PREVIOUS: z.string().optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
@@ -139,6 +142,12 @@ export interface Config {
   authSecret: string | undefined;
   /** Rate limits on sign-in and sign-up (better-auth's); undefined: on in production builds only. */
   authRateLimit: boolean | undefined;
+  /**
+   * The key team secrets are sealed under (PARLEY_SECRET_KEY; when unset, the key file
+   * `<dataDir>/secret-key`, made on first use) and old keys that still open them
+   * (PARLEY_SECRET_KEY_PREVIOUS) — server/secrets/seal.ts.
+   */
+  secretKeys: { current: Buffer | undefined; previous: Buffer[] };
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   permission: Ruleset;
   models: ModelOverrides | undefined;
@@ -221,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signUp: e.PARLEY_SIGNUP ?? fromFile.signUp ?? "invite",
     authSecret: e.PARLEY_AUTH_SECRET,
     authRateLimit: e.PARLEY_AUTH_RATE_LIMIT === undefined ? undefined : e.PARLEY_AUTH_RATE_LIMIT === "true",
+    secretKeys: secretKeys(e.PARLEY_SECRET_KEY, e.PARLEY_SECRET_KEY_PREVIOUS),
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     permission: fromConfig(fromFile.permission),
     models: fromFile.models,
@@ -256,6 +266,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
       snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
     },
+  };
+}
+
+/** PARLEY_SECRET_KEY and PARLEY_SECRET_KEY_PREVIOUS (comma-separated), each parsed; the message never holds a key. */
+function secretKeys(current: string | undefined, previous: string | undefined): Config["secretKeys"] {
+  const parse = (text: string, label: string) => {
+    try {
+      return parseServerKey(text, label);
+    } catch (error) {
+      throw new ConfigError(`invalid ${label}: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const old = (previous ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  return {
+    current: current?.trim() ? parse(current, "PARLEY_SECRET_KEY") : undefined,
+    previous: old.map((entry, index) => parse(entry, `PARLEY_SECRET_KEY_PREVIOUS (entry ${index + 1})`)),
   };
 }
 

@@ -32,6 +32,7 @@ export const PREFIXES = {
   verification: "vrf",
   membership: "mem",
   invitation: "inv",
+  secret: "sec",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

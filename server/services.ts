@@ -12,6 +12,7 @@ import type { ProviderLimits } from "./provider/limits";
 import type { ModelInfo, ModelRef } from "./provider/models";
 import type { DiskQuota } from "./project/quota";
 import type { Sandbox } from "./sandbox/sandbox";
+import type { Keyring } from "./secrets/seal";
 import type { Snapshots } from "./snapshot/snapshot";
 import type { RunLock } from "./session/lock";
 import type { Runners } from "./session/runner";
@@ -146,6 +147,8 @@ export interface Services {
   snapshots: Snapshots;
   /** The disk quota of each project (server/project/quota.ts). */
   quota: DiskQuota;
+  /** The keys team secrets are sealed under (server/secrets): only that module uses them. */
+  keyring: Keyring;
   models: Models;
   /** The built-in agents and those of the configuration. */
   agents: Agents;

@@ -4,6 +4,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Project } from "../server/project";
+import { Secrets } from "../server/secrets";
 import { Session } from "../server/session";
 import { type TestApp, allProcedures, openApp } from "./app";
 import { type Browser, signUp } from "./auth";
@@ -44,6 +45,9 @@ interface Fixture {
  * for anyone who holds it.
  */
 type Outcome = "denied" | "own" | "refused" | "public";
+/** Team A's secret: its name and value never reach another team. */
+const SECRET_NAME_A = "alice-deploy-token";
+const SECRET_VALUE_A = "ghp_aliceDeployValue0123456789";
 const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> = {
   "session.list": { input: (f) => ({ parentId: f.sessionA, projectId: f.projectA }), other: "own" },
   "session.get": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
@@ -85,6 +89,10 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "share.listShares": { input: () => ({}), other: "own" },
   "share.page": { input: (f) => ({ shareId: f.shareA }), other: "public" },
   "share.diff": { input: (f) => ({ shareId: f.shareA, messageId: f.messageA }), other: "public" },
+  "secret.list": { input: () => undefined, other: "own" },
+  // Sets the caller's own team's secret of another name (A's name is never sent).
+  "secret.set": { input: () => ({ name: "own-ci-token", kind: "git-token", value: "own-team-value-0123" }), other: "own" },
+  "secret.remove": { input: () => ({ name: SECRET_NAME_A }), other: "denied" },
 };
 
 const procedures = allProcedures();
@@ -131,6 +139,7 @@ describe("authorization across teams (integration)", () => {
     const childA = await Session.create(a, { projectId: projectA!.id, parentId: sessionA.id });
     const [turn] = await seedTurns(a, sessionA.id, 1);
     const share = await Session.share(a, sessionA.id);
+    await Secrets.set(a, { name: SECRET_NAME_A, kind: "git-token", value: SECRET_VALUE_A });
     const requestA = Id.ascending("permission");
     await rt.services.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
@@ -161,7 +170,7 @@ describe("authorization across teams (integration)", () => {
   const call = (procedure: string, input: unknown, headers: Headers) => app.call(procedure, input, headers);
 
   /** Every id of team A that must never reach someone else. */
-  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *"];
+  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *", SECRET_NAME_A, SECRET_VALUE_A];
 
   it("lists every procedure of the router", () => {
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(procedures).sort());
@@ -213,6 +222,8 @@ describe("authorization across teams (integration)", () => {
     expect(await rt.services.db.session.count({ where: { teamId: a.actor.teamId } })).toBe(2);
     expect(await rt.services.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
     expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
+    expect(await Secrets.reveal(rt.services, f.teamA, SECRET_NAME_A)).toBe(SECRET_VALUE_A);
+    expect((await Secrets.list(a)).map((secret) => secret.name)).toEqual([SECRET_NAME_A]);
   });
 
   it("without a sign-in every procedure but the share page is refused with 401, mutations included", async () => {

@@ -10,6 +10,7 @@ import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/fee
 import type { TeamInfo } from "@/server/auth/member";
 import { PermissionPolicy } from "./permission-policy";
 import { Section } from "./section";
+import { TeamSecrets } from "./team-secrets";
 
 const INPUT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -171,6 +172,8 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       <Projects isAdmin={isAdmin} />
 
       <PermissionPolicy isAdmin={isAdmin} />
+
+      <TeamSecrets isAdmin={isAdmin} />
     </div>
   );
 }

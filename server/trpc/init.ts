@@ -131,6 +131,7 @@ export const publicProcedure = t.procedure.meta({ public: true }).use(mapDomainE
       permissions: undefined,
       sandbox: undefined,
       snapshots: undefined,
+      keyring: undefined,
       models: undefined,
       tools: undefined,
       executeTool: undefined,

@@ -4,6 +4,7 @@ import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
 import { projectRouter } from "./routers/project";
+import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
 import { teamRouter } from "./routers/team";
@@ -17,5 +18,6 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   share: shareRouter,
   team: teamRouter,
+  secret: secretRouter,
 });
 export type AppRouter = typeof appRouter;
