@@ -92,7 +92,8 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
       return;
     }
     const url = new URL(req.url ?? "/", "http://git.test");
-    const env: Record<string, string> = {
+    const env: NodeJS.ProcessEnv = {
+      NODE_ENV: process.env.NODE_ENV,
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       GIT_PROJECT_ROOT: root,
       GIT_HTTP_EXPORT_ALL: "1",
@@ -185,17 +186,18 @@ export function gitAsync(cwd: string, ...args: string[]): Promise<string> {
   });
 }
 
-function harnessEnv(cwd: string): Record<string, string> {
+function harnessEnv(cwd: string): NodeJS.ProcessEnv {
   return {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: cwd,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_TERMINAL_PROMPT: "0",
-      GIT_AUTHOR_NAME: "Test Author",
-      GIT_AUTHOR_EMAIL: "author@git.test",
-      GIT_COMMITTER_NAME: "Test Author",
-      GIT_COMMITTER_EMAIL: "author@git.test",
+    NODE_ENV: process.env.NODE_ENV,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: cwd,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_AUTHOR_NAME: "Test Author",
+    GIT_AUTHOR_EMAIL: "author@git.test",
+    GIT_COMMITTER_NAME: "Test Author",
+    GIT_COMMITTER_EMAIL: "author@git.test",
   };
 }
 
