@@ -34,6 +34,8 @@ export interface GitServer {
   root: string;
   /** Every request so far, in order. */
   requests: GitRequest[];
+  /** Path prefix → URL: a request under the prefix is answered with a 302 to the URL plus the rest of its path. */
+  redirects: Map<string, string>;
   /** A repository's smart-HTTP URL. */
   httpUrl(name: string): string;
   /** A repository's file:// URL. */
@@ -78,11 +80,20 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   const ownRoot = options.root === undefined;
   const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), "parley-git-server-"));
   const requests: GitRequest[] = [];
+  const redirects = new Map<string, string>();
   const needsAuth = Object.keys(options.users).length > 0;
 
   const server = http.createServer((req, res) => {
     const record: GitRequest = { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, encoding: req.headers["content-encoding"], status: 0 };
     requests.push(record);
+    for (const [prefix, target] of redirects) {
+      if (!(req.url ?? "").startsWith(prefix)) continue;
+      record.status = 302;
+      res.writeHead(302, { Location: `${target}${(req.url ?? "").slice(prefix.length)}` });
+      res.end();
+      req.resume();
+      return;
+    }
     const user = basicUser(req.headers.authorization, options.users);
     if (needsAuth && !user) {
       record.status = 401;
@@ -158,6 +169,7 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
     url: base,
     root,
     requests,
+    redirects,
     httpUrl: (name) => `${base}/${name}.git`,
     fileUrl: (name) => `file://${path.join(root, `${name}.git`)}`,
     close: async () => {

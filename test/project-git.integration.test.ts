@@ -274,6 +274,23 @@ describe("git-backed projects (integration, through HTTP)", () => {
     }
   });
 
+  it("G14: a redirect to another host gets no credential (the helper answers only for the remote's own host)", async () => {
+    const trap = await startGitServer({ users: { robot: "anything" } });
+    try {
+      createBareRepo(trap.root, "moved", { files: { "x.txt": "x\n" } });
+      server.redirects.set("/shop-moved.git", `${trap.url}/moved.git`);
+      const res = await call("project.clone", { url: `${server.url}/shop-moved.git`, credential: "shop-token", user: "robot", folder: "moved" }, ann);
+      expect(res.status).toBe(400);
+      expect(res.text).not.toContain(TOKEN);
+      expect(trap.requests.length).toBeGreaterThan(0);
+      expect(trap.requests.filter((r) => r.authorization !== undefined)).toEqual([]);
+      expect(existsSync(path.join(root, "moved"))).toBe(false);
+    } finally {
+      server.redirects.delete("/shop-moved.git");
+      await trap.close();
+    }
+  });
+
   it("G11: ssh with a deploy key: git runs ssh with the key in a 0600 file that is gone afterwards (a fake ssh on PATH stands in for sshd, which is not installed)", async () => {
     const bin = path.join(app.dir, "fake-ssh-bin");
     const record = path.join(app.dir, "fake-ssh.log");
@@ -324,7 +341,7 @@ describe("git-backed projects (integration, through HTTP)", () => {
     }
     // The grep itself finds what it looks for: the remote URL is in the clone's config.
     expect(filesContaining(root, server.httpUrl("shop")).length).toBeGreaterThan(0);
-    expect(statSync(path.join(dataDir, "git", "askpass.sh")).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dataDir, "git", "credential-helper.sh")).mode & 0o777).toBe(0o700);
     expect(readdirSync(path.join(dataDir, "git", "keys"))).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ describe("the server's git for projects", () => {
     const token = "tok/en+with=odd&chars-123456";
     const runner = failing(() => `fatal: unable to access 'https://robot:${encodeURIComponent(token)}@forge/': ${token}\nAuthorization: Basic ${Buffer.from(`robot:${token}`).toString("base64")}`);
     const git = new ProjectGit(dataDir, runner);
-    const error = await git.run(["fetch", "https://forge/x.git"], { cwd: dataDir, protocols: "https", credential: { kind: "basic", user: "robot", password: token } }, "Fetching").catch((e: unknown) => e);
+    const error = await git.run(["fetch", "https://forge/x.git"], { cwd: dataDir, protocols: "https", credential: { kind: "basic", protocol: "https", host: "forge", user: "robot", password: token } }, "Fetching").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
     expect(message).toContain("[secret]");
@@ -39,8 +39,9 @@ describe("the server's git for projects", () => {
     expect(message).not.toContain(Buffer.from(`robot:${token}`).toString("base64"));
     const request = runner.seen[0]!;
     expect(request.args.join(" ")).not.toContain(token);
-    expect(request.env.GIT_ASKPASS).toBe(path.join(dataDir, "git", "askpass.sh"));
+    expect(request.args).toContain(`credential.helper=!'${path.join(dataDir, "git", "credential-helper.sh")}'`);
     expect(request.env.PARLEY_GIT_PASSWORD).toBe(token);
+    expect(request.env.PARLEY_GIT_HOST).toBe("forge");
     expect(request.env.GIT_TERMINAL_PROMPT).toBe("0");
     expect(request.env.GIT_CONFIG_NOSYSTEM).toBe("1");
     expect(request.args).toContain("credential.helper=");
@@ -55,7 +56,7 @@ describe("the server's git for projects", () => {
     expect(runner.keyMode).toEqual([0o600]);
     expect(readdirSync(path.join(dataDir, "git", "keys"))).toEqual([]);
     expect(runner.seen[0]!.env.PARLEY_GIT_PASSWORD).toBeUndefined();
-    expect(runner.seen[0]!.env.GIT_ASKPASS).toBeUndefined();
+    expect(runner.seen[0]!.args.some((arg) => arg.startsWith("credential.helper=!"))).toBe(false);
   });
 });
 

@@ -8,13 +8,39 @@ import { type Git, findGit } from "../snapshot/git";
 /**
  * The server's own git for projects (cloning, fetching, making a folder a repository), run
  * through the process helper — never in an agent's sandbox. Credentials reach git only
- * through this module: a token or password through GIT_ASKPASS (a script holding no secret
- * that prints a variable set in that one git process's environment), a deploy key as a
+ * through this module: a token or password through a credential helper (a script holding no
+ * secret that prints variables set in that one git process's environment, and only for the
+ * remote's own protocol and host), a deploy key as a
  * 0600 file that exists only while that one git process runs. Never in a URL, argv, a
  * `.git/config` or any other file; every message git writes is redacted before it leaves.
  */
 
-export type Credential = { kind: "basic"; user: string; password: string } | { kind: "ssh-key"; key: string };
+/**
+ * What git may send: a user name and a token or password, only to `protocol://host` (the
+ * remote's own; a redirect elsewhere gets nothing), or an ssh deploy key.
+ */
+export type Credential = { kind: "basic"; protocol: string; host: string; user: string; password: string } | { kind: "ssh-key"; key: string };
+
+/**
+ * git's credential helper (`get` only): answers with the user name and password of its
+ * process's environment when git asks for exactly the remote's protocol and host, and
+ * with nothing otherwise. It holds no secret itself.
+ */
+const CREDENTIAL_HELPER = `#!/bin/sh
+[ "$1" = "get" ] || exit 0
+protocol=""
+host=""
+while IFS= read -r line; do
+  [ -z "$line" ] && break
+  case "$line" in
+    protocol=*) protocol="\${line#protocol=}" ;;
+    host=*) host="\${line#host=}" ;;
+  esac
+done
+if [ -n "$PARLEY_GIT_HOST" ] && [ "$protocol" = "$PARLEY_GIT_PROTOCOL" ] && [ "$host" = "$PARLEY_GIT_HOST" ]; then
+  printf 'username=%s\npassword=%s\n' "$PARLEY_GIT_USERNAME" "$PARLEY_GIT_PASSWORD"
+fi
+`;
 
 export interface ProjectGitCall {
   /** The folder git runs in (repository discovery stops there: never a parent's repository). */
@@ -61,7 +87,7 @@ export class ProjectGit {
   private prepared: Promise<void> | undefined;
   private readonly base: string;
 
-  /** `dataDir`: the server's data directory (the askpass script, known hosts and key files live below it). */
+  /** `dataDir`: the server's data directory (the credential helper, known hosts and key files live below it). */
   constructor(
     dataDir: string,
     private readonly runner: ProgramRunner = programHelper(),
@@ -77,21 +103,17 @@ export class ProjectGit {
     return found;
   }
 
-  private get askpass(): string {
-    return path.join(this.base, "askpass.sh");
+  private get helper(): string {
+    return path.join(this.base, "credential-helper.sh");
   }
 
-  /** The folder of this module's files, and the askpass script (it holds no secret). */
+  /** The folder of this module's files, and the credential helper (it holds no secret). */
   private prepare(): Promise<void> {
     this.prepared ??= (async () => {
       await mkdir(path.join(this.base, "keys"), { recursive: true, mode: 0o700 });
       await chmod(this.base, 0o700);
-      await writeFile(
-        this.askpass,
-        '#!/bin/sh\ncase "$1" in\n  [Uu]sername*) printf \'%s\\n\' "$PARLEY_GIT_USERNAME" ;;\n  *) printf \'%s\\n\' "$PARLEY_GIT_PASSWORD" ;;\nesac\n',
-        { mode: 0o700 },
-      );
-      await chmod(this.askpass, 0o700);
+      await writeFile(this.helper, CREDENTIAL_HELPER, { mode: 0o700 });
+      await chmod(this.helper, 0o700);
     })().catch((error: unknown) => {
       this.prepared = undefined;
       throw error;
@@ -130,7 +152,9 @@ export class ProjectGit {
         await writeFile(keyFile, key, { mode: 0o600, flag: "wx" });
         env.GIT_SSH_COMMAND = this.sshCommand(keyFile);
       }
-      const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...args];
+      // After CONFIG's empty credential.helper (which drops any other): only this server's helper answers.
+      const helper = call.credential?.kind === "basic" ? ["-c", `credential.helper=!'${this.helper.replace(/'/g, "'\\''")}'`] : [];
+      const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...helper, ...args];
       let result;
       try {
         result = await this.runner.run({ file: git.path, args: argv, cwd: call.cwd, env });
@@ -165,7 +189,8 @@ export class ProjectGit {
       GIT_COMMITTER_EMAIL: "parley@localhost",
     };
     if (call.credential?.kind === "basic") {
-      env.GIT_ASKPASS = this.askpass;
+      env.PARLEY_GIT_PROTOCOL = call.credential.protocol;
+      env.PARLEY_GIT_HOST = call.credential.host;
       env.PARLEY_GIT_USERNAME = call.credential.user;
       env.PARLEY_GIT_PASSWORD = call.credential.password;
     }

@@ -10,7 +10,7 @@ import { Secrets } from "../secrets";
 import { projectRow } from "../session/access";
 import type { Context, Settings } from "../services";
 import { type Credential, ProjectGit } from "./git";
-import { type RemotePolicy, allowedProtocols, parseRemote } from "./remote";
+import { type Remote, type RemotePolicy, allowedProtocols, parseRemote } from "./remote";
 
 export const Source = z.enum(["directory", "clone", "empty"]);
 export type Source = z.infer<typeof Source>;
@@ -211,7 +211,7 @@ export async function create(ctx: Pick<Context, "db" | "actor" | "settings">, in
 // Git-backed projects: a registered folder made a repository, a clone, an empty repository.
 
 const gits = new Map<string, ProjectGit>();
-/** The server's git for projects of a data directory (one askpass script, one known-hosts file). */
+/** The server's git for projects of a data directory (one credential helper, one known-hosts file). */
 function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
   let git = gits.get(settings.dataDir);
   if (!git) gits.set(settings.dataDir, (git = new ProjectGit(settings.dataDir)));
@@ -335,10 +335,11 @@ export const DEFAULT_GIT_USER = "x-access-token";
 /** The credential git gets for a project's remote, from the team secret it names. */
 async function credentialFor(
   ctx: Pick<Context, "db" | "keyring" | "actor">,
-  transport: string,
+  remote: Remote,
   name: string | null | undefined,
   user: string | null | undefined,
 ): Promise<Credential | undefined> {
+  const transport = remote.transport;
   if (!name) return undefined;
   const kind = await Secrets.kindOf(ctx, ctx.actor.teamId, name);
   if (!kind) throw ParleyError.invalid(`The team has no secret named ${name}.`);
@@ -348,7 +349,11 @@ async function credentialFor(
   }
   if (transport === "https" || transport === "http") {
     if (kind !== "git-token" && kind !== "git-password") throw ParleyError.invalid(`An https:// remote needs a git-token or git-password secret: ${name} is a ${kind}.`);
-    return { kind: "basic", user: user ?? DEFAULT_GIT_USER, password: await Secrets.reveal(ctx, ctx.actor.teamId, name) };
+    const password = await Secrets.reveal(ctx, ctx.actor.teamId, name);
+    // git's credential protocol is line-based: a line break would end the password early.
+    if (/[\r\n]/.test(password)) throw ParleyError.invalid(`Secret ${name} holds a line break: a token or password is one line.`);
+    const url = new URL(remote.url);
+    return { kind: "basic", protocol: transport, host: url.host, user: user ?? DEFAULT_GIT_USER, password };
   }
   throw ParleyError.invalid(`A ${transport} remote takes no credential.`);
 }
@@ -363,7 +368,7 @@ export async function clone(ctx: Context, input: CloneInput, options: { root: st
   const parsed = CloneInput.parse(input);
   const remotePolicy = policy(ctx.settings);
   const remote = parseRemote(parsed.url, remotePolicy);
-  const credential = await credentialFor(ctx, remote.transport, parsed.credential, parsed.user);
+  const credential = await credentialFor(ctx, remote, parsed.credential, parsed.user);
   const folder = parsed.folder ?? remote.name;
   if (!FolderName.safeParse(folder).success) throw ParleyError.invalid(`Choose a folder name for ${remote.name} (letters, digits, '.', '_' and '-').`);
   const directory = await newFolder(ctx, options.root, folder);
@@ -458,7 +463,7 @@ export async function fetch(ctx: Context, projectId: string): Promise<{ branches
   const run = previous.catch(() => undefined).then(async () => {
     const remotePolicy = policy(ctx.settings);
     const remote = parseRemote(gitUrl, remotePolicy);
-    const credential = await credentialFor(ctx, remote.transport, row.credential, row.gitUser);
+    const credential = await credentialFor(ctx, remote, row.credential, row.gitUser);
     const git = projectGit(ctx.settings);
     const staging = await git.staging();
     try {
