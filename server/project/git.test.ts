@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -57,6 +57,27 @@ describe("the server's git for projects", () => {
     expect(readdirSync(path.join(dataDir, "git", "keys"))).toEqual([]);
     expect(runner.seen[0]!.env.PARLEY_GIT_PASSWORD).toBeUndefined();
     expect(runner.seen[0]!.args.some((arg) => arg.startsWith("credential.helper=!"))).toBe(false);
+  });
+});
+
+describe("leftovers of a killed server", () => {
+  it("a key file and a staging repository older than an hour are removed at the next start; newer ones stay", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-projgit-sweep-"));
+    try {
+      const keys = path.join(dir, "git", "keys");
+      const staging = path.join(dir, "git", "staging");
+      for (const at of [path.join(keys, "k-old"), path.join(keys, "k-new"), path.join(staging, "f-old")]) mkdirSync(at, { recursive: true });
+      writeFileSync(path.join(keys, "k-old", "id"), "key");
+      const hoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      utimesSync(path.join(keys, "k-old"), hoursAgo, hoursAgo);
+      utimesSync(path.join(staging, "f-old"), hoursAgo, hoursAgo);
+      const git = new ProjectGit(dir, failing(() => "fatal: no"));
+      await git.run(["status"], { cwd: dir, protocols: "" }, "Status").catch((error: unknown) => error);
+      expect(readdirSync(keys)).toEqual(["k-new"]);
+      expect(readdirSync(staging)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,7 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ParleyError } from "../errors";
-import { type ProgramRunner, programHelper } from "../process/helper";
+import { type ProgramResult, type ProgramRunner, programHelper } from "../process/helper";
 import { redactor } from "../secrets";
 import { type Git, findGit } from "../snapshot/git";
 
@@ -114,6 +114,8 @@ export class ProjectGit {
       await chmod(this.base, 0o700);
       await writeFile(this.helper, CREDENTIAL_HELPER, { mode: 0o700 });
       await chmod(this.helper, 0o700);
+      await sweep(path.join(this.base, "keys"));
+      await sweep(path.join(this.base, "staging"));
     })().catch((error: unknown) => {
       this.prepared = undefined;
       throw error;
@@ -155,7 +157,7 @@ export class ProjectGit {
       // After CONFIG's empty credential.helper (which drops any other): only this server's helper answers.
       const helper = call.credential?.kind === "basic" ? ["-c", `credential.helper=!'${this.helper.replace(/'/g, "'\\''")}'`] : [];
       const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...helper, ...args];
-      let result;
+      let result: ProgramResult;
       try {
         result = await this.runner.run({ file: git.path, args: argv, cwd: call.cwd, env });
       } catch (error) {
@@ -216,6 +218,27 @@ export class ProjectGit {
       "-o",
       "ConnectTimeout=30",
     ].join(" ");
+  }
+}
+
+/**
+ * Key files and staging repositories are removed when their git call ends; a server killed
+ * meanwhile leaves them behind. Removed at the next start once an hour old (other instances
+ * sharing the data directory may be using newer ones).
+ */
+const LEFTOVER_MS = 60 * 60 * 1000;
+async function sweep(dir: string): Promise<void> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return [];
+    throw error;
+  });
+  for (const name of names) {
+    const full = path.join(dir, name);
+    const stat = await lstat(full).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined; // another instance removed it meanwhile
+      throw error;
+    });
+    if (stat && Date.now() - stat.mtimeMs > LEFTOVER_MS) await rm(full, { recursive: true, force: true });
   }
 }
 
