@@ -137,6 +137,7 @@ export function configSettings(cfg: Config): Settings {
     liveStreams: cfg.liveStreams,
     trustedProxies: cfg.trustedProxies,
     limits: cfg.limits,
+    git: cfg.git,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }

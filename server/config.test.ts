@@ -141,3 +141,16 @@ describe("secret keys", () => {
     }
   });
 });
+
+describe("git remotes", () => {
+  it("local remotes and http:// are off by default, read from the file, the environment wins, and the settings carry them", () => {
+    expect(loadConfig({}, dir).git).toEqual({ allowLocalRemotes: false, allowHttp: false });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ git: { allowLocalRemotes: true } }));
+    expect(loadConfig({}, dir).git).toEqual({ allowLocalRemotes: true, allowHttp: false });
+    const cfg = loadConfig({ PARLEY_GIT_ALLOW_LOCAL_REMOTES: "false", PARLEY_GIT_ALLOW_HTTP: "true", PARLEY_DATA_DIR: path.join(dir, "data") }, dir);
+    expect(cfg.git).toEqual({ allowLocalRemotes: false, allowHttp: true });
+    expect(configSettings(cfg).git).toEqual({ allowLocalRemotes: false, allowHttp: true });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ git: { allowFtp: true } }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+  });
+});

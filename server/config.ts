@@ -73,6 +73,8 @@ export const ConfigFileSchema = z
       })
       .strict()
       .optional(),
+    /** Remotes admins may clone from besides https://, ssh:// and git://: file:// URLs and paths of this server, http:// (credentials in clear). */
+    git: z.object({ allowLocalRemotes: z.boolean().optional(), allowHttp: z.boolean().optional() }).strict().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional() }).strict().optional(),
   })
@@ -120,6 +122,8 @@ const EnvSchema = z.object({
   PARLEY_PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
   PARLEY_PROJECT_DISK_MB: z.coerce.number().pipe(DiskMb).optional(),
   PARLEY_SNAPSHOT_MAX_MB: z.coerce.number().pipe(DiskMb).optional(),
+  PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
+  PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
 });
 
 export interface Config {
@@ -176,6 +180,8 @@ export interface Config {
   provider: ProviderLimits;
   /** A project's disk quota and the new files one snapshot may store (MB). */
   limits: { projectDiskMb: number; snapshotMb: number };
+  /** Remotes admins may clone from besides https/ssh/git: file:// and local paths, http://. */
+  git: { allowLocalRemotes: boolean; allowHttp: boolean };
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -265,6 +271,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: {
       projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
       snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
+    },
+    git: {
+      allowLocalRemotes: flag(e.PARLEY_GIT_ALLOW_LOCAL_REMOTES, fromFile.git?.allowLocalRemotes ?? false),
+      allowHttp: flag(e.PARLEY_GIT_ALLOW_HTTP, fromFile.git?.allowHttp ?? false),
     },
   };
 }

@@ -95,6 +95,8 @@ export interface Settings {
   liveStreams?: StreamLimits;
   /** Reverse proxies whose X-Forwarded-For is believed (server/auth/client-address.ts); default none. */
   trustedProxies?: string[];
+  /** Which remotes admins may clone from besides https/ssh/git (server/project/remote.ts); default neither. */
+  git?: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
   limits?: { projectDiskMb?: number; snapshotMb?: number };
 }

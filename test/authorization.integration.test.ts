@@ -75,6 +75,12 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "team.current": { input: () => undefined, other: "own" },
   "project.create": { input: (f) => ({ directory: f.appDirA }), other: "refused" },
   "project.remove": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  // Another team's admin: a clone from A's folder (a local remote) and a new folder where A's is are refused.
+  "project.clone": { input: (f) => ({ url: `file://${f.appDirA}` }), other: "refused" },
+  "project.createEmpty": { input: (f) => ({ folder: path.basename(f.appDirA) }), other: "refused" },
+  "project.branches": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "project.fetch": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "project.setDefaultBranch": { input: (f) => ({ projectId: f.projectA, branch: "main" }), other: "denied" },
   "permission.pending": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "permission.reply": { input: (f) => ({ requestId: f.requestA, reply: "always" }), other: "denied" },
   "permission.policy": { input: (f) => ({ projectId: f.projectA }), other: "denied" },

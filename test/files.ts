@@ -18,11 +18,15 @@ export function fileTree(root: string): Record<string, string> {
   return out;
 }
 
-/** A digest of everything below a directory: names, modes, modification times and contents. */
-export function directoryDigest(root: string): string {
+/**
+ * A digest of everything below a directory: names, modes, modification times and contents.
+ * `skip`: entry names left out at the top (a `.git` made afterwards, say).
+ */
+export function directoryDigest(root: string, options: { skip?: string[] } = {}): string {
   const hash = createHash("sha256");
   const walk = (at: string) => {
     for (const name of readdirSync(at).sort()) {
+      if (at === root && options.skip?.includes(name)) continue;
       const full = path.join(at, name);
       const stat = statSync(full);
       hash.update(`${path.relative(root, full)}:${stat.mode}:${stat.mtimeMs}\n`);

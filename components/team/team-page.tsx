@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import type { TeamInfo } from "@/server/auth/member";
 import { PermissionPolicy } from "./permission-policy";
+import { ProjectSources } from "./project-sources";
 import { Section } from "./section";
 import { TeamSecrets } from "./team-secrets";
 
@@ -213,6 +214,7 @@ function Projects({ isAdmin }: { isAdmin: boolean }) {
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
   const create = useMutation(trpc.project.create.mutationOptions({ onSuccess: () => void invalidate() }));
   const remove = useMutation(trpc.project.remove.mutationOptions({ onSettled: () => void invalidate() }));
+  const fetchRemote = useMutation(trpc.project.fetch.mutationOptions());
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -231,7 +233,16 @@ function Projects({ isAdmin }: { isAdmin: boolean }) {
             <div className="min-w-0 flex-1">
               <p className="truncate text-sm font-medium text-zinc-900">{project.name}</p>
               <p className="truncate font-mono text-xs text-zinc-500">{project.directory}</p>
+              <p className="truncate text-xs text-zinc-500" data-testid="project-git">
+                {project.source === "clone" ? `cloned from ${project.gitUrl ?? ""}` : project.source === "empty" ? "new repository" : "registered folder"}
+                {project.defaultBranch ? ` · default branch ${project.defaultBranch}` : ""}
+              </p>
             </div>
+            {project.gitUrl ? (
+              <Button size="sm" variant="ghost" disabled={fetchRemote.isPending} onClick={() => fetchRemote.mutate({ projectId: project.id })}>
+                Fetch
+              </Button>
+            ) : null}
             {isAdmin ? (
               <Button size="sm" variant="ghost" onClick={() => remove.mutate({ projectId: project.id })}>
                 Remove
@@ -242,6 +253,8 @@ function Projects({ isAdmin }: { isAdmin: boolean }) {
         {projects.isSuccess && projects.data.length === 0 ? <li className="py-2.5 text-sm text-zinc-500">No project yet.</li> : null}
       </ul>
       <Alert error={remove.error} />
+      <Alert error={fetchRemote.error} />
+      {isAdmin ? <ProjectSources onAdded={() => void invalidate()} /> : null}
       {isAdmin ? (
         <form onSubmit={submit} className="mt-4 flex flex-wrap items-center gap-2 border-t border-zinc-100 pt-4" data-testid="project-form">
           <input name="directory" required placeholder="folder inside the projects root" aria-label="Directory" className={`${INPUT} min-w-56 flex-1 font-mono`} />

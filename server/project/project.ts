@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises";
+import { lstat, mkdir, realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
@@ -6,14 +6,57 @@ import type { Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
+import { Secrets } from "../secrets";
 import { projectRow } from "../session/access";
-import type { Context } from "../services";
+import type { Context, Settings } from "../services";
+import { type Credential, ProjectGit } from "./git";
+import { type Remote, type RemotePolicy, allowedProtocols, parseRemote } from "./remote";
 
-export const Info = z.object({ id: z.string(), teamId: z.string(), name: z.string(), directory: z.string() });
+export const Source = z.enum(["directory", "clone", "empty"]);
+export type Source = z.infer<typeof Source>;
+
+export const Info = z.object({
+  id: z.string(),
+  teamId: z.string(),
+  name: z.string(),
+  directory: z.string(),
+  /** How it came: a registered folder, a clone, or made empty. */
+  source: Source,
+  /** The remote it was cloned from (never a credential in it). */
+  gitUrl: z.string().nullable(),
+  /** The branch sessions start from. */
+  defaultBranch: z.string().nullable(),
+  /** The name of the team secret used with the remote (never its value). */
+  credential: z.string().nullable(),
+  gitUser: z.string().nullable(),
+  pullRequestUrl: z.string().nullable(),
+});
 export type Info = z.infer<typeof Info>;
 
-type Row = { id: string; teamId: string; name: string; directory: string };
-const info = (row: Row): Info => ({ id: row.id, teamId: row.teamId, name: row.name, directory: row.directory });
+type Row = {
+  id: string;
+  teamId: string;
+  name: string;
+  directory: string;
+  source: string;
+  gitUrl: string | null;
+  defaultBranch: string | null;
+  credential: string | null;
+  gitUser: string | null;
+  pullRequestUrl: string | null;
+};
+const info = (row: Row): Info => ({
+  id: row.id,
+  teamId: row.teamId,
+  name: row.name,
+  directory: row.directory,
+  source: Source.catch("directory").parse(row.source),
+  gitUrl: row.gitUrl,
+  defaultBranch: row.defaultBranch,
+  credential: row.credential,
+  gitUser: row.gitUser,
+  pullRequestUrl: row.pullRequestUrl,
+});
 
 export async function list(ctx: Pick<Context, "db" | "actor">): Promise<Info[]> {
   const rows = await ctx.db.project.findMany({ where: { teamId: ctx.actor.teamId }, orderBy: { createdAt: "asc" } });
@@ -107,6 +150,12 @@ export interface NewProject {
   name: string;
   /** A real path (realDirectory). */
   directory: string;
+  source?: Source;
+  gitUrl?: string;
+  defaultBranch?: string;
+  credential?: string;
+  gitUser?: string;
+  pullRequestUrl?: string;
 }
 
 /**
@@ -145,7 +194,310 @@ export async function create(ctx: Pick<Context, "db" | "actor" | "settings">, in
     throw ParleyError.invalid(`${input.directory} overlaps Parley's own data (its data directory): choose another folder`);
   }
   const project = { teamId: ctx.actor.teamId, name: input.name ?? path.basename(directory), directory };
-  return ctx.db.$transaction((tx) => insert(tx, project, input.directory));
+  const created = await ctx.db.$transaction((tx) => insert(tx, project, input.directory));
+  // Only the request that registered the folder makes it a repository (concurrent ones lost above).
+  let defaultBranch: string | null;
+  try {
+    defaultBranch = await adopt(ctx, directory);
+  } catch (error) {
+    await ctx.db.project.delete({ where: { id: created.id } });
+    throw error;
+  }
+  const row = await ctx.db.project.update({ where: { id: created.id }, data: { defaultBranch } });
+  return info(row);
+}
+
+// ---------------------------------------------------------------------------------------
+// Git-backed projects: a registered folder made a repository, a clone, an empty repository.
+
+const gits = new Map<string, ProjectGit>();
+/** The server's git for projects of a data directory (one credential helper, one known-hosts file). */
+function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
+  let git = gits.get(settings.dataDir);
+  if (!git) gits.set(settings.dataDir, (git = new ProjectGit(settings.dataDir)));
+  return git;
+}
+
+function policy(settings: Settings): RemotePolicy {
+  return { allowLocalRemotes: settings.git?.allowLocalRemotes ?? false, allowHttp: settings.git?.allowHttp ?? false };
+}
+
+/** The acting member as a commit's author. */
+async function author(ctx: Pick<Context, "db" | "actor">): Promise<{ name: string; email: string }> {
+  const user = await ctx.db.user.findUnique({ where: { id: ctx.actor.userId }, select: { name: true, email: true } });
+  return { name: user?.name || "Parley", email: user?.email ?? "parley@localhost" };
+}
+
+/** The branch HEAD names (unborn or not), or null when HEAD is detached. */
+async function headBranch(git: ProjectGit, directory: string): Promise<string | null> {
+  // symbolic-ref -q exits 1, silently, on a detached HEAD: the project then has no default branch yet.
+  const out = await git.run(["symbolic-ref", "-q", "--short", "HEAD"], { cwd: directory, protocols: "", accept: [1] }, "Reading the current branch");
+  return out.trim() || null;
+}
+
+/** Whether a project folder has a `.git` of its own (projects registered before git-backed projects may not). */
+async function isRepository(directory: string): Promise<boolean> {
+  return lstat(path.join(directory, ".git")).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return false;
+      throw error;
+    },
+  );
+}
+
+/**
+ * Makes a registered folder a git repository without changing or losing anything: when it
+ * has no `.git` of its own, `git init` (branch main) and one commit of every file its
+ * `.gitignore` files do not ignore, as they are (no line-ending or other conversion).
+ * Git writes only inside the new `.git`: no file of the folder is rewritten, moved or
+ * removed, and ignored files stay where they are, uncommitted. A folder that is already
+ * a repository is left as it is. Returns the branch HEAD names.
+ */
+async function adopt(ctx: Pick<Context, "db" | "actor" | "settings">, directory: string): Promise<string | null> {
+  const git = projectGit(ctx.settings);
+  if (await isRepository(directory)) return headBranch(git, directory);
+  const call = { cwd: directory, protocols: "", author: await author(ctx) };
+  try {
+    await git.run(["init", "-q", "-b", "main"], call, "Making the folder a git repository");
+    await git.run(["add", "-A"], call, "Adding the folder's files");
+    await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (the folder as registered)"], call, "The first commit");
+  } catch (error) {
+    // The .git this call made holds nothing of the user's: remove it so nothing is half done.
+    await rm(path.join(directory, ".git"), { recursive: true, force: true });
+    throw error;
+  }
+  return "main";
+}
+
+/** A new folder's name in the projects root: one segment. */
+const FolderName = refuseNul(z.string().trim().min(1).max(100), "a folder name").refine(
+  (name) => /^[A-Za-z0-9._-]+$/.test(name) && name !== "." && name !== ".." && !name.startsWith("-"),
+  "A folder name uses letters, digits, '.', '_' and '-' (one folder, not a path).",
+);
+
+/**
+ * A new, empty folder `name` directly in the projects root (CONFLICT when it exists): the
+ * folder of a clone or an empty project. Refused when it would reach Parley's own data.
+ */
+async function newFolder(ctx: Pick<Context, "settings">, rootDirectory: string, name: string): Promise<string> {
+  const root = await realDirectory(rootDirectory, "The projects root");
+  const directory = path.join(root, FolderName.parse(name));
+  if (await reachesParleyData(directory, root, ctx.settings.forbidden)) throw ParleyError.invalid(`${name} overlaps Parley's own data: choose another name`);
+  try {
+    await mkdir(directory, { mode: 0o755 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new ParleyError("CONFLICT", `A folder named ${name} already exists in the projects root: choose another name.`);
+    throw error;
+  }
+  return directory;
+}
+
+/** Inserts the project of a folder this request made; the folder goes when that fails. */
+async function insertMade(ctx: Pick<Context, "db">, project: NewProject, name: string): Promise<Info> {
+  try {
+    return await ctx.db.$transaction((tx) => insert(tx, project, name));
+  } catch (error) {
+    await rm(project.directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+const UserName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((user) => !/[\s:\x00-\x1f\x7f]/.test(user), "A user name has no spaces, colons or control characters.");
+
+const PullRequestUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine((url) => url.includes("{branch}"), "The pull request link holds {branch} where the branch name goes.");
+
+export const CloneInput = z.object({
+  /** https://…, ssh://…, git@host:org/repo (file:// or a path when the operator allows it); never with credentials. */
+  url: refuseNul(z.string().trim().min(1).max(2000), "a repository URL"),
+  /** The team secret holding a token or password (https) or a deploy key (ssh). */
+  credential: Secrets.Name.optional(),
+  /** The user name sent with a token or password (default "x-access-token"). */
+  user: UserName.optional(),
+  /** The new folder in the projects root (default: the repository's name). */
+  folder: FolderName.optional(),
+  name: refuseNul(z.string().trim().min(1).max(100), "a project name").optional(),
+  pullRequestUrl: PullRequestUrl.optional(),
+});
+export type CloneInput = z.infer<typeof CloneInput>;
+
+/** The user name sent with a token when none is given: what GitHub, GitLab and Gitea accept. */
+export const DEFAULT_GIT_USER = "x-access-token";
+
+/** The credential git gets for a project's remote, from the team secret it names. */
+async function credentialFor(
+  ctx: Pick<Context, "db" | "keyring" | "actor">,
+  remote: Remote,
+  name: string | null | undefined,
+  user: string | null | undefined,
+): Promise<Credential | undefined> {
+  const transport = remote.transport;
+  if (!name) return undefined;
+  const kind = await Secrets.kindOf(ctx, ctx.actor.teamId, name);
+  if (!kind) throw ParleyError.invalid(`The team has no secret named ${name}.`);
+  if (transport === "ssh") {
+    if (kind !== "ssh-key") throw ParleyError.invalid(`An ssh:// remote needs a deploy key: secret ${name} is a ${kind}, not an ssh-key.`);
+    return { kind: "ssh-key", key: await Secrets.reveal(ctx, ctx.actor.teamId, name) };
+  }
+  if (transport === "https" || transport === "http") {
+    if (kind !== "git-token" && kind !== "git-password") throw ParleyError.invalid(`An https:// remote needs a git-token or git-password secret: ${name} is a ${kind}.`);
+    const password = await Secrets.reveal(ctx, ctx.actor.teamId, name);
+    // git's credential protocol is line-based: a line break would end the password early.
+    if (/[\r\n]/.test(password)) throw ParleyError.invalid(`Secret ${name} holds a line break: a token or password is one line.`);
+    const url = new URL(remote.url);
+    return { kind: "basic", protocol: transport, host: url.host, user: user ?? DEFAULT_GIT_USER, password };
+  }
+  throw ParleyError.invalid(`A ${transport} remote takes no credential.`);
+}
+
+/**
+ * Clones a repository into a new folder of the projects root (owners and admins): the
+ * project's default branch is the remote's HEAD branch. The credential (a team secret's
+ * name) reaches only this server's git process (git.ts); on any failure the folder goes.
+ */
+export async function clone(ctx: Context, input: CloneInput, options: { root: string }): Promise<Info> {
+  await requireRole(ctx, ADMIN_ROLES, "add projects");
+  const parsed = CloneInput.parse(input);
+  const remotePolicy = policy(ctx.settings);
+  const remote = parseRemote(parsed.url, remotePolicy);
+  const credential = await credentialFor(ctx, remote, parsed.credential, parsed.user);
+  const folder = parsed.folder ?? remote.name;
+  if (!FolderName.safeParse(folder).success) throw ParleyError.invalid(`Choose a folder name for ${remote.name} (letters, digits, '.', '_' and '-').`);
+  const directory = await newFolder(ctx, options.root, folder);
+  const git = projectGit(ctx.settings);
+  let defaultBranch: string | null;
+  try {
+    await git.run(
+      ["clone", "-q", "--origin", "origin", "--no-recurse-submodules", "--", remote.url, directory],
+      { cwd: path.dirname(directory), protocols: allowedProtocols(remotePolicy), ...(credential ? { credential } : {}) },
+      `Cloning ${remote.url}`,
+    );
+    defaultBranch = await headBranch(git, directory);
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return insertMade(
+    ctx,
+    {
+      teamId: ctx.actor.teamId,
+      name: parsed.name ?? folder,
+      directory,
+      source: "clone",
+      gitUrl: remote.url,
+      ...(defaultBranch ? { defaultBranch } : {}),
+      ...(parsed.credential ? { credential: parsed.credential } : {}),
+      ...(parsed.user ? { gitUser: parsed.user } : {}),
+      ...(parsed.pullRequestUrl ? { pullRequestUrl: parsed.pullRequestUrl } : {}),
+    },
+    folder,
+  );
+}
+
+export const CreateEmptyInput = z.object({ folder: FolderName, name: refuseNul(z.string().trim().min(1).max(100), "a project name").optional() });
+export type CreateEmptyInput = z.infer<typeof CreateEmptyInput>;
+
+/** A new folder in the projects root holding a new repository: one empty commit on main, by the admin (owners and admins). */
+export async function createEmpty(ctx: Context, input: CreateEmptyInput, options: { root: string }): Promise<Info> {
+  await requireRole(ctx, ADMIN_ROLES, "add projects");
+  const parsed = CreateEmptyInput.parse(input);
+  const directory = await newFolder(ctx, options.root, parsed.folder);
+  const git = projectGit(ctx.settings);
+  const call = { cwd: directory, protocols: "", author: await author(ctx) };
+  try {
+    await git.run(["init", "-q", "-b", "main"], call, "Making the repository");
+    await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit"], call, "The first commit");
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return insertMade(ctx, { teamId: ctx.actor.teamId, name: parsed.name ?? parsed.folder, directory, source: "empty", defaultBranch: "main" }, parsed.folder);
+}
+
+/** The project's branches: its own and its remote's (origin/…), by name, once each (none when it is no repository). */
+async function branchNames(ctx: Pick<Context, "settings">, directory: string): Promise<string[]> {
+  if (!(await isRepository(directory))) return [];
+  const out = await projectGit(ctx.settings).run(
+    ["for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes/origin"],
+    { cwd: directory, protocols: "" },
+    "Listing branches",
+  );
+  const names = new Set<string>();
+  for (const ref of out.split("\n")) {
+    const name = ref.startsWith("refs/heads/") ? ref.slice(11) : ref.startsWith("refs/remotes/origin/") ? ref.slice(20) : "";
+    if (name && name !== "HEAD") names.add(name);
+  }
+  return [...names].sort();
+}
+
+/** A project's branches (any member). */
+export async function branches(ctx: Context, projectId: string): Promise<string[]> {
+  const row = await projectRow(ctx, projectId);
+  return branchNames(ctx, row.directory);
+}
+
+/** Fetches of one project run one at a time in this process (git's ref locks would refuse a second). */
+const fetching = new Map<string, Promise<unknown>>();
+
+/**
+ * Brings the remote's branches up to date (any member: the remote and its credential are
+ * the admins' choice). The remote git never runs in the project's repository, whose
+ * configuration the agent can change (a `url.*.insteadOf` would send the credential
+ * elsewhere): it fetches into a new bare repository of the server's, borrowing the
+ * project's objects, from the stored URL; the project then fetches from that one locally,
+ * into `origin/…` (its own branches and files are not touched).
+ */
+export async function fetch(ctx: Context, projectId: string): Promise<{ branches: string[] }> {
+  const row = await projectRow(ctx, projectId);
+  if (!row.gitUrl) throw ParleyError.invalid(`${row.name} has no remote to fetch from.`);
+  const gitUrl = row.gitUrl;
+  const previous = fetching.get(row.id) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(async () => {
+    const remotePolicy = policy(ctx.settings);
+    const remote = parseRemote(gitUrl, remotePolicy);
+    const credential = await credentialFor(ctx, remote, row.credential, row.gitUser);
+    const git = projectGit(ctx.settings);
+    const staging = await git.staging();
+    try {
+      await git.run(["init", "-q", "--bare", staging], { cwd: path.dirname(staging), protocols: "" }, "Preparing the fetch");
+      const objects = path.join(row.directory, ".git", "objects");
+      if (await stat(objects).then((s) => s.isDirectory(), () => false)) await git.alternates(staging, objects);
+      await git.run(
+        ["fetch", "-q", "--no-tags", "--no-recurse-submodules", "--", remote.url, "+refs/heads/*:refs/heads/*"],
+        { cwd: staging, protocols: allowedProtocols(remotePolicy), ...(credential ? { credential } : {}) },
+        `Fetching ${remote.url}`,
+      );
+      await git.run(["fetch", "-q", "--prune", "--no-tags", "--no-recurse-submodules", "--", staging, "+refs/heads/*:refs/remotes/origin/*"], { cwd: row.directory, protocols: "file" }, "Updating the project's branches");
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+    return { branches: await branchNames(ctx, row.directory) };
+  });
+  fetching.set(row.id, run);
+  try {
+    return await run;
+  } finally {
+    if (fetching.get(row.id) === run) fetching.delete(row.id);
+  }
+}
+
+export const SetDefaultBranchInput = z.object({ projectId: z.string(), branch: refuseNul(z.string().trim().min(1).max(255), "a branch name") });
+
+/** Changes the branch sessions start from (owners and admins); it must be one of the project's branches. */
+export async function setDefaultBranch(ctx: Context, projectId: string, branch: string): Promise<Info> {
+  await requireRole(ctx, ADMIN_ROLES, "change a project's default branch");
+  const row = await projectRow(ctx, projectId);
+  const names = await branchNames(ctx, row.directory);
+  if (!names.includes(branch)) throw ParleyError.invalid(`${row.name} has no branch named ${branch}: fetch first if it is new on the remote.`);
+  return info(await ctx.db.project.update({ where: { id: row.id }, data: { defaultBranch: branch } }));
 }
 
 /** Unregisters a project (owners and admins only); refused while sessions use it. Its files stay. */
