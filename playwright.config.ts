@@ -60,6 +60,8 @@ export default defineConfig({
       PARLEY_SIGNUP: "open",
       // Tests sign up and in faster than the production rate limit allows (3 per 10 s).
       PARLEY_AUTH_RATE_LIMIT: "false",
+      // e2e/projects-git.spec.ts clones from a git server the spec starts on 127.0.0.1 over plain http.
+      PARLEY_GIT_ALLOW_HTTP: "true",
       // Two attempts per model step: a retried failure still shows (e2e/chat.spec.ts), and a
       // reply that keeps failing ends in seconds instead of minutes (e2e/revert.spec.ts).
       PARLEY_RETRY_MAX_ATTEMPTS: "2",
