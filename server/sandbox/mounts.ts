@@ -57,11 +57,11 @@ export class MountPoints {
   }
 
   directory(i: number): string {
-    return path.join(this.base, `b${i}`);
+    return path.join(/*turbopackIgnore: true*/ this.base, `b${i}`);
   }
 
   file(i: number): string {
-    return path.join(this.base, `f${i}`);
+    return path.join(/*turbopackIgnore: true*/ this.base, `f${i}`);
   }
 
   /** Make sure `directories` directory points and `files` file points exist (another server may make them at the same time). */

@@ -253,7 +253,7 @@ export class Sandbox {
   private spawnUnconfined(spec: ProcessSpec): SandboxProcess {
     const [program = "true", ...args] = spec.argv;
     // Its own process group (detached), so abort and timeout can end every process it started.
-    const child = spawn(program, args, { cwd: spec.cwd ?? spec.project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment(process.env) });
+    const child = spawn(/*turbopackIgnore: true*/ program, args, { cwd: spec.cwd ?? spec.project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment(process.env) });
     return processHandle(child, false, undefined);
   }
 
@@ -323,7 +323,7 @@ export class Sandbox {
     }
     try {
       const [file = "", ...rest] = command;
-      const child = spawn(file, rest, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"], env });
+      const child = spawn(/*turbopackIgnore: true*/ file, rest, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"], env });
       if (!isChild(child)) throw new Error("the sandboxed process has no output pipes");
       const filterPipe = child.stdio[SECCOMP_FD];
       if (filterPipe && "end" in filterPipe) {
