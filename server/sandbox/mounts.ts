@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { errorCode } from "../errno";
 
 /**
  * Fixed mount points for the private mount namespace of a sandboxed call when the server
@@ -19,10 +20,6 @@ export const DEFAULT_MOUNT_BASE = "/run/parley-sandbox";
  */
 export const MOUNT_SCRIPT =
   'mount=$1; shift; while [ "$1" != "--" ]; do "$mount" -n --bind "$1" "$2" || exit 125; shift 2; done; shift; exec "$@"';
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
-}
 
 /** Why `dir` and its ancestors would not serve (not root's, writable by others, a link, closed to others), or undefined. */
 async function unsafeDirectory(dir: string): Promise<string | undefined> {

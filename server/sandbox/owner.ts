@@ -1,5 +1,6 @@
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { errorCode } from "../errno";
 
 /**
  * Who owns a workspace's files when the server runs as root: the sandbox's own
@@ -14,17 +15,13 @@ export interface SandboxOwner {
   gid: number;
 }
 
-function code(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
-}
-
 /** Give one path (never following a symlink at its end) to the owner; a path that is gone is fine. */
 export async function adoptPath(owner: SandboxOwner | undefined, target: string): Promise<void> {
   if (!owner) return;
   try {
     await fs.lchown(target, owner.uid, owner.gid);
   } catch (error) {
-    if (code(error) !== "ENOENT") throw error;
+    if (errorCode(error) !== "ENOENT") throw error;
   }
 }
 
@@ -47,7 +44,7 @@ export async function adoptTree(owner: SandboxOwner | undefined, root: string): 
   try {
     handle = await fs.open(await fs.realpath(root), DIRECTORY_FLAGS);
   } catch (error) {
-    const c = code(error);
+    const c = errorCode(error);
     if (c === "ENOENT" || c === "ENOTDIR" || c === "ELOOP") return;
     throw error;
   }
@@ -65,7 +62,7 @@ async function adoptBelow(owner: SandboxOwner, folder: FileHandle): Promise<void
   try {
     names = await fs.readdir(here);
   } catch (error) {
-    if (code(error) === "ENOENT") return;
+    if (errorCode(error) === "ENOENT") return;
     throw error;
   }
   for (const name of names) {
@@ -74,7 +71,7 @@ async function adoptBelow(owner: SandboxOwner, folder: FileHandle): Promise<void
     try {
       child = await fs.open(at, DIRECTORY_FLAGS);
     } catch (error) {
-      const c = code(error);
+      const c = errorCode(error);
       if (c === "ENOENT") continue;
       // Not a folder (a file, a link, a pipe…): changed by name, never followed.
       if (c !== "ENOTDIR" && c !== "ELOOP") throw error;
@@ -93,7 +90,7 @@ async function adoptBelow(owner: SandboxOwner, folder: FileHandle): Promise<void
       if (!stat.isDirectory() && stat.nlink > 1) continue;
       await fs.lchown(at, owner.uid, owner.gid);
     } catch (error) {
-      if (code(error) !== "ENOENT") throw error;
+      if (errorCode(error) !== "ENOENT") throw error;
     }
   }
 }

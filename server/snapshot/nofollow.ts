@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { type SandboxOwner, adoptPath } from "../sandbox/owner";
+import { errorCode } from "../errno";
 
 /**
  * Changing files inside a project without ever following a symlink out of it, even when
@@ -31,13 +32,9 @@ export type Entry = { kind: "none" } | { kind: "directory" } | { kind: "file"; s
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
-function code(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
-}
-
 /** An error of a change made as another process changed the same names. */
 function changedUnder(error: unknown): boolean {
-  const c = code(error);
+  const c = errorCode(error);
   return c === "ENOENT" || c === "EISDIR" || c === "ENOTDIR" || c === "EEXIST" || c === "ENOTEMPTY";
 }
 
@@ -53,7 +50,7 @@ async function entryAt(handle: FileHandle, name: string): Promise<Entry> {
     if (stat.isFile()) return { kind: "file", size: stat.size };
     return { kind: "other" };
   } catch (error) {
-    if (code(error) === "ENOENT") return { kind: "none" };
+    if (errorCode(error) === "ENOENT") return { kind: "none" };
     throw error;
   }
 }
@@ -123,7 +120,7 @@ export class ProjectFiles {
       try {
         return await fs.open(at(parent, name), DIRECTORY_FLAGS);
       } catch (error) {
-        const c = code(error);
+        const c = errorCode(error);
         // ELOOP: a link; ENOTDIR: a file or other entry; ENOENT: nothing.
         if (c !== "ELOOP" && c !== "ENOTDIR" && c !== "ENOENT") throw error;
         if (!create) return undefined;
@@ -140,7 +137,7 @@ export class ProjectFiles {
         }
       } catch (error) {
         // Made or removed by another process meanwhile: look again.
-        const c = code(error);
+        const c = errorCode(error);
         if (c !== "EEXIST" && c !== "ENOENT" && c !== "EISDIR" && c !== "ENOTDIR" && c !== "ENOTEMPTY") throw error;
       }
     }
@@ -201,7 +198,7 @@ export class ProjectFiles {
         await fs.unlink(at(chain.folder, name));
       } catch (error) {
         // Already gone: as wanted.
-        if (code(error) === "ENOENT") return false;
+        if (errorCode(error) === "ENOENT") return false;
         if (changedUnder(error)) throw new PathChangingError(file, error);
         throw error;
       }
@@ -213,7 +210,7 @@ export class ProjectFiles {
           await fs.rmdir(at(parent, child));
         } catch (error) {
           // Not empty (or replaced meanwhile by something that is not a folder): kept.
-          const c = code(error);
+          const c = errorCode(error);
           if (c === "ENOTEMPTY" || c === "EEXIST" || c === "ENOTDIR" || c === "ENOENT") break;
           throw error;
         }

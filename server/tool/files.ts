@@ -1,13 +1,11 @@
 import type { Dirent } from "node:fs";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { errorCode } from "../errno";
 
 /** File-system helpers shared by the file tools: error codes, binary detection, walking. */
 
-export function errorCode(error: unknown): string | undefined {
-  if (error instanceof Error && "code" in error && typeof error.code === "string") return error.code;
-  return undefined;
-}
+export { errorCode };
 
 /** Directories no search or listing descends into (build output, dependencies, VCS). */
 export const IGNORED_DIRECTORIES: ReadonlySet<string> = new Set([
