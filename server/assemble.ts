@@ -10,6 +10,8 @@ import { DEFAULT_STREAM_LIMITS } from "./live/limits";
 import { LiveStreams } from "./live/streams";
 import { Permissions } from "./permission/permission";
 import { DiskQuota } from "./project/quota";
+import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
+import { Workspaces } from "./workspace/workspace";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
 import path from "node:path";
@@ -54,6 +56,13 @@ export interface Parts {
 
 export function assemble(parts: Parts): Services {
   const agents = parts.agents ?? new Agents();
+  const snapshots =
+    parts.snapshots ??
+    new Snapshots({
+      root: path.join(parts.settings.dataDir, "snapshot"),
+      ...(parts.settings.limits?.snapshotMb === undefined ? {} : { maxNewBytes: parts.settings.limits.snapshotMb * 1024 * 1024 }),
+    });
+  const workspaceSettings = { dataDir: parts.settings.dataDir, maxPerProject: parts.settings.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES };
   const services: Services = {
     db: parts.db,
     bus: parts.bus,
@@ -62,12 +71,8 @@ export function assemble(parts: Parts): Services {
     runners: new Runners(parts.bus),
     permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [], agents }),
     sandbox: parts.sandbox,
-    snapshots:
-      parts.snapshots ??
-      new Snapshots({
-        root: path.join(parts.settings.dataDir, "snapshot"),
-        ...(parts.settings.limits?.snapshotMb === undefined ? {} : { maxNewBytes: parts.settings.limits.snapshotMb * 1024 * 1024 }),
-      }),
+    snapshots,
+    workspaces: new Workspaces(parts.db, workspaceSettings, snapshots, () => parts.sandbox.owner),
     quota: new DiskQuota(parts.settings.limits?.projectDiskMb === undefined ? {} : { limitMb: parts.settings.limits.projectDiskMb }),
     keyring: parts.keyring ?? new Keyring({ keyFile: secretKeyFile(parts.settings.dataDir) }),
     models: parts.models,

@@ -12,6 +12,7 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./provider/limits";
 import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
 import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
+import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
 import { parseServerKey } from "./secrets/seal";
 
 /**
@@ -28,6 +29,8 @@ const SizeLimit = z.number().int().min(1024).max(1024 ** 3);
 /** A time limit on a model call: 100 ms to a day. */
 const TimeLimit = z.number().int().min(100).max(86_400_000);
 const DiskMb = z.number().int().min(1).max(16_777_216);
+/** Live workspaces one project may have at once. */
+const WorkspaceCap = z.number().int().min(1).max(100_000);
 
 export const ConfigFileSchema = z
   .object({
@@ -76,7 +79,7 @@ export const ConfigFileSchema = z
     /** Remotes admins may clone from besides https://, ssh:// and git://: file:// URLs and paths of this server, http:// (credentials in clear). */
     git: z.object({ allowLocalRemotes: z.boolean().optional(), allowHttp: z.boolean().optional() }).strict().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
-    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional() }).strict().optional(),
+    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional() }).strict().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -122,6 +125,7 @@ const EnvSchema = z.object({
   PARLEY_PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().pipe(TimeLimit).optional(),
   PARLEY_PROJECT_DISK_MB: z.coerce.number().pipe(DiskMb).optional(),
   PARLEY_SNAPSHOT_MAX_MB: z.coerce.number().pipe(DiskMb).optional(),
+  PARLEY_WORKSPACES_PER_PROJECT: z.coerce.number().pipe(WorkspaceCap).optional(),
   PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
 });
@@ -179,7 +183,7 @@ export interface Config {
   /** What a provider may send: sizes, and the clocks of a step (server/provider/limits.ts). */
   provider: ProviderLimits;
   /** A project's disk quota and the new files one snapshot may store (MB). */
-  limits: { projectDiskMb: number; snapshotMb: number };
+  limits: { projectDiskMb: number; snapshotMb: number; workspacesPerProject: number };
   /** Remotes admins may clone from besides https/ssh/git: file:// and local paths, http://. */
   git: { allowLocalRemotes: boolean; allowHttp: boolean };
 }
@@ -271,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: {
       projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
       snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
+      workspacesPerProject: e.PARLEY_WORKSPACES_PER_PROJECT ?? fromFile.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
     },
     git: {
       allowLocalRemotes: flag(e.PARLEY_GIT_ALLOW_LOCAL_REMOTES, fromFile.git?.allowLocalRemotes ?? false),

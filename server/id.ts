@@ -23,6 +23,7 @@ export const PREFIXES = {
   user: "usr",
   team: "tem",
   project: "prj",
+  workspace: "wsp",
   share: "shr",
   approval: "apr",
   tool: "tool",

@@ -14,6 +14,7 @@ import type { DiskQuota } from "./project/quota";
 import type { Sandbox } from "./sandbox/sandbox";
 import type { Keyring } from "./secrets/seal";
 import type { Snapshots } from "./snapshot/snapshot";
+import type { Workspaces } from "./workspace/workspace";
 import type { RunLock } from "./session/lock";
 import type { Runners } from "./session/runner";
 import type { StreamedWrites } from "./session/writer";
@@ -98,7 +99,7 @@ export interface Settings {
   /** Which remotes admins may clone from besides https/ssh/git (server/project/remote.ts); default neither. */
   git?: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
-  limits?: { projectDiskMb?: number; snapshotMb?: number };
+  limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number };
 }
 
 /**
@@ -110,6 +111,8 @@ export interface SubagentCaller {
   sessionId: string;
   projectId: string;
   directory: string;
+  /** The session's workspace (its children share it); null for a session made before workspaces existed. */
+  workspaceId: string | null;
   /** The child acts for the parent session's author. */
   authorId: string;
   model?: ModelRef;
@@ -147,6 +150,8 @@ export interface Services {
   sandbox: Sandbox;
   /** Snapshots of project files (git trees), for patches and revert. */
   snapshots: Snapshots;
+  /** Each root session's working tree on its own branch (server/workspace/workspace.ts). */
+  workspaces: Workspaces;
   /** The disk quota of each project (server/project/quota.ts). */
   quota: DiskQuota;
   /** The keys team secrets are sealed under (server/secrets): only that module uses them. */

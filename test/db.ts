@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { inject } from "vitest";
 import { Bus } from "../server/bus/bus";
@@ -50,7 +53,9 @@ export async function makeTeam(options: { bus?: Bus; db?: Db; directory?: string
   await db.team.create({ data: { id: teamId, name: `Team ${teamId}`, slug: teamId } });
   await db.user.create({ data: { id: userId, email: `${userId}@test.local`, name: "Tester" } });
   await db.membership.create({ data: { teamId, userId, role: "owner" } });
-  await db.project.create({ data: { id: projectId, teamId, name: "project", directory: options.directory ?? `/tmp/${projectId}` } });
+  // A real folder: a session's first tool makes its workspace from the project's repository (made from the folder).
+  const directory = options.directory ?? mkdtempSync(path.join(os.tmpdir(), `parley-project-${projectId}-`));
+  await db.project.create({ data: { id: projectId, teamId, name: "project", directory } });
   return { teamId, userId, projectId, ctx: withActor(services, { userId, teamId }) };
 }
 

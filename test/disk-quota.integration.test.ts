@@ -24,7 +24,6 @@ describe("N14: disk quota per project (integration, through HTTP)", () => {
   let app: TestApp;
   let bob: Browser;
   let projectId: string;
-  let projectDir: string;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
@@ -43,7 +42,7 @@ describe("N14: disk quota per project (integration, through HTTP)", () => {
         PARLEY_SNAPSHOT_MAX_MB: "1",
       };
     });
-    projectDir = path.join(app.dir, "projects", "app");
+
     const auth: Auth = await (await import("../server/auth/instance")).getAuth();
     const { memberContext } = await import("../server/context");
     const ann = await signUp(auth, "ann@quota.test", "Ann");
@@ -78,12 +77,15 @@ describe("N14: disk quota per project (integration, through HTTP)", () => {
   const finishes = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"step-finish"> => p.type === "step-finish"));
 
   it("N14: a member's write past the project's quota is refused with the quota's message; a bash command that goes past it fails saying so; a snapshot too large, or of a project over its quota, is skipped with a note", async () => {
-    const sessionId = (await trpcData<Info>(app, "session.create", { projectId, title: "quota" }, bob.headers)).id;
+    const session = await trpcData<Info>(app, "session.create", { projectId, title: "quota" }, bob.headers);
+    const sessionId = session.id;
+    // The quota holds for the session's own workspace, where its tools write.
+    const workspace = session.directory;
 
     // 1.5 MB: within the quota, but more than one snapshot stores.
     const first = await turn(sessionId, toolReply("w1", "write", { filePath: "data/one.txt", content: "a".repeat(1.5 * MB) }));
     expect(tools(first)[0]?.state.status).toBe("completed");
-    expect(statSync(path.join(projectDir, "data", "one.txt")).size).toBe(1.5 * MB);
+    expect(statSync(path.join(workspace, "data", "one.txt")).size).toBe(1.5 * MB);
     expect(finishes(first)[0]?.snapshotSkipped).toMatch(/more than one snapshot stores \(1 MB, limits\.snapshotMb\)/);
 
     // Another 1 MB would take the project past its 2 MB.
@@ -91,7 +93,7 @@ describe("N14: disk quota per project (integration, through HTTP)", () => {
     const refused = tools(second)[0];
     expect(refused?.state.status).toBe("error");
     expect(refused?.state.status === "error" && refused.state.error).toMatch(/Cannot write data\/two\.txt: the project would be over its disk quota \(.* MB used of 2\.0 MB, limits\.projectDiskMb\)/);
-    expect(existsSync(path.join(projectDir, "data", "two.txt"))).toBe(false);
+    expect(existsSync(path.join(workspace, "data", "two.txt"))).toBe(false);
 
     // A command's writes are measured after it ran.
     const third = await turn(sessionId, toolReply("b1", "bash", { command: "head -c 3145728 /dev/zero > data/three.bin && echo made", description: "make a file" }));

@@ -34,7 +34,6 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
   let bob: Browser;
   let carol: Browser;
   let projectId: string;
-  let projectDir: string;
   let dataDir: string;
   let shared: string;
 
@@ -83,7 +82,6 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
       };
     });
     rt = app.rt;
-    projectDir = path.join(app.dir, "projects", "app");
     dataDir = path.join(app.dir, "data");
     shared = path.join(app.dir, "shared");
     mkdirSync(shared);
@@ -200,9 +198,21 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
   });
 
   it("N5: four FIFO mentions do not stall sign-in or /api/health, and the prompt is refused with a clear message", async () => {
-    const fifos = ["a", "b", "c", "d"].map((name) => path.join(projectDir, `${name}.fifo`));
-    // The attacker makes them with one approved command; here the test does.
-    for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
+    const names = ["a", "b", "c", "d"].map((name) => `${name}.fifo`);
+    const fifos: string[] = [];
+    /** A session whose workspace holds the FIFOs: the attacker makes them with one approved command; here the test does. */
+    const withFifos = async () => {
+      const session = await newSession(bob);
+      const { workspaceId } = await rt.services.db.session.findUniqueOrThrow({ where: { id: session } });
+      if (!workspaceId) throw new Error("a new session has a workspace");
+      const { directory } = await rt.services.workspaces.ready(workspaceId);
+      for (const name of names) {
+        const fifo = path.join(directory, name);
+        execFileSync("mkfifo", [fifo]);
+        fifos.push(fifo);
+      }
+      return session;
+    };
     const timed = async <T>(what: () => Promise<T>): Promise<{ ms: number; value: T }> => {
       const start = performance.now();
       const value = await what();
@@ -213,8 +223,8 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
       // slowed by another test file's CPU on this shared machine answers a later one in time.
       const slowest: number[] = [];
       for (let attempt = 0; attempt < 3; attempt++) {
-        const session = await newSession(bob);
-        const sent = call("session.prompt", { sessionId: session, parts: fifos.map((fifo) => ({ type: "mention", path: path.basename(fifo) })) }, bob);
+        const session = await withFifos();
+        const sent = call("session.prompt", { sessionId: session, parts: names.map((name) => ({ type: "mention", path: name })) }, bob);
         // While it is in flight: another team signs in, and the load balancer checks health.
         await new Promise((resolve) => setTimeout(resolve, 100));
         const [signIn, check] = await Promise.all([

@@ -83,7 +83,7 @@ describe("hardening (integration, through HTTP)", () => {
       providerId: "parley",
       modelId: "offline",
       agent: "build",
-      path: { cwd: projectDir, root: projectDir },
+      path: { cwd: session.directory, root: session.directory },
       cost: 0,
       tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
       error: { name: "UnknownError", message: PRISMA_ERROR },
@@ -94,7 +94,7 @@ describe("hardening (integration, through HTTP)", () => {
     const base = { sessionId: session.id, messageId: reply.id, type: "tool" as const };
     const time = { start: 1, end: 2 };
     const parts: Part[] = [
-      { ...base, id: Id.ascending("part"), callId: "call_1", tool: "list", state: { status: "completed", input: { path: projectDir }, output: `${projectDir}/\n  src/\n    greet.ts`, title: projectDir, metadata: { path: "." }, time } },
+      { ...base, id: Id.ascending("part"), callId: "call_1", tool: "list", state: { status: "completed", input: { path: session.directory }, output: `${session.directory}/\n  src/\n    greet.ts`, title: session.directory, metadata: { path: "." }, time } },
       {
         ...base,
         id: Id.ascending("part"),
@@ -102,7 +102,7 @@ describe("hardening (integration, through HTTP)", () => {
         tool: "bash",
         state: { status: "completed", input: { command: "npm test" }, output: `ok\n\nThe tool call succeeded but the output was truncated. Full output saved to: ${saved}\n`, title: "npm test", metadata: { outputPath: saved }, time },
       },
-      { ...base, id: Id.ascending("part"), callId: "call_3", tool: "read", state: { status: "error", input: { filePath: `${projectDir}/src/greet.ts` }, error: `EACCES: permission denied, open '${projectDir}/src/greet.ts'`, time } },
+      { ...base, id: Id.ascending("part"), callId: "call_3", tool: "read", state: { status: "error", input: { filePath: `${session.directory}/src/greet.ts` }, error: `EACCES: permission denied, open '${session.directory}/src/greet.ts'`, time } },
     ];
     for (const part of parts) await Session.updatePart(annCtx, part);
     const shared = await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers);
@@ -126,7 +126,7 @@ describe("hardening (integration, through HTTP)", () => {
       expect(page.text).toContain("open 'src/greet.ts'");
       // Members still see it all.
       const own = await call("message.page", { sessionId: reply?.sessionId }, ann.headers);
-      expect(own.text).toContain(projectDir);
+      expect(own.text).toContain(dataDir);
     });
 
     it("the share's live events carry no server path or internal error", async () => {
@@ -144,7 +144,7 @@ describe("hardening (integration, through HTTP)", () => {
         type: "tool",
         callId: "call_9",
         tool: "bash",
-        state: { status: "completed", input: { command: "pwd", workdir: projectDir }, output: `${projectDir}/src`, title: "pwd", metadata: {}, time: { start: 1, end: 2 } },
+        state: { status: "completed", input: { command: "pwd", workdir: session.directory }, output: `${session.directory}/src`, title: "pwd", metadata: {}, time: { start: 1, end: 2 } },
       });
       await stream.until(() => stream.events.some((e) => e.name === "message.part.updated"), "the live part");
       await stream.until(() => stream.events.some((e) => e.name === "message.updated"), "the live message");
@@ -287,15 +287,17 @@ describe("hardening (integration, through HTTP)", () => {
     it("N7: a shared turn's diff and patch show viewers only the files the team's and project's read rules let them read", async () => {
       expect((await call("permission.setPolicy", { rules: [{ permission: "read", pattern: "hr/*", action: "deny" }] }, ann.headers)).status).toBe(200);
       try {
-        const project = { id: projectId, directory: projectDir };
+        const session = await Session.create(annCtx, { projectId, title: "Turn diff" });
+        if (!session.workspaceId) throw new Error("a new session has a workspace");
+        // The session's own files, as its tools would have changed them.
+        const project = { id: session.workspaceId, directory: (await app.rt.services.workspaces.ready(session.workspaceId)).directory };
         const { snapshots } = app.rt.services;
         const first = await snapshots.track(project);
-        mkdirSync(path.join(projectDir, "hr"), { recursive: true });
-        mkdirSync(path.join(projectDir, "src"), { recursive: true });
-        writeFileSync(path.join(projectDir, "hr", "salaries.txt"), "ann 250000\n");
-        writeFileSync(path.join(projectDir, "src", "a.ts"), "export const a = 1;\n");
+        mkdirSync(path.join(project.directory, "hr"), { recursive: true });
+        mkdirSync(path.join(project.directory, "src"), { recursive: true });
+        writeFileSync(path.join(project.directory, "hr", "salaries.txt"), "ann 250000\n");
+        writeFileSync(path.join(project.directory, "src", "a.ts"), "export const a = 1;\n");
         const last = await snapshots.track(project);
-        const session = await Session.create(annCtx, { projectId, title: "Turn diff" });
         const diffs = [
           { file: "hr/salaries.txt", additions: 1, deletions: 0 },
           { file: "src/a.ts", additions: 1, deletions: 0 },
@@ -310,7 +312,7 @@ describe("hardening (integration, through HTTP)", () => {
           providerId: "parley",
           modelId: "offline",
           agent: "build",
-          path: { cwd: projectDir, root: projectDir },
+          path: { cwd: project.directory, root: project.directory },
           cost: 0,
           tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
           time: { created: Date.now(), completed: Date.now() },

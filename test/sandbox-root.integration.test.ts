@@ -59,7 +59,7 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
   it("N1: a member's approved command cannot set core_pattern and have the kernel run a project script as host root", async () => {
     const before = readFileSync(CORE_PATTERN, "utf8");
     const proof = path.join(app.dir, "n1-proof");
-    const { id } = await ok<{ id: string }>("session.create", { projectId, title: "n1" }, bob);
+    const { id, directory } = await ok<{ id: string; directory: string }>("session.create", { projectId, title: "n1" }, bob);
     const command = [
       `printf '#!/bin/sh\\nid > ${proof}\\n' > hook.sh`,
       "chmod +x hook.sh",
@@ -82,11 +82,14 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
     const calls = page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : []));
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ status: "completed", output: expect.stringMatching(/Read-only file system/) });
-    // The command ran as the sandbox's user, who now owns the hook it wrote (and the project).
+    // The command ran as the sandbox's user, who now owns the hook it wrote (and the session's workspace).
     expect(calls[0]).toMatchObject({ output: expect.stringMatching(new RegExp(`^${DEFAULT_SANDBOX_ID}$`, "m")) });
-    expect(statSync(path.join(project, "hook.sh")).uid).toBe(DEFAULT_SANDBOX_ID);
-    expect(statSync(path.join(project, "README.md")).uid).toBe(DEFAULT_SANDBOX_ID);
-    expect(readFileSync(path.join(project, "README.md"), "utf8")).toBe("a project\n");
+    expect(statSync(path.join(directory, "hook.sh")).uid).toBe(DEFAULT_SANDBOX_ID);
+    expect(statSync(path.join(directory, "README.md")).uid).toBe(DEFAULT_SANDBOX_ID);
+    expect(readFileSync(path.join(directory, "README.md"), "utf8")).toBe("a project\n");
+    // The project's own folder is never handed to the sandbox: sessions work in their workspaces.
+    expect(statSync(path.join(project, "README.md")).uid).toBe(0);
+    expect(existsSync(path.join(project, "hook.sh"))).toBe(false);
   });
 
   /** Run a prompt's one bash command, answered "once", and return the call's state. */

@@ -100,6 +100,11 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     return (await data<Info>("session.create", { projectId, title }, who)).id;
   }
 
+  /** Where a session's files are: its own workspace. */
+  async function dirOf(sessionId: string): Promise<string> {
+    return (await data<Info>("session.get", { sessionId }, ann)).directory;
+  }
+
   async function prompt(who: Browser, sessionId: string, text: string): Promise<UserMessage> {
     return data<UserMessage>("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, who);
   }
@@ -126,6 +131,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     scripts.set("n9", [toolReply("c1", "write", { filePath: "dd/f.txt", content: "first\n" }), reply.text("written")]);
     await prompt(ann, id, "[n9] write dd/f.txt");
     await idle(id);
+    const projectDir = await dirOf(id);
     expect(readFileSync(path.join(projectDir, "dd", "f.txt"), "utf8")).toBe("first\n");
     // A member's command replaces the folder with a link to another folder of the project.
     mkdirSync(path.join(projectDir, "n9-other"), { recursive: true });
@@ -158,6 +164,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     scripts.set("n4", [...writes, reply.text("written")]);
     const user = await prompt(ann, id, "[n4] write the work files");
     await idle(id);
+    const projectDir = await dirOf(id);
     expect(readdirSync(path.join(projectDir, "work")).sort()).toEqual([...canaries].sort());
     // Another process (as a bash command of another session would) swaps work/ for a link and back, without pause.
     const swapper = spawn(process.execPath, ["-e", SWAPPER, outside], { cwd: projectDir, stdio: "ignore" });
@@ -187,8 +194,9 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const snapshots = app.rt.services.snapshots;
     const track = snapshots.track.bind(snapshots);
     let hold = true;
+    const annDir = await dirOf(a);
     snapshots.track = async (project) => {
-      if (hold && existsSync(path.join(projectDir, "notes", "ann.txt"))) {
+      if (hold && existsSync(path.join(annDir, "notes", "ann.txt"))) {
         hold = false;
         await gate;
       }
@@ -216,8 +224,11 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     expect(summary.summary?.files).toBe(1);
     expect(summary.summary?.diffs?.map((d) => d.file) ?? []).not.toContain("hr/salaries.txt");
     expect((await call<Info>("session.revert", { sessionId: a, messageId: annTurn.id }, ann)).status).toBe(200);
-    expect(existsSync(path.join(projectDir, "notes", "ann.txt"))).toBe(false);
-    expect(readFileSync(path.join(projectDir, "hr", "salaries.txt"), "utf8")).toBe("bob: 1\n");
+    expect(existsSync(path.join(annDir, "notes", "ann.txt"))).toBe(false);
+    expect(readFileSync(path.join(await dirOf(b), "hr", "salaries.txt"), "utf8")).toBe("bob: 1\n");
+    // Neither ever saw the other's file (each works in its own tree).
+    expect(existsSync(path.join(annDir, "hr", "salaries.txt"))).toBe(false);
+    expect(existsSync(path.join(await dirOf(b), "notes", "ann.txt"))).toBe(false);
   });
 
   it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
@@ -293,9 +304,76 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const messages = await history(ann, id);
     // The reverted turn is gone for good, its file too; the prompt is there, answered.
     expect(messages.map((m) => m.info.id)).not.toContain(user.id);
-    expect(existsSync(path.join(projectDir, "late.txt"))).toBe(false);
+    expect(existsSync(path.join(await dirOf(id), "late.txt"))).toBe(false);
     expect((await data<Info>("session.get", { sessionId: id }, ann)).revert).toBeUndefined();
     expect(messages.find((m) => m.info.id === sent.id)?.info.role).toBe("user");
     expect(partsOf(messages.filter((m) => m.info.id > sent.id), "text").map((p) => p.text)).toEqual(["answered after the revert"]);
+  });
+  describe("issue 31: each session in its own workspace", () => {
+    const totals = async () => (await data<{ totals?: { additions: number; deletions: number } }>("dashboard.list", { parentId: null, search: "W1" }, ann)).totals;
+
+    it("W1: A writes team-shared.txt, B writes its own, A reverts: B's file is intact; each session's Lines and the dashboard totals count only its own edits", async () => {
+      const a = await session(ann, "W1 Ann");
+      const b = await session(bob, "W1 Bob");
+      scripts.set("w1a", [toolReply("a1", "write", { filePath: "team-shared.txt", content: "from A\n" }), reply.text("done")]);
+      const first = await prompt(ann, a, "[w1a] write team-shared.txt");
+      await idle(a);
+      scripts.set("w1b", [toolReply("b1", "write", { filePath: "team-shared.txt", content: "from B\n" }), reply.text("done")]);
+      await prompt(bob, b, "[w1b] write team-shared.txt");
+      await idle(b);
+      const [annDir, bobDir] = [await dirOf(a), await dirOf(b)];
+      expect(annDir).not.toBe(bobDir);
+      expect(annDir).not.toBe(projectDir);
+      expect(readFileSync(path.join(annDir, "team-shared.txt"), "utf8")).toBe("from A\n");
+      expect(readFileSync(path.join(bobDir, "team-shared.txt"), "utf8")).toBe("from B\n");
+      // The project's own folder is nobody's scratch space: neither write reached it.
+      expect(existsSync(path.join(projectDir, "team-shared.txt"))).toBe(false);
+      const lines = async (id: string) => (await data<Info>("session.get", { sessionId: id }, ann)).summary;
+      expect(await lines(a)).toMatchObject({ additions: 1, deletions: 0, files: 1 });
+      expect(await lines(b)).toMatchObject({ additions: 1, deletions: 0, files: 1 });
+      expect(await totals()).toMatchObject({ additions: 2, deletions: 0 });
+      expect((await call<Info>("session.revert", { sessionId: a, messageId: first.id }, ann)).status).toBe(200);
+      expect(existsSync(path.join(annDir, "team-shared.txt"))).toBe(false);
+      expect(readFileSync(path.join(bobDir, "team-shared.txt"), "utf8")).toBe("from B\n");
+    });
+
+    it("W1: a session that only reads shows no lines while another session edits a file", async () => {
+      mkdirSync(path.join(projectDir, "src"), { recursive: true });
+      const reader = await session(ann, "W1 reader");
+      const editor = await session(bob, "W1 editor");
+      scripts.set("w1r", [toolReply("r1", "read", { filePath: "README.md" }), reply.text("read")]);
+      scripts.set("w1e", [toolReply("e1", "write", { filePath: "src/math.ts", content: "export const two = 2;\n" }), reply.text("written")]);
+      await Promise.all([prompt(ann, reader, "[w1r] read the readme"), prompt(bob, editor, "[w1e] write src/math.ts")]);
+      await Promise.all([idle(reader), idle(editor)]);
+      const summary = (await data<Info>("session.get", { sessionId: reader }, ann)).summary;
+      expect(summary?.additions ?? 0).toBe(0);
+      expect(summary?.deletions ?? 0).toBe(0);
+      expect((await data<Info>("session.get", { sessionId: editor }, ann)).summary).toMatchObject({ additions: 1, files: 1 });
+    });
+
+    it("W2: two sessions running at once: each patch and summary lists only its own files, and neither sees the other's", async () => {
+      const a = await session(ann, "W2 Ann");
+      const b = await session(bob, "W2 Bob");
+      // Both steps are held open until both have written: the runners overlap for certain.
+      let release: () => void = () => undefined;
+      const both = new Promise<void>((resolve) => (release = resolve));
+      scripts.set("w2a", [toolReply("a1", "write", { filePath: "w2/ann.txt", content: "ann\n" }), toolReply("a2", "write", { filePath: "w2/ann-2.txt", content: "ann two\n" }, both), reply.text("done")]);
+      scripts.set("w2b", [toolReply("b1", "write", { filePath: "w2/bob.txt", content: "bob\n" }), toolReply("b2", "write", { filePath: "w2/bob-2.txt", content: "bob two\n" }, both), reply.text("done")]);
+      await Promise.all([prompt(ann, a, "[w2a] write ann's files"), prompt(bob, b, "[w2b] write bob's files")]);
+      const [annDir, bobDir] = [await dirOf(a), await dirOf(b)];
+      await until(() => existsSync(path.join(annDir, "w2", "ann.txt")) && existsSync(path.join(bobDir, "w2", "bob.txt")), "both first writes");
+      expect(app.rt.services.runners.get(a)).toBeDefined();
+      expect(app.rt.services.runners.get(b)).toBeDefined();
+      release();
+      await Promise.all([idle(a), idle(b)]);
+      const filesOf = async (id: string) => partsOf(await history(ann, id), "patch").flatMap((p) => p.files).sort();
+      expect(await filesOf(a)).toEqual(["w2/ann-2.txt", "w2/ann.txt"]);
+      expect(await filesOf(b)).toEqual(["w2/bob-2.txt", "w2/bob.txt"]);
+      const summaryFiles = async (id: string) => ((await data<Info>("session.get", { sessionId: id }, ann)).summary?.diffs ?? []).map((d) => d.file).sort();
+      expect(await summaryFiles(a)).toEqual(["w2/ann-2.txt", "w2/ann.txt"]);
+      expect(await summaryFiles(b)).toEqual(["w2/bob-2.txt", "w2/bob.txt"]);
+      expect(readdirSync(path.join(annDir, "w2")).sort()).toEqual(["ann-2.txt", "ann.txt"]);
+      expect(readdirSync(path.join(bobDir, "w2")).sort()).toEqual(["bob-2.txt", "bob.txt"]);
+    });
   });
 });

@@ -159,11 +159,15 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
     expect(said).toMatch(/I would need the `task` tool .* not available to me here/);
   });
 
+  /** Where a session's files are: its workspace. */
+  const directoryOf = async (sessionId: string) => (await rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId } })).directory;
+
   it("N11: a subagent started from the read-only plan agent cannot write files or run commands", async () => {
     const planned = await newSession(bob, "plan");
     await ok("session.prompt", { sessionId: planned, parts: [{ type: "text", text: "@general write plan-leak.txt: written by a subagent of plan" }], agent: "plan" }, bob);
     await settled(rt.services, planned, 30_000);
-    expect(existsSync(path.join(project, "plan-leak.txt"))).toBe(false);
+    const plannedDir = await directoryOf(planned);
+    expect(existsSync(path.join(plannedDir, "plan-leak.txt"))).toBe(false);
     const [child] = await children(bob, planned);
     expect(child?.permission).toEqual(
       expect.arrayContaining([
@@ -176,14 +180,15 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
     // The model's own task call from plan: the same.
     await ok("session.prompt", { sessionId: planned, parts: [{ type: "text", text: "use a subagent to write plan-leak-2.txt: hi" }], agent: "plan" }, bob);
     await settled(rt.services, planned, 30_000);
-    expect(existsSync(path.join(project, "plan-leak-2.txt"))).toBe(false);
+    expect(existsSync(path.join(plannedDir, "plan-leak-2.txt"))).toBe(false);
     expect(await children(bob, planned)).toHaveLength(2);
 
     // The build agent's subagents still write.
     const built = await newSession(bob);
     await ok("session.prompt", { sessionId: built, parts: [{ type: "text", text: "@general write build-ok.txt: fine" }] }, bob);
     await settled(rt.services, built, 30_000);
-    expect(existsSync(path.join(project, "build-ok.txt"))).toBe(true);
+    // Its subagent wrote in the session's own workspace, which the child shares.
+    expect(existsSync(path.join(await directoryOf(built), "build-ok.txt"))).toBe(true);
   });
 
   it("D4: while a subagent waits for a permission answer, the parent's task call says so and names the question, which is answered from there", async () => {

@@ -212,7 +212,7 @@ export async function create(ctx: Pick<Context, "db" | "actor" | "settings">, in
 
 const gits = new Map<string, ProjectGit>();
 /** The server's git for projects of a data directory (one credential helper, one known-hosts file). */
-function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
+export function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
   let git = gits.get(settings.dataDir);
   if (!git) gits.set(settings.dataDir, (git = new ProjectGit(settings.dataDir)));
   return git;
@@ -255,21 +255,38 @@ async function isRepository(directory: string): Promise<boolean> {
  * a repository is left as it is. Returns the branch HEAD names.
  */
 async function adopt(ctx: Pick<Context, "db" | "actor" | "settings">, directory: string): Promise<string | null> {
-  const git = projectGit(ctx.settings);
-  if (await isRepository(directory)) return headBranch(git, directory);
-  const call = { cwd: directory, protocols: "", author: await author(ctx) };
-  try {
-    await git.run(["init", "-q", "-b", "main"], call, "Making the folder a git repository");
-    await git.run(["add", "-A"], call, "Adding the folder's files");
-    await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (the folder as registered)"], call, "The first commit");
-  } catch (error) {
-    // The .git this call made holds nothing of the user's: remove it so nothing is half done.
-    await rm(path.join(directory, ".git"), { recursive: true, force: true });
-    throw error;
-  }
-  return "main";
+  return makeRepository(ctx.settings, directory, await author(ctx));
 }
 
+/**
+ * `adopt` for a folder registered before projects were repositories, when a session first
+ * needs a workspace of it: the first commit is Parley's. Folders of one process are made
+ * repositories one at a time (a second call finds the first's `.git`).
+ */
+/** The folders this process is making repositories now. */
+const adopting = new Map<string, Promise<string | null>>();
+export function makeRepository(settings: Pick<Settings, "dataDir">, directory: string, by?: { name: string; email: string }): Promise<string | null> {
+  const previous = adopting.get(directory) ?? Promise.resolve(null);
+  const next = previous.catch(() => null).then(async () => {
+    const git = projectGit(settings);
+    if (await isRepository(directory)) return headBranch(git, directory);
+    const call = { cwd: directory, protocols: "", ...(by ? { author: by } : {}) };
+    try {
+      await git.run(["init", "-q", "-b", "main"], call, "Making the folder a git repository");
+      await git.run(["add", "-A"], call, "Adding the folder's files");
+      await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (the folder as registered)"], call, "The first commit");
+    } catch (error) {
+      // The .git this call made holds nothing of the user's: remove it so nothing is half done.
+      await rm(path.join(directory, ".git"), { recursive: true, force: true });
+      throw error;
+    }
+    return "main";
+  });
+  adopting.set(directory, next);
+  return next.finally(() => {
+    if (adopting.get(directory) === next) adopting.delete(directory);
+  });
+}
 /** A new folder's name in the projects root: one segment. */
 const FolderName = refuseNul(z.string().trim().min(1).max(100), "a folder name").refine(
   (name) => /^[A-Za-z0-9._-]+$/.test(name) && name !== "." && name !== ".." && !name.startsWith("-"),

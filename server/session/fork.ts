@@ -12,6 +12,7 @@ import type { Message, Part } from "./message";
 import { json, sessionFromRow } from "./rows";
 import * as Share from "./share";
 import * as Store from "./store";
+import { snapshotScope } from "../workspace/scope";
 
 export const ForkInput = z.object({
   sessionId: Id.schema("session"),
@@ -29,6 +30,16 @@ export type ForkInput = z.input<typeof ForkInput>;
  * ends, its unfinished tools become "Tool execution aborted", and the reply is complete
  * with an error saying it was cut by the fork — nothing in the fork stays "running".
  */
+
+/** The files' state at the end of what a fork copies: the last snapshot a step recorded (none when no tool ran). */
+function lastSnapshot(parts: Part[]): string | null {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i];
+    if (part?.type === "step-finish" && part.snapshot) return part.snapshot;
+    if (part?.type === "step-start" && part.snapshot) return part.snapshot;
+  }
+  return null;
+}
 
 export const FORKED_MESSAGE = "Forked while this reply was being written: the fork holds what was written until then.";
 export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId }): Promise<Info> => {
@@ -60,13 +71,22 @@ export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId })
   }
 
   const time = new Date(ctx.clock.now());
+  const project = await ctx.db.project.findUniqueOrThrow({ where: { id: source.projectId }, select: { id: true, defaultBranch: true } });
   const row = await ctx.db.$transaction(async (tx) => {
+    // A new workspace holding the source's files at the fork point: its last snapshot among the copied messages.
+    const workspace = await ctx.workspaces.plan(tx, {
+      teamId: source.teamId,
+      project,
+      slug: source.slug,
+      fork: { from: snapshotScope(source).id, workspaceId: source.workspaceId, snapshot: lastSnapshot(parts) },
+    });
     const created = await tx.session.create({
       data: {
         id: newId,
         teamId: source.teamId,
         projectId: source.projectId,
-        directory: source.directory,
+        directory: workspace.directory,
+        workspaceId: workspace.id,
         title: forkTitle(source.title),
         slug: source.slug,
         version: source.version,
@@ -82,6 +102,8 @@ export const fork = fn(ForkInput, async (ctx: Context, { sessionId, messageId })
     await Store.insertCopies(tx, messages, parts);
     return created;
   });
+  // Its files are put in place now (the source's at the fork point), not at its first tool.
+  if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   let info = sessionFromRow(row, ctx.settings.publicUrl);
   ctx.bus.publish(Event.Created, { info }, { teamId: info.teamId, sessionId: info.id });
   if (ctx.settings.share === "auto") info = await Share.share(ctx, info.id);

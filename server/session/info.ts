@@ -20,6 +20,8 @@ export const Info = z.object({
   teamId: z.string(),
   projectId: z.string(),
   directory: z.string(),
+  /** The session's workspace (SPEC §15; its children share their root's); absent for sessions made before workspaces. */
+  workspaceId: z.string().optional(),
   parentId: Id.schema("session").optional(),
   title: z.string(),
   slug: z.string(),

@@ -24,6 +24,7 @@ import * as Summary from "./summary";
 import { pendingSubtask, runSubtask } from "./subtask";
 import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
+import { snapshotScope } from "../workspace/scope";
 
 /**
  * The prompt loop: one runner per session (across instances, by the run lock) lets the
@@ -277,6 +278,7 @@ async function callerOf(s: Services, row: SessionRow, agent: string, startsSubag
     sessionId: row.id,
     projectId: row.projectId,
     directory: row.directory,
+    workspaceId: row.workspaceId,
     authorId: row.authorId,
     ...(row.modelProviderId && row.modelId ? { model: { providerId: row.modelProviderId, modelId: row.modelId } } : {}),
     ...(permission ? { permission } : {}),
@@ -326,7 +328,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     abort: signal,
     isRejection,
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
-    project: { id: input.caller.projectId, directory: input.caller.directory },
+    project: snapshotScope(input.caller),
   });
   const scope: ToolScope | undefined = lastStep
     ? undefined
@@ -371,7 +373,7 @@ async function summarizeStep(s: Services, p: Pass, input: StepInput, processor: 
   const { first, last } = processor.snapshots;
   if (!first || !last) return;
   try {
-    const project = { id: input.caller.projectId, directory: input.caller.directory };
+    const project = snapshotScope(input.caller);
     await Summary.afterStep(s, { teamId: p.teamId, sessionId: p.sessionId, project, user: input.user, history: input.messages, first, last });
   } catch (error) {
     console.error(`[session] the summary of ${p.sessionId} could not be updated`, error);

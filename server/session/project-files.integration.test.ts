@@ -36,7 +36,6 @@ beforeAll(() => {
     "src/math.ts": "export const add = (a: number, b: number) => a + b;\n",
     "src/deep/grid.ts": "export const grid = [];\n",
     "node_modules/left-pad/index.js": "module.exports = 1;\n",
-    ".git/config": "[core]\n",
     "big.txt": "x".repeat(MAX_MENTION_BYTES + 1),
     "logo.png": "\x89PNG\r\n\x1a\n\0\0\0",
     ".env": "TOKEN=1\n",
@@ -50,7 +49,7 @@ beforeAll(() => {
   // Links out of the project (a file and a folder), and one that stays inside.
   symlinkSync(path.join(outside, "secret.txt"), path.join(project, "src", "greeting-link.ts"));
   symlinkSync(outside, path.join(project, "src", "gr-out"));
-  symlinkSync(path.join(project, "src", "greet.ts"), path.join(project, "greet-alias.ts"));
+  symlinkSync(path.join("src", "greet.ts"), path.join(project, "greet-alias.ts"));
 });
 
 afterAll(async () => {
@@ -58,10 +57,13 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
+/** A session of a new team's project at `directory`, and its workspace (the project's files, where mentions are read). */
 async function sessionIn(directory: string, services?: Services) {
   const team = await makeTeam({ directory, ...(services ? { services } : {}) });
   const session = await Session.create(team.ctx, { projectId: team.projectId });
-  return { ...team, session };
+  if (!session.workspaceId) throw new Error("a new session has a workspace");
+  const workspace = (await team.ctx.workspaces.ready(session.workspaceId)).directory;
+  return { ...team, session, workspace };
 }
 
 describe("project files for @ mentions (integration)", () => {
@@ -179,10 +181,11 @@ describe("a mentioned file reaches the model (integration)", () => {
   });
 
   it("N5: refuses a FIFO at once (never opened for long), and reads mentions one at a time until the deadline, then notes the ones skipped", async () => {
-    const fifo = path.join(project, "pipe.fifo");
+    const fifoSession = await sessionIn(project);
+    const fifo = path.join(fifoSession.workspace, "pipe.fifo");
     execFileSync("mkfifo", [fifo]);
     try {
-      const { ctx, session } = await sessionIn(project);
+      const { ctx, session } = fifoSession;
       const refused = await parleyError(Session.prompt(ctx, { sessionId: session.id, parts: [{ type: "mention", path: "pipe.fifo" }], noReply: true }), "INVALID");
       expect(refused.message).toBe("@pipe.fifo is a named pipe (FIFO): only regular files can be read or written.");
     } finally {

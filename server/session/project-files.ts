@@ -45,7 +45,9 @@ export type FilesInput = z.input<typeof FilesInput>;
 /** A path relative to the project, as a mention names it. */
 export const MentionPath = refuseNul(z.string().trim().min(1, "the file path is empty").max(1000), "a file path");
 
-async function projectRoot(directory: string): Promise<string> {
+/** The session's folder: its workspace, made now if it is not yet (sessions made before workspaces: the project's). */
+async function projectRoot(ctx: Context, row: SessionRow): Promise<string> {
+  const directory = row.workspaceId ? (await ctx.workspaces.ready(row.workspaceId)).directory : row.directory;
   try {
     return await fs.realpath(directory);
   } catch (error) {
@@ -84,7 +86,7 @@ export function rank(file: string, query: string): number | undefined {
  */
 export const files = fn(FilesInput, async (ctx: Context, input): Promise<{ files: string[]; complete: boolean }> => {
   const row = await sessionRow(ctx, input.sessionId);
-  const root = await projectRoot(row.directory);
+  const root = await projectRoot(ctx, row);
   const skipped = new Set(ctx.settings.forbidden);
   const found: { file: string; rank: number }[] = [];
   const signal = AbortSignal.timeout(SCAN_MS);
@@ -121,7 +123,7 @@ export interface MentionedFile {
  */
 export async function mentionedFile(ctx: Context, row: SessionRow, filePath: string, agent: string): Promise<MentionedFile> {
   const wanted = MentionPath.parse(filePath);
-  const root = await projectRoot(row.directory);
+  const root = await projectRoot(ctx, row);
   if (path.isAbsolute(wanted)) throw ParleyError.invalid(`@${wanted}: name a file by its path inside the project`);
   const absolute = path.resolve(root, wanted);
   const relative = path.relative(root, absolute);

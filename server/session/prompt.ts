@@ -60,6 +60,8 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   const row = await sessionRow(ctx, data.sessionId);
   const session = sessionFromRow(row);
   const agent = ctx.agents.choose(data.agent ?? session.agent).name;
+  // The working tree is made beside the answer, not before it: the first tool finds it ready.
+  if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
   const inputs = await readMentions(ctx, row, data.parts, agent);
   // A pending revert becomes final: the messages it hid are deleted.

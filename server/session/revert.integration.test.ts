@@ -45,21 +45,30 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
   let projectId: string;
   let sessionId: string;
 
+  let projectDir: string;
+  let workspaceId: string;
+
   beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-revert-"));
+    projectDir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-revert-"));
     if (kind === "a git repository") {
-      execFileSync("git", ["init", "-q", dir]);
-      await fs.writeFile(path.join(dir, "README.md"), "# project\n");
-      execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "add", "README.md"]);
-      execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+      execFileSync("git", ["init", "-q", projectDir]);
+      await fs.writeFile(path.join(projectDir, "README.md"), "# project\n");
+      execFileSync("git", ["-C", projectDir, "-c", "user.name=t", "-c", "user.email=t@t", "add", "README.md"]);
+      execFileSync("git", ["-C", projectDir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
     }
     bus = new Bus();
-    const team = await makeTeam({ bus, directory: dir, services: services(bus) });
+    const team = await makeTeam({ bus, directory: projectDir, services: services(bus) });
     ctx = team.ctx;
     projectId = team.projectId;
-    sessionId = (await Session.create(ctx, { projectId, title: "revert" })).id;
+    const session = await Session.create(ctx, { projectId, title: "revert" });
+    sessionId = session.id;
+    // The session's own working tree (made from the project), where its tools write.
+    if (!session.workspaceId) throw new Error("a new session has a workspace");
+    workspaceId = session.workspaceId;
+    dir = (await ctx.workspaces.ready(workspaceId)).directory;
   });
   afterEach(async () => {
+    await fs.rm(projectDir, { recursive: true, force: true });
     await fs.rm(dir, { recursive: true, force: true });
   });
 
@@ -78,7 +87,7 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
     messages.filter((m) => m.info.id > after && (before === undefined || m.info.id < before)).flatMap((m) => m.parts.filter((p): p is PartOf<"patch"> => p.type === "patch"));
 
   it("restores the files of a turn, brings them back, and the next prompt deletes what it hid", async () => {
-    const gitBefore = kind === "a git repository" ? digest(path.join(dir, ".git")) : undefined;
+    const gitBefore = kind === "a git repository" ? digest(path.join(projectDir, ".git")) : undefined;
     const beforeTurn: Record<string, string>[] = [];
     const users: UserMessage[] = [];
     for (const text of TURNS) {
@@ -106,7 +115,7 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
     const first = steps.find((p): p is PartOf<"step-start"> => p.type === "step-start" && p.snapshot !== undefined)?.snapshot;
     const last = steps.findLast((p): p is PartOf<"step-finish"> => p.type === "step-finish" && p.snapshot !== undefined)?.snapshot;
     if (!first || !last) throw new Error("snapshots expected");
-    const numstat = execFileSync("git", ["--git-dir", path.join(ctx.snapshots.root, projectId), "diff-tree", "-r", "--numstat", first, last], { encoding: "utf8" })
+    const numstat = execFileSync("git", ["--git-dir", path.join(ctx.snapshots.root, workspaceId), "diff-tree", "-r", "--numstat", first, last], { encoding: "utf8" })
       .trim()
       .split("\n")
       .map((line) => line.split("\t"));
@@ -142,7 +151,7 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
     expect((await Session.get(ctx, sessionId)).revert).toBeUndefined();
     expect(tree(dir)).toEqual({ ...beforeTurn[1], "d.txt": "fresh\n" });
 
-    if (gitBefore !== undefined) expect(digest(path.join(dir, ".git"))).toBe(gitBefore);
+    if (gitBefore !== undefined) expect(digest(path.join(projectDir, ".git"))).toBe(gitBefore);
   });
 
   it("refuses to revert or unrevert while the session runs", async () => {

@@ -14,6 +14,7 @@ import { sessionFromRow } from "./rows";
 import { Runners } from "./runner";
 import * as Store from "./store";
 import * as Summary from "./summary";
+import { snapshotScope } from "../workspace/scope";
 
 /**
  * Undo in a session (docs/ARCHITECTURE.md "Revert"): `revert` puts the project's files
@@ -93,7 +94,7 @@ function filesOf(patches: PartOf<"patch">[]): string[] {
 type SessionRow = Awaited<ReturnType<typeof sessionRow>>;
 
 function projectOf(row: SessionRow): Project {
-  return { id: row.projectId, directory: row.directory };
+  return snapshotScope(row);
 }
 
 function stateOf(row: SessionRow): RevertState | undefined {

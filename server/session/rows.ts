@@ -40,6 +40,7 @@ export function sessionFromRow(row: SessionRow & { share?: ShareRow | null }, pu
     teamId: row.teamId,
     projectId: row.projectId,
     directory: row.directory,
+    workspaceId: row.workspaceId ?? undefined,
     parentId: row.parentId ?? undefined,
     title: row.title,
     slug: row.slug,

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
 import { parleyError, record, seedTurns } from "../../test/fixtures";
@@ -26,7 +27,11 @@ describe("Session create/get (integration)", () => {
     expect(child.parentId).toBe(root.id);
     expect(root.parentId).toBeUndefined();
     expect(root.time).toEqual({ created: AT, updated: AT });
-    expect(root).toMatchObject({ teamId: team.teamId, projectId: team.projectId, directory: `/tmp/${team.projectId}`, authorId: team.userId, cost: 0 });
+    expect(root).toMatchObject({ teamId: team.teamId, projectId: team.projectId, authorId: team.userId, cost: 0 });
+    // A root session works in a workspace of its own under the data directory; its child shares it.
+    expect(root.workspaceId).toMatch(/^wsp_/);
+    expect(root.directory).toBe(path.join(ctx.settings.dataDir, "workspaces", team.projectId, root.workspaceId ?? ""));
+    expect(child).toMatchObject({ workspaceId: root.workspaceId, directory: root.directory });
     const titled = await Session.create(ctx, { projectId: team.projectId, title: "  Fix the login  ", agent: "build", model: { providerId: "openai", modelId: "gpt-x" } });
     expect(titled).toMatchObject({ title: "Fix the login", agent: "build", model: { providerId: "openai", modelId: "gpt-x" } });
   });

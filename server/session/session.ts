@@ -30,6 +30,8 @@ export const CreateInput = z.object({
   agent: refuseNul(z.string().min(1).max(100), "an agent name").optional(),
   model: ModelRef.optional(),
   permission: Ruleset.optional(),
+  /** The branch a root session's workspace starts from (default: the project's default branch). */
+  branch: refuseNul(z.string().trim().min(1).max(255), "a branch name").optional(),
 });
 export type CreateInput = z.input<typeof CreateInput>;
 
@@ -50,13 +52,18 @@ export async function create(ctx: Context, input: CreateInput): Promise<Info> {
   if (data.agent !== undefined) ctx.agents.choose(data.agent);
   const parent = data.parentId ? await sessionRow(ctx, data.parentId) : undefined;
   if (parent && parent.projectId !== project.id) throw ParleyError.invalid("a child session must be in its parent's project");
-  return insert(ctx, { ...data, projectId: project.id, directory: project.directory, parentId: parent?.id });
+  if (parent) {
+    if (data.branch !== undefined) throw ParleyError.invalid("a child session works in its parent's workspace: it takes no branch");
+    return insert(ctx, { ...data, projectId: project.id, directory: parent.directory, workspaceId: parent.workspaceId, parentId: parent.id });
+  }
+  if (data.branch !== undefined) await ctx.workspaces.checkBranch(project, data.branch);
+  return insert(ctx, { ...data, projectId: project.id, directory: "", workspace: { project, ...(data.branch ? { baseBranch: data.branch } : {}) } });
 }
 
 /** A subagent's child session, as its parent's runner asks for it (server/session/subagent.ts). */
 export interface ChildInput {
   /** The parent as its runner read it: its project, folder and rules are the child's. */
-  parent: { id: string; projectId: string; directory: string; permission?: Ruleset };
+  parent: { id: string; projectId: string; directory: string; workspaceId?: string; permission?: Ruleset };
   title: string;
   agent: string;
   model?: ModelRef;
@@ -73,6 +80,7 @@ export async function createChild(ctx: Context, input: ChildInput): Promise<Info
   return insert(ctx, {
     projectId: parent.projectId,
     directory: parent.directory,
+    workspaceId: parent.workspaceId ?? null,
     parentId: parent.id,
     title: input.title,
     agent: input.agent,
@@ -83,7 +91,11 @@ export async function createChild(ctx: Context, input: ChildInput): Promise<Info
 
 interface NewSession {
   projectId: string;
+  /** The session's folder: its parent's; for a root session, its new workspace's (`workspace`). */
   directory: string;
+  workspaceId?: string | null;
+  /** A root session: its workspace is planned with it (nothing is made on disk yet). */
+  workspace?: { project: { id: string; defaultBranch: string | null }; baseBranch?: string };
   parentId?: string | undefined;
   title?: string | undefined;
   agent?: string | undefined;
@@ -96,13 +108,24 @@ async function insert(ctx: Context, data: NewSession): Promise<Info> {
   const time = new Date(ctx.clock.now());
   const title = data.title ?? defaultTitle(data.parentId !== undefined, time.getTime());
   const permission = data.permission === undefined ? null : JSON.stringify(data.permission);
+  const sessionSlug = slug();
   // One plain statement (Prisma's create costs about twice the CPU): every new session.
-  const [row] = await ctx.db.$queryRaw<SessionRow[]>`
-    INSERT INTO "Session" (id, "teamId", "projectId", directory, "parentId", title, slug, version, "authorId", agent, "modelProviderId", "modelId", permission, "timeCreated", "timeUpdated")
-    VALUES (${Id.descending("session")}, ${ctx.actor.teamId}, ${data.projectId}, ${data.directory}, ${data.parentId ?? null}, ${title}, ${slug()}, ${VERSION},
-            ${ctx.actor.userId}, ${data.agent ?? null}, ${data.model?.providerId ?? null}, ${data.model?.modelId ?? null}, ${permission}::jsonb, ${time}, ${time})
-    RETURNING *`;
-  if (!row) throw new Error("the new session was not returned");
+  const write = async (db: Prisma.TransactionClient, directory: string, workspaceId: string | null) => {
+    const [row] = await db.$queryRaw<SessionRow[]>`
+      INSERT INTO "Session" (id, "teamId", "projectId", directory, "workspaceId", "parentId", title, slug, version, "authorId", agent, "modelProviderId", "modelId", permission, "timeCreated", "timeUpdated")
+      VALUES (${Id.descending("session")}, ${ctx.actor.teamId}, ${data.projectId}, ${directory}, ${workspaceId}, ${data.parentId ?? null}, ${title}, ${sessionSlug}, ${VERSION},
+              ${ctx.actor.userId}, ${data.agent ?? null}, ${data.model?.providerId ?? null}, ${data.model?.modelId ?? null}, ${permission}::jsonb, ${time}, ${time})
+      RETURNING *`;
+    if (!row) throw new Error("the new session was not returned");
+    return row;
+  };
+  const planned = data.workspace;
+  const row = planned
+    ? await ctx.db.$transaction(async (tx) => {
+        const workspace = await ctx.workspaces.plan(tx, { teamId: ctx.actor.teamId, project: planned.project, slug: sessionSlug, ...(planned.baseBranch ? { baseBranch: planned.baseBranch } : {}) });
+        return write(tx, workspace.directory, workspace.id);
+      })
+    : await write(ctx.db, data.directory, data.workspaceId ?? null);
   let info = sessionFromRow({ ...row, share: null }, ctx.settings.publicUrl);
   publishInfo(ctx, Event.Created, info);
   if (data.parentId === undefined && ctx.settings.share === "auto") info = await Share.share(ctx, info.id);
@@ -222,6 +245,8 @@ export async function remove(ctx: Context, sessionId: string): Promise<void> {
   await requireAuthorOrAdmin(ctx, row, "delete");
   await stopTree(ctx, row.teamId, await treeOf(ctx, row.id));
   await removeTree(ctx, row);
+  // A root session's working tree goes with it (its children shared it); its branch stays when it holds work.
+  if (row.parentId === null && row.workspaceId) await ctx.workspaces.remove(row.workspaceId);
 }
 
 /** How long a deletion waits for the runners of the session and its children to stop. */

@@ -114,7 +114,7 @@ describe("subagents (integration, offline model)", () => {
   }
 
   /** A session as its runner hands it to the task tool. */
-  const callerOf = (session: Info) => ({ teamId: session.teamId, sessionId: session.id, projectId: session.projectId, directory: session.directory, authorId: session.authorId, agent: "build", depth: 0 });
+  const callerOf = (session: Info) => ({ teamId: session.teamId, sessionId: session.id, projectId: session.projectId, directory: session.directory, workspaceId: session.workspaceId ?? null, authorId: session.authorId, agent: "build", depth: 0 });
 
   const taskParts = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"tool"> => p.type === "tool" && p.tool === "task"));
 

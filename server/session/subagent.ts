@@ -181,7 +181,7 @@ async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentC
   }
   const permission: Ruleset = [...(parent.permission ?? []), ...inherited];
   return SessionOps.createChild(ctx, {
-    parent: { id: parent.sessionId, projectId: parent.projectId, directory: parent.directory, ...(permission.length ? { permission } : {}) },
+    parent: { id: parent.sessionId, projectId: parent.projectId, directory: parent.directory, ...(parent.workspaceId ? { workspaceId: parent.workspaceId } : {}), ...(permission.length ? { permission } : {}) },
     title: `${request.description} (@${agent.name} subagent)`.slice(0, 200),
     agent: agent.name,
     ...(agent.model ? { model: agent.model } : parent.model ? { model: parent.model } : {}),

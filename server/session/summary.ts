@@ -2,11 +2,12 @@ import { z } from "zod";
 import { fn } from "../fn";
 import * as Id from "../id";
 import type { Context, Services } from "../services";
-import type { Project } from "../snapshot/snapshot";
+import { type Project, ProjectMissingError } from "../snapshot/snapshot";
 import { sessionRow } from "./access";
 import * as Event from "./events";
 import { type FileDiff, type PartOf, PatchPart, StepStartPart, type UserMessage, type WithParts } from "./message";
 import * as Store from "./store";
+import { snapshotScope } from "../workspace/scope";
 
 /**
  * What a session changed in its project's files, from snapshots — only the files its own
@@ -97,7 +98,7 @@ export type TurnDiffInput = z.input<typeof TurnDiffInput>;
 /** A member's view of a turn's diff (every file). */
 export const diffOfTurn = fn(TurnDiffInput, async (ctx: Context, input): Promise<TurnDiff> => {
   const row = await sessionRow(ctx, input.sessionId);
-  return turnDiff(ctx, { id: row.projectId, directory: row.directory }, row.id, input.messageId);
+  return turnDiff(ctx, snapshotScope(row), row.id, input.messageId);
 });
 
 /** What one user message's turn changed: its files and their unified diff (cut when very long). */
@@ -143,7 +144,13 @@ export async function turnDiff(
   const first = steps.filter((p) => p.type === "step-start").map((p) => snapshotOf(p.data)).find((h) => h !== undefined);
   const last = steps.filter((p) => p.type === "step-finish").map((p) => snapshotOf(p.data)).findLast((h) => h !== undefined);
   if (!first || !last || first === last) return none;
-  const files = (await fileDiffs(s, project, first, last)).filter((d) => own.has(d.file) && visible(d.file));
-  const diff = await s.snapshots.diffText(project, first, last, { files: files.map((f) => f.file) });
-  return { files, ...diff };
+  try {
+    const files = (await fileDiffs(s, project, first, last)).filter((d) => own.has(d.file) && visible(d.file));
+    const diff = await s.snapshots.diffText(project, first, last, { files: files.map((f) => f.file) });
+    return { files, ...diff };
+  } catch (error) {
+    // A fork's workspace not made yet (or a removed one): no files to compare yet.
+    if (error instanceof ProjectMissingError) return none;
+    throw error;
+  }
 }

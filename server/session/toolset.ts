@@ -144,10 +144,13 @@ export function toolSet(s: Services, scope: ToolScope): ToolSet {
         const loop = isDoomLoop(scope.calls, call);
         scope.calls.push(call);
         if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
+        // The session's working tree, made when a tool first needs it (workspace.ts).
+        const workspace = scope.caller.workspaceId ? await s.workspaces.ready(scope.caller.workspaceId) : undefined;
         // The step's files as they were before its first tool (the patch and revert need them).
         await scope.processor.beforeTool();
         const boundary: Boundary = { ...scope.boundary, savedOutputs: await savedOutputs() };
-        return s.executeTool(t, input, toolContext(s, { ...scope, boundary }, options.toolCallId, signal, ask));
+        const context = toolContext(s, { ...scope, boundary }, options.toolCallId, signal, ask);
+        return s.executeTool(t, input, workspace ? { ...context, gitObjects: workspace.objects } : context);
       },
       toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
     });

@@ -13,8 +13,10 @@ import { outputDirectory } from "../tool/truncate";
 /** The folders to take out, and where the saved outputs of a session live. */
 export interface PathScope {
   teamId: string;
-  /** The project directory of the session. */
+  /** The session's folder: its workspace (or, made before workspaces, its project's directory). */
   directory: string;
+  /** The project's own folder, which the workspace was made from: shown relative like the workspace. */
+  project?: string | undefined;
   dataDir?: string | undefined;
   /** The folder every team's projects are registered under. */
   projectsRoot?: string | undefined;
@@ -46,6 +48,7 @@ export function swapsOf(scope: PathScope, sessionId: string): Swap[] {
     if (dir !== undefined && dir.length > 1) swaps.push({ dir, self, inside });
   };
   add(scope.directory, ".", "");
+  if (scope.project !== scope.directory) add(scope.project, ".", "");
   if (scope.dataDir) {
     add(outputDirectory(scope.dataDir, scope.teamId, sessionId), "tool-output", "tool-output/");
     // Saved outputs of the team's other sessions (a child's): by session, without the team.

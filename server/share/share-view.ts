@@ -14,6 +14,7 @@ import { type MessagePage, messagePage } from "../session/storage";
 import { parse } from "../fn";
 import type { Services } from "../services";
 import { type TurnDiff, turnDiff } from "../session/summary";
+import { snapshotScope } from "../workspace/scope";
 
 /**
  * What the holder of a share link may read, without an account: the shared
@@ -91,12 +92,12 @@ function visibleDiffs(diffs: FileDiff[], scope: ViewerScope): FileDiff[] {
 }
 
 /**
- * A session as an anonymous viewer sees it: no internal id (team, project, author), no
+ * A session as an anonymous viewer sees it: no internal id (team, project, author, workspace), no
  * server directory, no permission rules; its title with paths relative, its summary
  * without the files the read rules hide.
  */
 export function forViewer(info: Info, scope: ViewerScope): Info {
-  const { permission: _rules, revert, summary, status, ...rest } = info;
+  const { permission: _rules, revert, summary, status, workspaceId: _workspace, ...rest } = info;
   const relative = (text: string) => relativeText(text, scope, info.id);
   // A revert's diff may show what was written into secret files: viewers get where it stands, not the diff.
   const shownRevert = revert ? { messageId: revert.messageId, ...(revert.partId ? { partId: revert.partId } : {}) } : undefined;
@@ -348,8 +349,9 @@ export async function resolveScoped(reader: ShareReader, shareId: string, option
 async function resolveKept(reader: ShareReader, shareId: string, options: Options): Promise<{ root: Info; scope: ViewerScope; project: Kept }> {
   const row = await sharedRow(reader.db, shareId, options);
   const rules = await readRules(reader.permissions, row.teamId, row.projectId);
-  const scope: ViewerScope = { teamId: row.teamId, directory: row.directory, dataDir: options.dataDir, projectsRoot: options.projectsRoot, rules };
-  return { root: forViewer(sessionFromRow(row, options.publicUrl), scope), scope, project: { id: row.projectId, directory: row.directory } };
+  const project = await reader.db.project.findUnique({ where: { id: row.projectId }, select: { directory: true } });
+  const scope: ViewerScope = { teamId: row.teamId, directory: row.directory, project: project?.directory, dataDir: options.dataDir, projectsRoot: options.projectsRoot, rules };
+  return { root: forViewer(sessionFromRow(row, options.publicUrl), scope), scope, project: snapshotScope(row) };
 }
 
 const IdRow = z.object({ id: Id.schema("session") });
@@ -405,7 +407,7 @@ async function scopedSession(
   if (!row) throw ParleyError.notFound("session", sessionId);
   // A child session works in its parent's project; its own directory is what its paths start with.
   const own = { ...scope, directory: row.directory };
-  return { root, session: forViewer(sessionFromRow(row, options.publicUrl), own), scope: own, project: { id: row.projectId, directory: row.directory } };
+  return { root, session: forViewer(sessionFromRow(row, options.publicUrl), own), scope: own, project: snapshotScope(row) };
 }
 
 export const MessagesInput = z.object({

@@ -194,6 +194,37 @@ export class Snapshots {
     });
   }
 
+  /**
+   * Lets `project`'s store read every snapshot of the store `fromId` (objects/info/alternates):
+   * a fork's workspace reverts and diffs the patches it copied from its source.
+   */
+  inherit(project: Project, fromId: string): Promise<void> {
+    return this.exclusive(project, async (_git, ctx) => {
+      const from = path.join(this.root, safeName(fromId), "objects");
+      const info = path.join(ctx.gitDir, "objects", "info");
+      await fs.mkdir(info, { recursive: true, mode: 0o700 });
+      await fs.writeFile(path.join(info, "alternates"), `${from}\n`, { mode: 0o600 });
+    });
+  }
+
+  /**
+   * Removes `project`'s store when nothing borrows its objects (a fork's store may): the
+   * workspace it snapshotted is gone. A store still borrowed stays.
+   */
+  async forget(project: Project): Promise<void> {
+    if (this.state.kind !== "git") return;
+    const gitDir = path.join(this.root, safeName(project.id));
+    const objects = path.join(gitDir, "objects");
+    for (const name of await fs.readdir(this.root).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? [] : Promise.reject(error)))) {
+      if (name === project.id) continue;
+      const alternates = await ifExists(fs.readFile(path.join(this.root, name, "objects", "info", "alternates"), "utf8"));
+      if (alternates?.split("\n").includes(objects)) return;
+    }
+    await fs.rm(gitDir, { recursive: true, force: true });
+    this.ready.delete(gitDir);
+    this.trees.delete(gitDir);
+  }
+
   // ------------------------------------------------------------------ internals
 
   private async exclusive<T>(project: Project, work: (git: Git, ctx: OperationContext) => Promise<T>): Promise<T> {

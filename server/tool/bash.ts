@@ -116,7 +116,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       };
       const result = await runProcess(
         ctx.sandbox,
-        { argv: ["bash", "-c", input.command], project: ctx.directory, readable: savedOutputs(ctx.outputDir) },
+        { argv: ["bash", "-c", input.command], project: ctx.directory, readable: [...savedOutputs(ctx.outputDir), ...(ctx.gitObjects ?? []).filter((dir) => existsSync(dir))] },
         { timeoutMs: timeout, signal: ctx.abort, graceMs, onStdout: onData, onStderr: onData },
       ).finally(() => clearTimeout(updateTimer));
       const notes: string[] = [];

@@ -33,8 +33,10 @@ export interface ToolContext {
   messageId: string;
   callId: string;
   agent: string;
-  /** The project directory: every file tool is confined to it. */
+  /** The session's workspace (the project directory for sessions made before workspaces): every file tool is confined to it. */
   directory: string;
+  /** Object folders the workspace's own `.git` borrows (its project's store, the project's): the sandbox shows them read-only. */
+  gitObjects?: string[];
   /** This session's saved outputs (truncated tool output): the session reads them without a question. */
   outputDir: string;
   /** What lies beyond the project: refused outright, or reachable after a question. */
