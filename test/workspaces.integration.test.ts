@@ -1,0 +1,148 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { PermissionRequest } from "../server/permission/schema";
+import type { Info as ProjectInfo } from "../server/project/project";
+import type { Info } from "../server/session/info";
+import type { Part } from "../server/session/message";
+import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
+import { type GitServer, createBareRepo, git, startGitServer } from "./git-server";
+import { settled } from "./session-harness";
+
+/**
+ * Session workspaces of a git-backed project, through the real tRPC Route Handler with
+ * real sign-in cookies, the offline model driving the real tools in the real sandbox, and
+ * a real git server (git http-backend behind basic auth) holding the team's repository:
+ * what an agent can reach of git from `bash` (issue 31, acceptance 3).
+ */
+
+const TOKEN = "ghp-Wk4sP9vX2mQ7tZ1nB8cR5yL3";
+
+/** Every regular file below `root` whose bytes contain `needle`. */
+function filesContaining(root: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && readFileSync(full).includes(needle)) hits.push(full);
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return hits;
+}
+
+describe("session workspaces of a git-backed project (integration, through HTTP)", () => {
+  let app: TestApp;
+  let server: GitServer;
+  let ann: Browser;
+  let mia: Browser;
+  let bob: Browser;
+  let dataDir: string;
+  let project: ProjectInfo;
+  const logged: string[] = [];
+
+  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const storeOf = () => path.join(dataDir, "workspaces", project.id, "store.git");
+  const refsOf = (gitDir: string) => git(gitDir, "-c", "safe.directory=*", "for-each-ref", "--format=%(refname) %(objectname)");
+
+  beforeAll(async () => {
+    for (const method of ["log", "warn", "error", "info", "debug"] as const) {
+      const original = console[method].bind(console);
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map((arg) => (arg instanceof Error ? `${arg.stack ?? arg.message}` : typeof arg === "string" ? arg : JSON.stringify(arg))).join(" "));
+        original(...args);
+      });
+    }
+    server = await startGitServer({ users: { robot: TOKEN } });
+    createBareRepo(server.root, "shop", { head: "main", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" } });
+    app = await openApp("workspaces", (dir) => {
+      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
+      return {
+        PARLEY_DATA_DIR: (dataDir = path.join(dir, "data")),
+        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
+        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+        PARLEY_SIGNUP: "invite",
+        PARLEY_OFFLINE_TPS: "0",
+        PARLEY_GIT_ALLOW_HTTP: "true",
+      };
+    });
+    const auth = await (await import("../server/auth/instance")).getAuth();
+    const { memberContext } = await import("../server/context");
+    ann = await signUp(auth, "ann@workspaces.test", "Ann");
+    const teamId = (await memberContext(ann.headers)).actor.teamId;
+    mia = await joinTeam(auth, ann, teamId, "mia@workspaces.test", { role: "member", name: "Mia" });
+    bob = await joinTeam(auth, ann, teamId, "bob@workspaces.test", { role: "member", name: "Bob" });
+    await ok("secret.set", { name: "shop-token", kind: "git-token", value: TOKEN }, ann);
+    project = await ok<ProjectInfo>("project.clone", { url: server.httpUrl("shop"), credential: "shop-token", user: "robot" }, ann);
+  });
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await app?.close();
+    await server?.close();
+  });
+
+  /** Run one bash command in a session (the offline model calls bash; the member allows it once) and return the call's state. */
+  async function runOnce(who: Browser, sessionId: string, command: string) {
+    await ok("session.prompt", { sessionId, parts: [{ type: "text", text: `run \`${command}\`` }] }, who);
+    const asked = await until("the permission question", async () => (await ok<PermissionRequest[]>("permission.pending", { sessionId }, who))[0]);
+    await ok("permission.reply", { requestId: asked.id, reply: "once" }, who);
+    await settled(app.rt.services, sessionId, 30_000);
+    const page = await ok<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);
+    const state = page.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.tool === "bash" ? [p.state] : [])).at(-1);
+    if (state?.status !== "completed") throw new Error(`the command did not complete: ${JSON.stringify(state)}`);
+    return state.output;
+  }
+
+  it("W3: from bash, a session cannot move another session's branch, the default branch or the project's refs, and sees no credential in env, .git/config, git config or git remote", async () => {
+    const mine = await ok<Info>("session.create", { projectId: project.id, title: "W3 Mia" }, mia);
+    const theirs = await ok<Info>("session.create", { projectId: project.id, title: "W3 Bob" }, bob);
+    // Bob's session has its workspace and a change of its own.
+    expect(await runOnce(bob, theirs.id, "echo bob > bob.txt && git status --short")).toContain("bob.txt");
+    const theirBranch = (await app.rt.services.db.workspace.findUniqueOrThrow({ where: { id: theirs.workspaceId ?? "" } })).branch;
+    // Mia's workspace exists before the refs are read (its branch is made with it).
+    await app.rt.services.workspaces.ready(mine.workspaceId ?? "");
+    const before = { store: refsOf(storeOf()), project: refsOf(path.join(project.directory, ".git")), bob: refsOf(path.join(theirs.directory, ".git")) };
+    const remoteBefore = git(server.root, "--git-dir", path.join(server.root, "shop.git"), "for-each-ref");
+
+    const attacks = [
+      "git update-ref refs/heads/main HEAD~0; echo update-ref=$?",
+      `git branch -f ${theirBranch} HEAD; echo branch-f=$?`,
+      `git push ${project.directory} HEAD:refs/heads/main; echo push-project=$?`,
+      `git push ${storeOf()} HEAD:refs/heads/${theirBranch}; echo push-store=$?`,
+      `git push ${theirs.directory} HEAD:refs/heads/${theirBranch}; echo push-bob=$?`,
+      `git push ${server.httpUrl("shop")} HEAD:refs/heads/main; echo push-remote=$?`,
+      `touch ${path.join(storeOf(), "objects", "planted")}; echo touch-store=$?`,
+      `echo x > ${path.join(theirs.directory, "planted.txt")}; echo write-bob=$?`,
+      "git -c user.name=Mia -c user.email=mia@x commit -q --allow-empty -m mine; echo commit=$?",
+      "echo ENV; env; echo CONFIG; cat .git/config; git config -l; echo REMOTE; git remote -v; echo END",
+    ].join("; ");
+    const output = await runOnce(mia, mine.id, attacks);
+    // In its own clone: allowed, and only there.
+    expect(output).toMatch(/update-ref=0/);
+    expect(output).toMatch(/commit=0/);
+    // Anything else: refused (nothing of it is in the sandbox, and its network is off).
+    for (const attempt of ["push-project", "push-store", "push-bob", "push-remote", "touch-store", "write-bob"]) expect(output).toMatch(new RegExp(`${attempt}=[1-9]`));
+    expect(refsOf(storeOf())).toBe(before.store);
+    expect(refsOf(path.join(project.directory, ".git"))).toBe(before.project);
+    expect(refsOf(path.join(theirs.directory, ".git"))).toBe(before.bob);
+    expect(git(server.root, "--git-dir", path.join(server.root, "shop.git"), "for-each-ref")).toBe(remoteBefore);
+    expect(existsSync(path.join(theirs.directory, "planted.txt"))).toBe(false);
+    expect(existsSync(path.join(storeOf(), "objects", "planted"))).toBe(false);
+    // No credential anywhere the agent looked, nor in any file of the workspaces or the project.
+    expect(output).toContain("END");
+    expect(output).not.toContain(TOKEN);
+    expect(output).not.toMatch(/PARLEY_GIT|DATABASE_URL|robot@|x-access-token/);
+    expect(filesContaining(path.join(dataDir, "workspaces"), TOKEN)).toEqual([]);
+    expect(filesContaining(project.directory, TOKEN)).toEqual([]);
+    expect(logged.filter((line) => line.includes(TOKEN))).toEqual([]);
+  });
+
+  it("W3: a member cannot start a session from a branch the project does not have", async () => {
+    const res = await trpcAnswer<Info>(app, "session.create", { projectId: project.id, branch: "no-such-branch" }, mia.headers);
+    expect(res.status).toBe(400);
+    expect(res.message).toMatch(/no branch named no-such-branch/);
+  });
+});
