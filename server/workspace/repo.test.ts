@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -57,6 +58,17 @@ function refs(gitDir: string): string {
   return git(gitDir, "--git-dir", gitDir, "for-each-ref", "--format=%(refname) %(objectname)");
 }
 
+/** git on the store, seeing the private objects of its workspaces too (what the server reads). */
+function storeGit(store: string, ...args: string[]): string {
+  const folder = path.join(store, "parley-workspaces");
+  const privateObjects = existsSync(folder) ? readdirSync(folder).map((name) => path.join(folder, name, "objects")) : [];
+  return execFileSync("git", ["--git-dir", store, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { NODE_ENV: process.env.NODE_ENV, PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: store, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_ALTERNATE_OBJECT_DIRECTORIES: privateObjects.join(":") },
+  });
+}
+
 /** A runner that fails the git command `failing` names and runs every other one. */
 function failOn(failing: string): ProgramRunner {
   const real = programHelper();
@@ -103,7 +115,7 @@ async function setup(files: Record<string, string> = { "README.md": "# Shop\n", 
 
 async function withWorkTree(files?: Record<string, string>): Promise<Setup> {
   const s = await setup(files);
-  await s.repo.createWorkTree(s.store, s.workTree, { branch: "parley/fix-w1", base: s.base, indexName: "w1" });
+  await s.repo.createWorkTree(s.store, s.workTree, { branch: "parley/fix-w1", base: s.base, workspace: "w1" });
   return s;
 }
 
@@ -182,16 +194,16 @@ describe("the working tree's tree", () => {
     rmSync(path.join(s.workTree, "sub"), { recursive: true });
     symlinkSync(outside, path.join(s.workTree, "sub"));
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1", s.base);
-    const listing = git(s.store, "--git-dir", s.store, "ls-tree", "-r", tree);
+    const listing = storeGit(s.store, "ls-tree", "-r", tree);
     expect(listing).toContain("new.txt");
     expect(listing).not.toContain("debug.log");
     expect(listing).toMatch(/^120000 blob \w+\thost-link$/m);
     expect(listing).toMatch(/^120000 blob \w+\tsub$/m);
     expect(listing).not.toContain("sub/inner.txt");
-    expect(git(s.store, "--git-dir", s.store, "cat-file", "-p", `${tree}:sub`)).toBe(outside);
+    expect(storeGit(s.store, "cat-file", "-p", `${tree}:sub`)).toBe(outside);
     for (const line of listing.trim().split("\n")) {
       const id = line.split(/\s+/)[2] ?? "";
-      expect(git(s.store, "--git-dir", s.store, "cat-file", "-p", id)).not.toContain("SECRET");
+      expect(storeGit(s.store, "cat-file", "-p", id)).not.toContain("SECRET");
     }
   }, 30_000);
 
@@ -203,7 +215,7 @@ describe("the working tree's tree", () => {
     expect(await s.repo.workTreeTree(s.store, s.workTree, "w1", base)).toBe(await s.repo.treeOf(s.store, base));
     writeFileSync(path.join(s.workTree, "big.bin"), randomBytes(3 * 1024 * 1024));
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1", base);
-    expect(git(s.store, "--git-dir", s.store, "cat-file", "-s", `${tree}:big.bin`).trim()).toBe(String(3 * 1024 * 1024));
+    expect(storeGit(s.store, "cat-file", "-s", `${tree}:big.bin`).trim()).toBe(String(3 * 1024 * 1024));
   });
 
   it("a .git replaced by a gitdir file or a link to the project changes nothing the server does", async () => {
@@ -215,25 +227,44 @@ describe("the working tree's tree", () => {
       else symlinkSync(path.join(s.project, ".git"), path.join(s.workTree, ".git"));
       writeFileSync(path.join(s.workTree, "README.md"), "# Changed\n");
       const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1", s.base);
-      expect(git(s.store, "--git-dir", s.store, "ls-tree", "--name-only", tree).split("\n")).not.toContain(".git");
-      const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Change", author: MEMBER });
-      expect(git(s.store, "--git-dir", s.store, "show", `${tip}:README.md`)).toBe("# Changed\n");
+      expect(storeGit(s.store, "ls-tree", "--name-only", tree).split("\n")).not.toContain(".git");
+      const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Change", author: MEMBER, workspace: "w1" });
+      expect(storeGit(s.store, "show", `${tip}:README.md`)).toBe("# Changed\n");
       expect(refs(path.join(s.project, ".git"))).toBe(projectRefs);
       expect(git(s.project, "status", "--porcelain")).toBe("");
     }
   });
 
+  it("uncommitted files stay out of the objects every working tree can read, until they are committed", async () => {
+    const s = await withWorkTree();
+    const second = path.join(path.dirname(s.workTree), "w2");
+    await s.repo.createWorkTree(s.store, second, { branch: "parley/other-w2", base: s.base, workspace: "w2" });
+    writeFileSync(path.join(s.workTree, "draft.txt"), "uncommitted draft of session one\n");
+    const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
+    const draft = git(s.dir, "hash-object", path.join(s.workTree, "draft.txt")).trim();
+    // The other session's clone (its alternates reach the store) cannot read the draft, nor the tree.
+    expect(() => git(second, "cat-file", "-e", draft)).toThrow();
+    expect(() => git(second, "cat-file", "-e", tree)).toThrow();
+    expect(() => git(s.store, "--git-dir", s.store, "cat-file", "-e", draft)).toThrow();
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Draft", author: MEMBER, workspace: "w1" });
+    // Committed: the branch is complete in the store (the clones see the team's branches).
+    expect(git(second, "cat-file", "-p", `${tip}:draft.txt`)).toBe("uncommitted draft of session one\n");
+    expect(storeGit(s.store, "fsck", "--no-dangling", "--connectivity-only").trim()).toBe("");
+    await s.repo.forgetWorkspace(s.store, "w1");
+    expect(existsSync(path.join(s.store, "parley-workspaces", "w1"))).toBe(false);
+  });
+
   it("working trees read at the same time each get their own tree", async () => {
     const s = await withWorkTree();
     const second = path.join(path.dirname(s.workTree), "w2");
-    await s.repo.createWorkTree(s.store, second, { branch: "parley/other-w2", base: s.base, indexName: "w2" });
+    await s.repo.createWorkTree(s.store, second, { branch: "parley/other-w2", base: s.base, workspace: "w2" });
     writeFileSync(path.join(s.workTree, "one.txt"), "1\n");
     writeFileSync(path.join(second, "two.txt"), "2\n");
     const [a, b] = await Promise.all([s.repo.workTreeTree(s.store, s.workTree, "w1"), s.repo.workTreeTree(s.store, second, "w2")]);
-    expect(git(s.store, "--git-dir", s.store, "ls-tree", "--name-only", a)).toContain("one.txt");
-    expect(git(s.store, "--git-dir", s.store, "ls-tree", "--name-only", a)).not.toContain("two.txt");
-    expect(git(s.store, "--git-dir", s.store, "ls-tree", "--name-only", b)).toContain("two.txt");
-    expect(git(s.store, "--git-dir", s.store, "ls-tree", "--name-only", b)).not.toContain("one.txt");
+    expect(storeGit(s.store, "ls-tree", "--name-only", a)).toContain("one.txt");
+    expect(storeGit(s.store, "ls-tree", "--name-only", a)).not.toContain("two.txt");
+    expect(storeGit(s.store, "ls-tree", "--name-only", b)).toContain("two.txt");
+    expect(storeGit(s.store, "ls-tree", "--name-only", b)).not.toContain("one.txt");
   });
 });
 
@@ -245,7 +276,7 @@ describe("diff and commit", () => {
     writeFileSync(path.join(s.workTree, "new.txt"), "a\nb\n");
     writeFileSync(path.join(s.workTree, "data.bin"), Buffer.from([0, 1, 2, 0, 255]));
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const full = await s.repo.diff(s.store, s.base, tree, { maxBytes: 1_000_000 });
+    const full = await s.repo.diff(s.store, s.base, tree, { maxBytes: 1_000_000, workspace: "w1" });
     expect(full.truncated).toBe(false);
     expect(full.text).toContain("+export const two = 2;");
     expect(full.files).toEqual([
@@ -254,26 +285,26 @@ describe("diff and commit", () => {
       { file: "new.txt", additions: 2, deletions: 0, status: "added" },
       { file: "src/math.ts", additions: 1, deletions: 0, status: "modified" },
     ]);
-    const short = await s.repo.diff(s.store, s.base, tree, { maxBytes: 40 });
+    const short = await s.repo.diff(s.store, s.base, tree, { maxBytes: 40, workspace: "w1" });
     expect(short.truncated).toBe(true);
     expect(Buffer.byteLength(short.text)).toBeLessThanOrEqual(40);
     expect(short.files).toEqual(full.files);
-    expect((await s.repo.diff(s.store, EMPTY_TREE, tree, { maxBytes: 1000 })).files.map((f) => `${f.file} ${f.status}`)).toEqual(["data.bin added", "new.txt added", "src/math.ts added"]);
+    expect((await s.repo.diff(s.store, EMPTY_TREE, tree, { maxBytes: 1000, workspace: "w1" })).files.map((f) => `${f.file} ${f.status}`)).toEqual(["data.bin added", "new.txt added", "src/math.ts added"]);
   });
 
   it("commit makes the member the author and Parley the committer; a moved branch is a CONFLICT, the same tree INVALID, nothing changed", async () => {
     const s = await withWorkTree();
     writeFileSync(path.join(s.workTree, "README.md"), "# Shop, better\n");
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Better readme", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Better readme", author: MEMBER, workspace: "w1" });
     expect(git(s.store, "--git-dir", s.store, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%P|%s", tip).trim()).toBe(`Mia Member <mia@team.test>|Parley <parley@localhost>|${s.base}|Better readme`);
     expect(refs(s.store)).toContain(`refs/heads/parley/fix-w1 ${tip}`);
     const before = refs(s.store);
     writeFileSync(path.join(s.workTree, "README.md"), "# Shop, again\n");
     const second = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const moved = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: second, message: "Again", author: MEMBER }));
+    const moved = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: second, message: "Again", author: MEMBER, workspace: "w1" }));
     expect(moved.code).toBe("CONFLICT");
-    const same = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: tip, tree, message: "Same", author: MEMBER }));
+    const same = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: tip, tree, message: "Same", author: MEMBER, workspace: "w1" }));
     expect(same.code).toBe("INVALID");
     expect(same.message).toMatch(/nothing to commit/i);
     expect(refs(s.store)).toBe(before);
@@ -284,14 +315,14 @@ describe("update from base", () => {
   it("is up to date when the base is already in the branch", async () => {
     const s = await withWorkTree();
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: s.base, workTree: tree, dir: s.workTree, author: MEMBER })).toEqual({ kind: "up-to-date", tip: s.base });
+    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: s.base, workTree: tree, dir: s.workTree, author: MEMBER, workspace: "w1" })).toEqual({ kind: "up-to-date", tip: s.base });
   });
 
   it("fast-forwards a branch without commits or changes, writing only the changed files", async () => {
     const s = await withWorkTree();
     const next = commitInProject(s.project, { "src/math.ts": "export const one = 1; // base\n", "added.txt": "from base\n", "README.md": null });
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const result = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: next, workTree: tree, dir: s.workTree, author: MEMBER });
+    const result = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: next, workTree: tree, dir: s.workTree, author: MEMBER, workspace: "w1" });
     expect(result).toMatchObject({ kind: "updated", tip: next, fastForward: true });
     if (result.kind !== "updated") throw new Error("not updated");
     expect(result.changedFiles.sort()).toEqual(["README.md", "added.txt", "src/math.ts"]);
@@ -306,11 +337,11 @@ describe("update from base", () => {
     const s = await withWorkTree({ "a.txt": "a1\na2\na3\n", "b.txt": "b\n", "c.txt": "c\n" });
     writeFileSync(path.join(s.workTree, "a.txt"), "a1 session\na2\na3\n");
     const committed = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: committed, message: "Session", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: committed, message: "Session", author: MEMBER, workspace: "w1" });
     writeFileSync(path.join(s.workTree, "c.txt"), "c uncommitted\n");
     const workTree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
     const next = commitInProject(s.project, { "a.txt": "a1\na2\na3 base\n", "b.txt": "b base\n" });
-    const result = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: next, workTree, dir: s.workTree, author: MEMBER });
+    const result = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: next, workTree, dir: s.workTree, author: MEMBER, workspace: "w1" });
     if (result.kind !== "updated") throw new Error(`not updated: ${JSON.stringify(result)}`);
     expect(result.fastForward).toBe(false);
     expect(git(s.store, "--git-dir", s.store, "log", "-1", "--format=%P|%an", result.tip).trim()).toBe(`${tip} ${next}|Mia Member`);
@@ -326,15 +357,15 @@ describe("update from base", () => {
     const s = await withWorkTree({ "a.txt": "a\n", "b.txt": "b\n" });
     writeFileSync(path.join(s.workTree, "a.txt"), "a session\n");
     const committed = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: committed, message: "Session", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: committed, message: "Session", author: MEMBER, workspace: "w1" });
     writeFileSync(path.join(s.workTree, "b.txt"), "b uncommitted\n");
     const workTree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
     const before = refs(s.store);
     const onA = commitInProject(s.project, { "a.txt": "a base\n" });
-    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: onA, workTree, dir: s.workTree, author: MEMBER })).toEqual({ kind: "conflict", files: ["a.txt"] });
+    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: onA, workTree, dir: s.workTree, author: MEMBER, workspace: "w1" })).toEqual({ kind: "conflict", files: ["a.txt"] });
     git(s.project, "reset", "-q", "--hard", s.base);
     const onB = commitInProject(s.project, { "b.txt": "b base\n" });
-    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: onB, workTree, dir: s.workTree, author: MEMBER })).toEqual({ kind: "conflict", files: ["b.txt"] });
+    expect(await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: onB, workTree, dir: s.workTree, author: MEMBER, workspace: "w1" })).toEqual({ kind: "conflict", files: ["b.txt"] });
     expect(refs(s.store)).toBe(before);
     expect(readFileSync(path.join(s.workTree, "a.txt"), "utf8")).toBe("a session\n");
     expect(readFileSync(path.join(s.workTree, "b.txt"), "utf8")).toBe("b uncommitted\n");
@@ -358,7 +389,7 @@ describe("update from base", () => {
     writeFileSync(path.join(s.workTree, "z", "keep.txt"), "mine\n");
     expect(await s.repo.workTreeTree(s.store, s.workTree, "w1")).toBe(withIgnore);
     const before = refs(s.store);
-    const failed = await rejection(s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: next, workTree: withIgnore, dir: s.workTree, author: MEMBER }));
+    const failed = await rejection(s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip: s.base, base: next, workTree: withIgnore, dir: s.workTree, author: MEMBER, workspace: "w1" }));
     expect(failed.code).toBe("CONFLICT");
     expect(failed.message).toContain("z");
     expect(readFileSync(path.join(s.workTree, "a.txt"), "utf8")).toBe("a\n");
@@ -372,7 +403,7 @@ describe("merging into the project without a remote", () => {
     const s = await withWorkTree();
     writeFileSync(path.join(s.workTree, "src/math.ts"), "export const one = 1;\nexport const two = 2;\n");
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Two", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Two", author: MEMBER, workspace: "w1" });
     const result = await s.repo.mergeInto(s.store, s.project, { target: "main", tip, author: MEMBER, message: "Merge" });
     expect(result).toEqual({ kind: "merged", target: tip, fastForward: true });
     expect(git(s.project, "rev-parse", "main").trim()).toBe(tip);
@@ -387,7 +418,7 @@ describe("merging into the project without a remote", () => {
   it("makes a merge commit when the branch moved on, on a branch that is not checked out too", async () => {
     const s = await withWorkTree({ "a.txt": "a\n", "b.txt": "b\n" });
     writeFileSync(path.join(s.workTree, "a.txt"), "a session\n");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Session", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Session", author: MEMBER, workspace: "w1" });
     const moved = commitInProject(s.project, { "b.txt": "b main\n" });
     git(s.project, "branch", "release", moved);
     const onMain = await s.repo.mergeInto(s.store, s.project, { target: "main", tip, author: MEMBER, message: "Merge session" });
@@ -405,7 +436,7 @@ describe("merging into the project without a remote", () => {
   it("a conflict, or local changes in the files the merge changes, change nothing", async () => {
     const s = await withWorkTree({ "a.txt": "a\n", "b.txt": "b\n" });
     writeFileSync(path.join(s.workTree, "a.txt"), "a session\n");
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Session", author: MEMBER });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Session", author: MEMBER, workspace: "w1" });
     const conflicting = commitInProject(s.project, { "a.txt": "a main\n" });
     const projectRefs = refs(path.join(s.project, ".git"));
     expect(await s.repo.mergeInto(s.store, s.project, { target: "main", tip, author: MEMBER, message: "Merge" })).toEqual({ kind: "conflict", files: ["a.txt"] });
@@ -434,9 +465,9 @@ describe("patches and pushes", () => {
     const s = await withWorkTree();
     writeFileSync(path.join(s.workTree, "src/math.ts"), "export const one = 1;\nexport const two = 2;\n");
     writeFileSync(path.join(s.workTree, "logo.bin"), Buffer.from([0, 1, 2, 3, 255, 0]));
-    const first = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Two", author: MEMBER });
+    const first = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Two", author: MEMBER, workspace: "w1" });
     rmSync(path.join(s.workTree, "README.md"));
-    const second = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: first, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "No readme", author: MEMBER });
+    const second = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: first, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "No readme", author: MEMBER, workspace: "w1" });
     const mbox = await s.repo.formatPatch(s.store, s.base, second);
     expect(mbox.match(/^From [0-9a-f]{40} /gm)).toHaveLength(2);
     const check = path.join(s.dir, "am");
@@ -458,9 +489,9 @@ describe("patches and pushes", () => {
     await s.repo.ensureStore(store, path.join(project, ".git"));
     const base = await s.repo.resolveBase(project, "main");
     const dir = path.join(s.dataDir, "workspaces", "p2", "w1");
-    await s.repo.createWorkTree(store, dir, { branch: "parley/readme-w1", base, indexName: "w1" });
+    await s.repo.createWorkTree(store, dir, { branch: "parley/readme-w1", base, workspace: "w1" });
     writeFileSync(path.join(dir, "README.md"), "# Shop, by the session\n");
-    const tip = await s.repo.commit(store, { branch: "parley/readme-w1", expectedTip: base, tree: await s.repo.workTreeTree(store, dir, "w1"), message: "Readme", author: MEMBER });
+    const tip = await s.repo.commit(store, { branch: "parley/readme-w1", expectedTip: base, tree: await s.repo.workTreeTree(store, dir, "w1"), message: "Readme", author: MEMBER, workspace: "w1" });
     const credential = { kind: "basic" as const, protocol: "http", host: new URL(server.url).host, user: "robot", password: TOKEN };
     const returned = await s.repo.push(store, { url: server.httpUrl("shop"), protocols: "http", credential, branch: "parley/readme-w1", tip });
     expect(JSON.stringify(returned ?? null)).not.toContain(TOKEN);
@@ -528,10 +559,10 @@ describe("hostile working trees and project folders", () => {
 
     writeFileSync(path.join(s.workTree, "a.txt"), "a session\n");
     const tree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
-    await s.repo.diff(s.store, s.base, tree, { maxBytes: 100_000 });
-    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Session", author: MEMBER });
+    await s.repo.diff(s.store, s.base, tree, { maxBytes: 100_000, workspace: "w1" });
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree, message: "Session", author: MEMBER, workspace: "w1" });
     await s.repo.formatPatch(s.store, s.base, tip);
-    const updated = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base, workTree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), dir: s.workTree, author: MEMBER });
+    const updated = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base, workTree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), dir: s.workTree, author: MEMBER, workspace: "w1" });
     expect(updated.kind).toBe("updated");
     if (updated.kind !== "updated") return;
     expect(readFileSync(path.join(s.workTree, "a.txt"), "utf8")).toBe("a session\n");

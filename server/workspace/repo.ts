@@ -58,7 +58,7 @@ export type MergeResult = { kind: "up-to-date"; target: string } | { kind: "merg
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const WORKSPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 /** The ref in the store that records the project branch's last merge from a session (`<target>` appended). */
 export const MERGED_PREFIX = "refs/parley/merged/";
 
@@ -120,6 +120,35 @@ export class WorkspaceRepo {
     return { cwd: store, protocols: "", ...extra, env: { GIT_DIR: store, GIT_NO_REPLACE_OBJECTS: "1", ...env } };
   }
 
+  /** A workspace's own folder in the store (its index and its private objects). */
+  private workspaceDir(store: string, workspace: string): string {
+    if (!WORKSPACE_NAME.test(workspace)) throw ParleyError.invalid(`not a workspace name: ${JSON.stringify(workspace)}`);
+    return path.join(store, "parley-workspaces", workspace);
+  }
+
+  /**
+   * A call in the store that sees a workspace's private objects too and writes new objects
+   * there: what only a working tree has (uncommitted files) stays out of the store's
+   * objects, which every working tree of the project can read through its alternates.
+   */
+  private inWorkspace(store: string, workspace: string | undefined, extra: Partial<Pick<ProjectGitCall, "input" | "accept" | "author">> = {}, env: Partial<Record<RepositoryVariable, string>> = {}): ProjectGitCall {
+    if (workspace === undefined) return this.inStore(store, extra, env);
+    const objects = path.join(this.workspaceDir(store, workspace), "objects");
+    return this.inStore(store, extra, { GIT_OBJECT_DIRECTORY: objects, GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(store, "objects"), ...env });
+  }
+
+  /** Creates a workspace's folder in the store (mode 0700) when missing. */
+  private async ensureWorkspace(store: string, workspace: string): Promise<string> {
+    const folder = this.workspaceDir(store, workspace);
+    await fs.mkdir(path.join(folder, "objects"), { recursive: true, mode: 0o700 });
+    return folder;
+  }
+
+  /** Forgets a workspace's index and private objects (after its working tree is removed). */
+  async forgetWorkspace(store: string, workspace: string): Promise<void> {
+    await fs.rm(this.workspaceDir(store, workspace), { recursive: true, force: true });
+  }
+
   /** A plumbing call on a project folder's git directory: refs and objects, never its working tree. */
   private inProject(gitDir: string, extra: Partial<Pick<ProjectGitCall, "input" | "accept">> = {}): ProjectGitCall {
     return { cwd: gitDir, protocols: "", ...extra, env: { GIT_DIR: gitDir, GIT_NO_REPLACE_OBJECTS: "1" } };
@@ -150,7 +179,7 @@ export class WorkspaceRepo {
     if (!head) await this.git.run(["init", "--bare", "--quiet", "--template=", store], { cwd: store, protocols: "", env: { GIT_DIR: store } }, "Creating the workspace store");
     await fs.mkdir(path.join(store, "objects", "info"), { recursive: true });
     await this.git.alternates(store, objects);
-    await fs.mkdir(path.join(store, "parley-index"), { recursive: true, mode: 0o700 });
+    await fs.mkdir(path.join(store, "parley-workspaces"), { recursive: true, mode: 0o700 });
   }
 
   /** The commit a new session branch starts from: `origin/<branch>` when the project has it, else its local `<branch>`. */
@@ -201,21 +230,21 @@ export class WorkspaceRepo {
   }
 
   /** A commit of `tree` in the store (committer Parley). */
-  private async commitTree(store: string, tree: string, parents: string[], author: Author, message: string): Promise<string> {
+  private async commitTree(store: string, tree: string, parents: string[], author: Author, message: string, workspace?: string): Promise<string> {
     assertId(tree, "tree");
     for (const parent of parents) assertId(parent, "parent");
     const text = message.trim();
     if (text === "") throw ParleyError.invalid("A commit needs a message.");
     const args = ["commit-tree", tree, ...parents.flatMap((parent) => ["-p", parent])];
-    return (await this.git.run(args, this.inStore(store, { input: `${text}\n`, author }), "Committing")).trim();
+    return (await this.git.run(args, this.inWorkspace(store, workspace, { input: `${text}\n`, author }), "Committing")).trim();
   }
 
   /**
    * Merges two commits in the store without a working tree (`merge-tree --write-tree`):
    * the merged tree, or the conflicting files.
    */
-  private async mergeTrees(store: string, ours: string, theirs: string): Promise<{ tree: string } | { conflict: string[] }> {
-    const { code, stdout } = await this.git.exec(["merge-tree", "--write-tree", "--name-only", "-z", "--no-messages", ours, theirs], this.inStore(store, { accept: [1] }), "Merging");
+  private async mergeTrees(store: string, ours: string, theirs: string, workspace?: string): Promise<{ tree: string } | { conflict: string[] }> {
+    const { code, stdout } = await this.git.exec(["merge-tree", "--write-tree", "--name-only", "-z", "--no-messages", ours, theirs], this.inWorkspace(store, workspace, { accept: [1] }), "Merging");
     const [tree = "", ...rest] = nul(stdout);
     if (code === 0) {
       assertId(tree, "merged tree");
@@ -231,15 +260,15 @@ export class WorkspaceRepo {
    * Makes the working tree `dir` (it must not exist; its parent must) of session branch
    * `branch`, which is created in the store at `base` (CONFLICT when it exists): a
    * repository of its own (objects borrowed from the store, read-only) checked out at
-   * `base` on `branch`. Given to `owner`; `indexName` seeds the store's index of this
-   * working tree (a faster first `workTreeTree`). On any failure, nothing is left: neither
+   * `base` on `branch`. Given to `owner`; `workspace` (the name `workTreeTree` takes)
+   * gets the checkout's index as its first (a faster first `workTreeTree`). On any failure, nothing is left: neither
    * `dir` nor the branch.
    */
-  async createWorkTree(store: string, dir: string, options: { branch: string; base: string; owner?: SandboxOwner; indexName?: string }): Promise<void> {
-    const { branch, base, owner, indexName } = options;
+  async createWorkTree(store: string, dir: string, options: { branch: string; base: string; owner?: SandboxOwner; workspace?: string }): Promise<void> {
+    const { branch, base, owner, workspace } = options;
     assertBranchName(branch);
     assertId(base, "base");
-    if (indexName !== undefined && !INDEX_NAME.test(indexName)) throw ParleyError.invalid(`not an index name: ${indexName}`);
+    if (workspace !== undefined) this.workspaceDir(store, workspace);
     const { code } = await this.git.exec(["cat-file", "-e", `${base}^{commit}`], this.inStore(store, { accept: [1, 128] }), "Finding the base");
     if (code !== 0) throw ParleyError.invalid(`The base ${base} is not a commit of the project.`);
     try {
@@ -260,7 +289,7 @@ export class WorkspaceRepo {
       // Parallel checkout: the files are written by several processes.
       await this.git.run(["-c", "checkout.workers=0", "-c", "checkout.thresholdForParallelism=1000", "read-tree", "--reset", "-u", base], own, "Checking out the working tree");
       await adoptTree(owner, dir);
-      if (indexName !== undefined) await fs.copyFile(path.join(gitDir, "index"), path.join(store, "parley-index", indexName));
+      if (workspace !== undefined) await fs.copyFile(path.join(gitDir, "index"), path.join(await this.ensureWorkspace(store, workspace), "index"));
     } catch (error) {
       await removeWorkTree(dir);
       if (branchMade) await this.deleteBranch(store, branch, base);
@@ -271,20 +300,20 @@ export class WorkspaceRepo {
   /**
    * The tree of `dir`'s files now, written into the store: `.gitignore` honoured, `.git`
    * left out, links stored as links (a file beyond a linked folder is never read through
-   * it), no size limit. Its index is `<store>/parley-index/<indexName>` (one per working
-   * tree; each call works on a private copy renamed into place). `start`: the commit (or
-   * tree) a missing index starts from, so files of it that `.gitignore` matches stay.
+   * it), no size limit. `workspace` names the working tree's folder in the store: its
+   * index (each call works on a private copy renamed into place) and its private objects,
+   * where the new files go (the calls that read this tree take the same `workspace`;
+   * `commit` moves what it commits into the store). `start`: the commit (or tree) a
+   * missing index starts from, so files of it that `.gitignore` matches stay.
    */
-  async workTreeTree(store: string, dir: string, indexName: string, start?: string): Promise<string> {
-    if (!INDEX_NAME.test(indexName)) throw ParleyError.invalid(`not an index name: ${indexName}`);
+  async workTreeTree(store: string, dir: string, workspace: string, start?: string): Promise<string> {
     if (start !== undefined) assertId(start, "start");
-    const folder = path.join(store, "parley-index");
-    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
-    const shared = path.join(folder, indexName);
-    const copy = path.join(folder, `${indexName}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+    const folder = await this.ensureWorkspace(store, workspace);
+    const shared = path.join(folder, "index");
+    const copy = path.join(folder, `index.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
     const existed = await privateCopy(shared, copy);
     try {
-      const call = this.inStore(store, {}, { GIT_WORK_TREE: dir, GIT_INDEX_FILE: copy });
+      const call = this.inWorkspace(store, workspace, {}, { GIT_WORK_TREE: dir, GIT_INDEX_FILE: copy });
       if (!existed && start !== undefined) await this.git.run(["read-tree", start], call, "Reading the working tree");
       await this.git.run(["add", "--all"], call, "Reading the working tree");
       const tree = (await this.git.run(["write-tree"], call, "Reading the working tree")).trim();
@@ -297,14 +326,15 @@ export class WorkspaceRepo {
   }
 
   /** What changed from one commit or tree to another (no textconv, no external diff: the store's settings only). */
-  async diff(store: string, from: string, to: string, options: { maxBytes: number }): Promise<Diff> {
+  async diff(store: string, from: string, to: string, options: { maxBytes: number; workspace?: string }): Promise<Diff> {
     assertId(from, "from");
     assertId(to, "to");
+    const call = this.inWorkspace(store, options.workspace);
     const base = ["diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"];
-    const patch = (await this.git.exec([...base, "-p", from, to], this.inStore(store), "Diffing")).stdout;
-    const numstat = nul((await this.git.exec([...base, "-z", "--numstat", from, to], this.inStore(store), "Diffing")).stdout);
+    const patch = (await this.git.exec([...base, "-p", from, to], call, "Diffing")).stdout;
+    const numstat = nul((await this.git.exec([...base, "-z", "--numstat", from, to], call, "Diffing")).stdout);
     const status = new Map<string, string>();
-    for (const change of await this.rawDiff(store, from, to)) status.set(change.file, change.status);
+    for (const change of await this.rawDiff(store, from, to, options.workspace)) status.set(change.file, change.status);
     const files: DiffFile[] = [];
     for (const line of numstat) {
       const [added = "", deleted = "", ...name] = line.split("\t");
@@ -315,8 +345,8 @@ export class WorkspaceRepo {
     return { text: patch.subarray(0, Math.max(0, options.maxBytes)).toString("utf8"), truncated, files };
   }
 
-  private async rawDiff(store: string, from: string, to: string): Promise<RawChange[]> {
-    const items = nul((await this.git.exec(["diff-tree", "-r", "-z", "--no-renames", from, to], this.inStore(store), "Diffing")).stdout);
+  private async rawDiff(store: string, from: string, to: string, workspace?: string): Promise<RawChange[]> {
+    const items = nul((await this.git.exec(["diff-tree", "-r", "-z", "--no-renames", from, to], this.inWorkspace(store, workspace), "Diffing")).stdout);
     const changes: RawChange[] = [];
     for (let i = 0; i + 1 < items.length; i += 2) {
       const [oldMode = "", newMode = "", oldId = "", newId = "", status = ""] = (items[i] ?? "").replace(/^:/, "").split(" ");
@@ -328,16 +358,24 @@ export class WorkspaceRepo {
   /**
    * Commits `tree` on `branch` (parent `expectedTip`, the member as author): the new tip.
    * CONFLICT when the branch has moved meanwhile (nothing changed); INVALID when the tree
-   * is the tip's (nothing to commit).
+   * is the tip's (nothing to commit). `workspace`: the tree is one of `workTreeTree`'s
+   * for it; the commit's new objects are copied from its private objects into the store.
    */
-  async commit(store: string, options: { branch: string; expectedTip: string; tree: string; message: string; author: Author }): Promise<string> {
-    const { branch, expectedTip, tree, message, author } = options;
+  async commit(store: string, options: { branch: string; expectedTip: string; tree: string; message: string; author: Author; workspace?: string }): Promise<string> {
+    const { branch, expectedTip, tree, message, author, workspace } = options;
     assertBranchName(branch);
     assertId(tree, "tree");
     if ((await this.treeOf(store, expectedTip)) === tree) throw ParleyError.invalid("Nothing to commit: the working tree is the branch's last commit.");
-    const sha = await this.commitTree(store, tree, [expectedTip], author, message);
+    const sha = await this.commitTree(store, tree, [expectedTip], author, message, workspace);
+    if (workspace !== undefined) await this.publish(store, workspace, sha, expectedTip);
     await this.moveRef(store, `refs/heads/${branch}`, sha, expectedTip, "parley: commit");
     return sha;
+  }
+
+  /** Copies the objects of `commit` that `parent` lacks from a workspace's private objects into the store (one pack). */
+  private async publish(store: string, workspace: string, commit: string, parent: string): Promise<void> {
+    const pack = await this.git.exec(["pack-objects", "--revs", "--stdout", "-q"], this.inWorkspace(store, workspace, { input: `${commit}\n^${parent}\n` }), "Packing the commit");
+    await this.git.run(["index-pack", "--stdin"], this.inStore(store, { input: pack.stdout }), "Storing the commit");
   }
 
   /**
@@ -348,8 +386,11 @@ export class WorkspaceRepo {
    * (from `tip`, CONFLICT if it moved meanwhile: the files are put back). A conflict changes
    * nothing and names the files.
    */
-  async updateFromBase(store: string, options: { branch: string; tip: string; base: string; workTree: string; dir: string; author: Author; owner?: SandboxOwner; message?: string }): Promise<UpdateResult> {
-    const { branch, tip, base, workTree, dir, author, owner } = options;
+  async updateFromBase(
+    store: string,
+    options: { branch: string; tip: string; base: string; workTree: string; dir: string; author: Author; owner?: SandboxOwner; message?: string; workspace?: string },
+  ): Promise<UpdateResult> {
+    const { branch, tip, base, workTree, dir, author, owner, workspace } = options;
     assertBranchName(branch);
     assertId(workTree, "working tree");
     if (await this.isAncestor(store, base, tip)) return { kind: "up-to-date", tip };
@@ -365,16 +406,16 @@ export class WorkspaceRepo {
     let newWorkTree = await this.treeOf(store, newTip);
     if (workTree !== tipTree) {
       // The uncommitted changes, as a commit on the tip, merged with the new tip (their merge base is the tip).
-      const uncommitted = await this.commitTree(store, workTree, [tip], { name: "Parley", email: "parley@localhost" }, "Uncommitted changes");
-      const carried = await this.mergeTrees(store, uncommitted, newTip);
+      const uncommitted = await this.commitTree(store, workTree, [tip], { name: "Parley", email: "parley@localhost" }, "Uncommitted changes", workspace);
+      const carried = await this.mergeTrees(store, uncommitted, newTip, workspace);
       if ("conflict" in carried) return { kind: "conflict", files: carried.conflict };
       newWorkTree = carried.tree;
     }
-    const changedFiles = await this.applyTree(store, dir, workTree, newWorkTree, owner);
+    const changedFiles = await this.applyTree(store, dir, workTree, newWorkTree, owner, workspace);
     try {
       await this.moveRef(store, `refs/heads/${branch}`, newTip, tip, "parley: update from base");
     } catch (error) {
-      await this.applyTree(store, dir, newWorkTree, workTree, owner);
+      await this.applyTree(store, dir, newWorkTree, workTree, owner, workspace);
       throw error;
     }
     return { kind: "updated", tip: newTip, newWorkTree, changedFiles, fastForward };
@@ -386,15 +427,16 @@ export class WorkspaceRepo {
    * (nofollow.ts), given to `owner`. When a write fails, what was already written is put
    * back as `fromTree` has it, and the error is thrown. The changed files.
    */
-  async applyTree(store: string, dir: string, fromTree: string, toTree: string, owner?: SandboxOwner): Promise<string[]> {
+  async applyTree(store: string, dir: string, fromTree: string, toTree: string, owner?: SandboxOwner, workspace?: string): Promise<string[]> {
     assertId(fromTree, "tree");
     assertId(toTree, "tree");
     // Nested repositories (gitlinks) have no content here: left alone.
-    const changes = (await this.rawDiff(store, fromTree, toTree)).filter((change) => change.oldMode !== GITLINK_MODE && change.newMode !== GITLINK_MODE);
+    const changes = (await this.rawDiff(store, fromTree, toTree, workspace)).filter((change) => change.oldMode !== GITLINK_MODE && change.newMode !== GITLINK_MODE);
     // Deletions first: a file that becomes a folder (or the reverse) is gone before its replacement is written.
     const ordered = [...changes.filter((change) => change.newMode === ABSENT_MODE), ...changes.filter((change) => change.newMode !== ABSENT_MODE)];
     const contents = await this.blobs(
       store,
+      workspace,
       ordered.filter((change) => change.newMode !== ABSENT_MODE).map((change) => change.newId),
     );
     const files = new ProjectFiles(dir, owner);
@@ -408,16 +450,17 @@ export class WorkspaceRepo {
         done.push(change);
       }
     } catch (error) {
-      await this.putBack(store, files, done.reverse());
+      await this.putBack(store, workspace, files, done.reverse());
       throw error;
     }
     return changes.map((change) => change.file);
   }
 
   /** Undoes the changes of `applyTree` that were made (in reverse order): each file as its old side has it. */
-  private async putBack(store: string, files: ProjectFiles, done: RawChange[]): Promise<void> {
+  private async putBack(store: string, workspace: string | undefined, files: ProjectFiles, done: RawChange[]): Promise<void> {
     const old = await this.blobs(
       store,
+      workspace,
       done.filter((change) => change.oldMode !== ABSENT_MODE).map((change) => change.oldId),
     );
     for (const change of done) {
@@ -427,12 +470,12 @@ export class WorkspaceRepo {
   }
 
   /** The contents of blobs by id (one `cat-file --batch` in the store). */
-  private async blobs(store: string, ids: string[]): Promise<Map<string, Buffer>> {
+  private async blobs(store: string, workspace: string | undefined, ids: string[]): Promise<Map<string, Buffer>> {
     const unique = [...new Set(ids)];
     const found = new Map<string, Buffer>();
     if (unique.length === 0) return found;
     for (const id of unique) assertId(id, "blob");
-    const { stdout: out } = await this.git.exec(["cat-file", "--batch"], this.inStore(store, { input: `${unique.join("\n")}\n` }), "Reading files");
+    const { stdout: out } = await this.git.exec(["cat-file", "--batch"], this.inWorkspace(store, workspace, { input: `${unique.join("\n")}\n` }), "Reading files");
     // "<id> <type> <size>\n<content>\n" per object.
     let offset = 0;
     while (offset < out.length) {
