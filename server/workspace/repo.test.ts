@@ -574,6 +574,16 @@ describe("hostile working trees and project folders", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a folder that is .git on macOS (.git + a zero-width joiner) is refused, never committed", async () => {
+    const s = await withWorkTree();
+    const hfsGit = path.join(s.workTree, ".git\u200c", "hooks");
+    mkdirSync(hfsGit, { recursive: true });
+    writeFileSync(path.join(hfsGit, "post-checkout"), `#!/bin/sh\ntouch ${marker}\n`);
+    const refused = await rejection(s.repo.workTreeTree(s.store, s.workTree, "w1"));
+    expect(refused.code).toBe("INVALID");
+    expect(refused.message).toContain("invalid path");
+  });
+
   it("removeWorkTree deletes the working tree and nothing a link inside it points to", async () => {
     const s = await withWorkTree();
     const outside = path.join(s.dir, "precious");

@@ -315,7 +315,9 @@ export class WorkspaceRepo {
     try {
       const call = this.inWorkspace(store, workspace, {}, { GIT_WORK_TREE: dir, GIT_INDEX_FILE: copy });
       if (!existed && start !== undefined) await this.git.run(["read-tree", start], call, "Reading the working tree");
-      await this.git.run(["add", "--all"], call, "Reading the working tree");
+      // Paths that are `.git` to another system's file system (`.GIT`, `git~1`, `.git\u200c`…) are
+      // refused: a teammate on macOS or Windows checking the branch out would get a planted .git.
+      await this.git.run(["-c", "core.protectNTFS=true", "-c", "core.protectHFS=true", "add", "--all"], call, "Reading the working tree");
       const tree = (await this.git.run(["write-tree"], call, "Reading the working tree")).trim();
       await fs.rename(copy, shared);
       return tree;
