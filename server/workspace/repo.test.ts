@@ -584,6 +584,23 @@ describe("hostile working trees and project folders", () => {
     expect(refused.message).toContain("invalid path");
   });
 
+  it("a link planted in the project's .git (objects/pack) is refused by a merge: nothing is written through it", async () => {
+    const s = await withWorkTree();
+    writeFileSync(path.join(s.workTree, "README.md"), "# Merged\n");
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Readme", author: MEMBER, workspace: "w1" });
+    const elsewhere = path.join(s.dir, "elsewhere");
+    mkdirSync(elsewhere);
+    const pack = path.join(s.project, ".git", "objects", "pack");
+    rmSync(pack, { recursive: true, force: true });
+    symlinkSync(elsewhere, pack);
+    const before = refs(path.join(s.project, ".git"));
+    const refused = await rejection(s.repo.mergeInto(s.store, s.project, { target: "main", tip, author: MEMBER, message: "Merge" }));
+    expect(refused.code).toBe("INVALID");
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(refs(path.join(s.project, ".git"))).toBe(before);
+    expect(readFileSync(path.join(s.project, "README.md"), "utf8")).toBe("# Shop\n");
+  });
+
   it("removeWorkTree deletes the working tree and nothing a link inside it points to", async () => {
     const s = await withWorkTree();
     const outside = path.join(s.dir, "precious");

@@ -509,6 +509,9 @@ export class WorkspaceRepo {
     assertBranchName(target);
     assertId(tip, "tip");
     const gitDir = await this.projectGitDir(projectDir);
+    // The pack is written there: a link planted in the project's .git (it was writable by
+    // agents before workspaces) must not send it elsewhere.
+    for (const folder of ["objects", "objects/pack", "refs", "refs/heads"]) await realFolder(path.join(gitDir, folder));
     const ref = `refs/heads/${target}`;
     const old = (await this.git.run(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], this.inProject(gitDir, { accept: [1] }), "Reading the project's branch")).trim();
     if (old === "") throw ParleyError.invalid(`The project has no branch ${target}.`);
@@ -602,6 +605,15 @@ function content(mode: string, data: Buffer | undefined, file: string): { data: 
   if (!data) throw new ParleyError("CORRUPT", `git gave no content for ${file}`);
   if (mode === LINK_MODE) return { link: data.toString("utf8") };
   return { data, mode: mode === "100755" ? 0o777 : 0o666 };
+}
+
+/** Refuses a path that is not a real folder (a link, a file, nothing). */
+async function realFolder(folder: string): Promise<void> {
+  const stat = await fs.lstat(folder).catch((error: unknown) => {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  });
+  if (!stat?.isDirectory()) throw ParleyError.invalid(`${folder} is not a folder (a link?): the project was not changed.`);
 }
 
 /**
