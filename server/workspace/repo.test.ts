@@ -304,6 +304,9 @@ describe("diff and commit", () => {
     const second = await s.repo.workTreeTree(s.store, s.workTree, "w1");
     const moved = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: second, message: "Again", author: MEMBER, workspace: "w1" }));
     expect(moved.code).toBe("CONFLICT");
+    // Nothing of the refused commit reached the objects the other working trees read.
+    const again = git(s.dir, "hash-object", path.join(s.workTree, "README.md")).trim();
+    expect(() => git(s.store, "--git-dir", s.store, "cat-file", "-e", again)).toThrow();
     const same = await rejection(s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: tip, tree, message: "Same", author: MEMBER, workspace: "w1" }));
     expect(same.code).toBe("INVALID");
     expect(same.message).toMatch(/nothing to commit/i);

@@ -19,8 +19,14 @@ import { ProjectFiles } from "../snapshot/nofollow";
  * tree's `.git` — filters, textconv, core.worktree, fsmonitor, hooks — is ever read, and
  * the project folder's `.git` is only read and updated with plumbing that touches no
  * working tree (its objects and refs), except the checked-out branch's files after a
- * merge, written with the store's configuration too. The only git call in a working
- * tree's own `.git` is the checkout that creates it, before any agent has seen it.
+ * merge, written with the store's configuration too. The only git calls in a working
+ * tree's own `.git` are those that create it, before any agent has seen it.
+ *
+ * The store's objects are readable by every working tree of the project (their
+ * alternates): what only one working tree has — its uncommitted files, read by
+ * `workTreeTree` — goes into that workspace's private object folder in the store
+ * (`parley-workspaces/<workspace>/objects`, never bound into a sandbox), and into the
+ * store's objects only once committed.
  *
  * DB-free: paths and object ids in, results out; every git process goes through
  * `ProjectGit` (the process helper, hardened settings, the credential helper, redaction).
@@ -261,8 +267,8 @@ export class WorkspaceRepo {
    * `branch`, which is created in the store at `base` (CONFLICT when it exists): a
    * repository of its own (objects borrowed from the store, read-only) checked out at
    * `base` on `branch`. Given to `owner`; `workspace` (the name `workTreeTree` takes)
-   * gets the checkout's index as its first (a faster first `workTreeTree`). On any failure, nothing is left: neither
-   * `dir` nor the branch.
+   * gets the checkout's index as its first (a faster first `workTreeTree`). On any
+   * failure, nothing is left: neither `dir` nor the branch.
    */
   async createWorkTree(store: string, dir: string, options: { branch: string; base: string; owner?: SandboxOwner; workspace?: string }): Promise<void> {
     const { branch, base, owner, workspace } = options;
@@ -331,6 +337,7 @@ export class WorkspaceRepo {
   async diff(store: string, from: string, to: string, options: { maxBytes: number; workspace?: string }): Promise<Diff> {
     assertId(from, "from");
     assertId(to, "to");
+    if (options.workspace !== undefined) await this.ensureWorkspace(store, options.workspace);
     const call = this.inWorkspace(store, options.workspace);
     const base = ["diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"];
     const patch = (await this.git.exec([...base, "-p", from, to], call, "Diffing")).stdout;
@@ -368,6 +375,10 @@ export class WorkspaceRepo {
     assertBranchName(branch);
     assertId(tree, "tree");
     if ((await this.treeOf(store, expectedTip)) === tree) throw ParleyError.invalid("Nothing to commit: the working tree is the branch's last commit.");
+    if (workspace !== undefined) await this.ensureWorkspace(store, workspace);
+    // A branch that moved already: refused before anything of the working tree reaches the store's objects.
+    const now = (await this.git.run(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], this.inStore(store, { accept: [1] }), "Reading the branch")).trim();
+    if (now !== expectedTip) throw new ParleyError("CONFLICT", `refs/heads/${branch} has moved meanwhile: nothing was changed.`);
     const sha = await this.commitTree(store, tree, [expectedTip], author, message, workspace);
     if (workspace !== undefined) await this.publish(store, workspace, sha, expectedTip);
     await this.moveRef(store, `refs/heads/${branch}`, sha, expectedTip, "parley: commit");
@@ -395,6 +406,7 @@ export class WorkspaceRepo {
     const { branch, tip, base, workTree, dir, author, owner, workspace } = options;
     assertBranchName(branch);
     assertId(workTree, "working tree");
+    if (workspace !== undefined) await this.ensureWorkspace(store, workspace);
     if (await this.isAncestor(store, base, tip)) return { kind: "up-to-date", tip };
     const tipTree = await this.treeOf(store, tip);
     let newTip: string;
@@ -432,6 +444,7 @@ export class WorkspaceRepo {
   async applyTree(store: string, dir: string, fromTree: string, toTree: string, owner?: SandboxOwner, workspace?: string): Promise<string[]> {
     assertId(fromTree, "tree");
     assertId(toTree, "tree");
+    if (workspace !== undefined) await this.ensureWorkspace(store, workspace);
     // Nested repositories (gitlinks) have no content here: left alone.
     const changes = (await this.rawDiff(store, fromTree, toTree, workspace)).filter((change) => change.oldMode !== GITLINK_MODE && change.newMode !== GITLINK_MODE);
     // Deletions first: a file that becomes a folder (or the reverse) is gone before its replacement is written.
