@@ -401,6 +401,43 @@ describe("update from base", () => {
   });
 });
 
+describe("the working tree's own repository", () => {
+  it("follows a commit and an update from base: its log shows the branch, its status only what is not committed", async () => {
+    const s = await withWorkTree({ "a.txt": "a\n", "b.txt": "b\n" });
+    writeFileSync(path.join(s.workTree, "a.txt"), "a session\n");
+    writeFileSync(path.join(s.workTree, "new.txt"), "new\n");
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "Session", author: MEMBER, workspace: "w1" });
+    await s.repo.syncWorkTree(s.store, s.workTree, { branch: "parley/fix-w1", tip, workspace: "w1" });
+    expect(git(s.workTree, "rev-parse", "HEAD").trim()).toBe(tip);
+    expect(git(s.workTree, "status", "--porcelain")).toBe("");
+
+    writeFileSync(path.join(s.workTree, "b.txt"), "b uncommitted\n");
+    writeFileSync(path.join(s.workTree, "draft.txt"), "draft\n");
+    const next = commitInProject(s.project, { "c.txt": "from base\n" });
+    const workTree = await s.repo.workTreeTree(s.store, s.workTree, "w1");
+    const updated = await s.repo.updateFromBase(s.store, { branch: "parley/fix-w1", tip, base: next, workTree, dir: s.workTree, author: MEMBER, workspace: "w1" });
+    if (updated.kind !== "updated") throw new Error(JSON.stringify(updated));
+    await s.repo.workTreeTree(s.store, s.workTree, "w1");
+    await s.repo.syncWorkTree(s.store, s.workTree, { branch: "parley/fix-w1", tip: updated.tip, workspace: "w1" });
+    expect(git(s.workTree, "rev-parse", "HEAD").trim()).toBe(updated.tip);
+    expect(git(s.workTree, "status", "--porcelain").split("\n").filter(Boolean).sort()).toEqual([" M b.txt", "?? draft.txt"]);
+    expect(readFileSync(path.join(s.workTree, "c.txt"), "utf8")).toBe("from base\n");
+  });
+
+  it("a .git/refs swapped for a link: nothing is written through it", async () => {
+    const s = await withWorkTree();
+    const elsewhere = path.join(s.dir, "elsewhere");
+    mkdirSync(elsewhere);
+    rmSync(path.join(s.workTree, ".git", "refs"), { recursive: true });
+    symlinkSync(elsewhere, path.join(s.workTree, ".git", "refs"));
+    writeFileSync(path.join(s.workTree, "README.md"), "changed\n");
+    const tip = await s.repo.commit(s.store, { branch: "parley/fix-w1", expectedTip: s.base, tree: await s.repo.workTreeTree(s.store, s.workTree, "w1"), message: "C", author: MEMBER, workspace: "w1" });
+    await s.repo.syncWorkTree(s.store, s.workTree, { branch: "parley/fix-w1", tip, workspace: "w1" });
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(lstatSync(path.join(s.workTree, ".git", "refs")).isDirectory()).toBe(true);
+  });
+});
+
 describe("merging into the project without a remote", () => {
   it("fast-forwards the checked-out branch: ref, index and files follow, and the store records it", async () => {
     const s = await withWorkTree();

@@ -505,6 +505,42 @@ export class WorkspaceRepo {
     return found;
   }
 
+  /**
+   * After `commit` or `updateFromBase` moved the session branch to `tip`: the working
+   * tree's own repository follows, so the agent's `git log` and `git status` agree with
+   * the branch. Its `refs/heads/<branch>` is set to `tip` and, when its HEAD is that branch,
+   * its index becomes the workspace's index (the files as they are) with the entries that
+   * differ from `tip` set back to `tip`'s — what is not committed stays a change. No git
+   * runs in it: both files are written without following a link (nofollow.ts), given to
+   * `owner`; the objects are in the store, which the working tree borrows.
+   */
+  async syncWorkTree(store: string, dir: string, options: { branch: string; tip: string; workspace: string; owner?: SandboxOwner }): Promise<void> {
+    const { branch, tip, workspace, owner } = options;
+    assertBranchName(branch);
+    assertId(tip, "tip");
+    const files = new ProjectFiles(dir, owner);
+    if (!(await files.put(`.git/refs/heads/${branch}`, { data: Buffer.from(`${tip}\n`), mode: 0o666 }))) {
+      throw new ParleyError("CONFLICT", `The working tree's branch ${branch} could not be set: a folder is in its way.`);
+    }
+    const head = await readInside(dir, [".git", "HEAD"]);
+    if (head?.toString("utf8").trim() !== `ref: refs/heads/${branch}`) return;
+    const folder = await this.ensureWorkspace(store, workspace);
+    const shared = path.join(folder, "index");
+    const copy = path.join(folder, `index.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+    if (!(await privateCopy(shared, copy))) return;
+    try {
+      const call = this.inWorkspace(store, workspace, {}, { GIT_WORK_TREE: dir, GIT_INDEX_FILE: copy });
+      const now = (await this.git.run(["write-tree"], call, "Reading the working tree's index")).trim();
+      const back = (await this.rawDiff(store, await this.treeOf(store, tip), now, workspace)).map((change) =>
+        change.oldMode === ABSENT_MODE ? `0 ${"0".repeat(change.oldId.length)}\t${change.file}` : `${change.oldMode} ${change.oldId}\t${change.file}`,
+      );
+      if (back.length) await this.git.run(["update-index", "-z", "--index-info"], { ...call, input: back.map((line) => `${line}\0`).join("") }, "Writing the working tree's index");
+      await files.put(".git/index", { data: await fs.readFile(copy), mode: 0o666 });
+    } finally {
+      await fs.rm(copy, { force: true });
+    }
+  }
+
   // ------------------------------------------------------------------ getting the work out
 
   /**
@@ -649,6 +685,34 @@ async function privateCopy(shared: string, copy: string): Promise<boolean> {
   const time = stat ? stat.mtime : new Date(0);
   await fs.utimes(copy, time, time);
   return true;
+}
+
+/** A small file below `dir` (`names`: its folders and its name), read without following a link; undefined when it is not a regular file. */
+async function readInside(dir: string, names: string[]): Promise<Buffer | undefined> {
+  const handles: FileHandle[] = [];
+  try {
+    handles.push(await fs.open(await fs.realpath(dir), DIRECTORY_FLAGS));
+    for (const [i, name] of names.entries()) {
+      const parent = handles[handles.length - 1];
+      if (!parent) return undefined;
+      const last = i === names.length - 1;
+      try {
+        handles.push(await fs.open(`/proc/self/fd/${parent.fd}/${name}`, last ? constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK : DIRECTORY_FLAGS));
+      } catch (error) {
+        const c = errorCode(error);
+        // Missing, a link, or not a folder on the way: nothing to read.
+        if (c === "ENOENT" || c === "ELOOP" || c === "ENOTDIR") return undefined;
+        throw error;
+      }
+    }
+    const file = handles[handles.length - 1];
+    if (!file) return undefined;
+    const stat = await file.stat();
+    if (!stat.isFile() || stat.size > 65_536) return undefined;
+    return await file.readFile();
+  } finally {
+    for (const handle of handles) await handle.close();
+  }
 }
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
