@@ -624,6 +624,20 @@ describe("hostile working trees and project folders", () => {
     expect(refused.message).toContain("invalid path");
   });
 
+  it("a tree with a path inside .git (a pushed base can hold one) is never written into a working tree", async () => {
+    const s = await withWorkTree();
+    const inStore = (input: string, ...args: string[]) => execFileSync("git", ["--git-dir", s.store, ...args], { input, encoding: "utf8", env: { NODE_ENV: process.env.NODE_ENV, PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } }).trim();
+    const hook = inStore(`#!/bin/sh\ntouch ${marker}\n`, "hash-object", "-w", "--stdin");
+    const hooks = inStore(`100755 blob ${hook}\tpost-checkout\n`, "mktree");
+    const dotGit = inStore(`040000 tree ${hooks}\thooks\n`, "mktree");
+    const baseTree = await s.repo.treeOf(s.store, s.base);
+    const listing = git(s.store, "--git-dir", s.store, "ls-tree", baseTree);
+    const evil = inStore(`${listing}040000 tree ${dotGit}\t.git\n`, "mktree");
+    const refused = await rejection(s.repo.applyTree(s.store, s.workTree, baseTree, evil));
+    expect(refused.code).toBe("INVALID");
+    expect(existsSync(path.join(s.workTree, ".git", "hooks", "post-checkout"))).toBe(false);
+  });
+
   it("a link planted in the project's .git (objects/pack) is refused by a merge: nothing is written through it", async () => {
     const s = await withWorkTree();
     writeFileSync(path.join(s.workTree, "README.md"), "# Merged\n");

@@ -447,6 +447,9 @@ export class WorkspaceRepo {
     if (workspace !== undefined) await this.ensureWorkspace(store, workspace);
     // Nested repositories (gitlinks) have no content here: left alone.
     const changes = (await this.rawDiff(store, fromTree, toTree, workspace)).filter((change) => change.oldMode !== GITLINK_MODE && change.newMode !== GITLINK_MODE);
+    // git never checks such a path out; a tree made elsewhere (a pushed base) might hold one.
+    const dotGit = changes.find((change) => change.file.split("/").some((part) => part.toLowerCase() === ".git"));
+    if (dotGit) throw ParleyError.invalid(`${dotGit.file}: a path inside a .git folder is never written into a working tree.`);
     // Deletions first: a file that becomes a folder (or the reverse) is gone before its replacement is written.
     const ordered = [...changes.filter((change) => change.newMode === ABSENT_MODE), ...changes.filter((change) => change.newMode !== ABSENT_MODE)];
     const contents = await this.blobs(
