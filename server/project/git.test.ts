@@ -60,6 +60,30 @@ describe("the server's git for projects", () => {
   });
 });
 
+describe("a call's own repository variables", () => {
+  it("GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE… reach git; nothing else a call names replaces the credential or the configuration settings", async () => {
+    const runner = failing(() => "fatal: no");
+    const git = new ProjectGit(dataDir, runner);
+    const planted = Object.fromEntries([
+      ["GIT_DIR", "/srv/store.git"],
+      ["GIT_INDEX_FILE", "/srv/store.git/index.w1"],
+      ["GIT_CONFIG_GLOBAL", "/tmp/evil-config"],
+      ["GIT_CONFIG_PARAMETERS", "'core.fsmonitor'='touch /tmp/x'"],
+      ["PARLEY_GIT_PASSWORD", "stolen"],
+      ["GIT_SSH_COMMAND", "touch /tmp/x"],
+    ]);
+    await git.run(["status"], { cwd: dataDir, protocols: "", env: planted, input: "stdin text" }, "Status").catch((error: unknown) => error);
+    const request = runner.seen[0]!;
+    expect(request.env.GIT_DIR).toBe("/srv/store.git");
+    expect(request.env.GIT_INDEX_FILE).toBe("/srv/store.git/index.w1");
+    expect(request.env.GIT_CONFIG_GLOBAL).toBe("/dev/null");
+    expect(request.env.GIT_CONFIG_PARAMETERS).toBeUndefined();
+    expect(request.env.PARLEY_GIT_PASSWORD).toBeUndefined();
+    expect(request.env.GIT_SSH_COMMAND).not.toContain("touch");
+    expect(request.input).toBe("stdin text");
+  });
+});
+
 describe("leftovers of a killed server", () => {
   it("a key file and a staging repository older than an hour are removed at the next start; newer ones stay", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "parley-projgit-sweep-"));

@@ -52,7 +52,19 @@ export interface ProjectGitCall {
   author?: { name: string; email: string };
   /** Exit codes besides 0 that are an answer, not a failure (symbolic-ref -q's 1: a detached HEAD). */
   accept?: number[];
+  /**
+   * Where git's repository, working tree, index and objects are, given explicitly (no
+   * discovery from `cwd`). Only these variables: nothing can replace the credential or the
+   * configuration settings this module sets.
+   */
+  env?: Partial<Record<RepositoryVariable, string>>;
+  /** Written to git's standard input. */
+  input?: string | Buffer;
 }
+
+/** The variables a call may add to git's environment. */
+const REPOSITORY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NO_REPLACE_OBJECTS", "GIT_LITERAL_PATHSPECS"] as const;
+export type RepositoryVariable = (typeof REPOSITORY_VARIABLES)[number];
 
 /**
  * Settings every call gets on the command line (they win over a repository's config, which
@@ -140,6 +152,11 @@ export class ProjectGit {
    * the credential redacted from it (`what` says what was being done).
    */
   async run(args: string[], call: ProjectGitCall, what: string): Promise<string> {
+    return (await this.exec(args, call, what)).stdout.toString("utf8");
+  }
+
+  /** As `run`, with git's exit code (0 or one of `call.accept`) and its output as bytes. */
+  async exec(args: string[], call: ProjectGitCall, what: string): Promise<{ code: number; stdout: Buffer }> {
     const git = this.executable();
     await this.prepare();
     const secrets = call.credential ? [call.credential.kind === "basic" ? call.credential.password : call.credential.key] : [];
@@ -159,11 +176,11 @@ export class ProjectGit {
       const argv = [...CONFIG.flatMap((setting) => ["-c", setting]), ...helper, ...args];
       let result: ProgramResult;
       try {
-        result = await this.runner.run({ file: git.path, args: argv, cwd: call.cwd, env });
+        result = await this.runner.run({ file: git.path, args: argv, cwd: call.cwd, env, ...(call.input === undefined ? {} : { input: call.input }) });
       } catch (error) {
         throw new ParleyError("INTERNAL", redact(`${what}: git could not run (${error instanceof Error ? error.message : String(error)})`));
       }
-      if (result.code === 0 || (result.code !== null && call.accept?.includes(result.code))) return result.stdout.toString("utf8");
+      if (result.code === 0 || (result.code !== null && call.accept?.includes(result.code))) return { code: result.code, stdout: result.stdout };
       const stderr = result.stderr.toString("utf8").trim().split("\n").filter((line) => line.trim() !== "").slice(-6).join("\n");
       throw ParleyError.invalid(redact(`${what} failed: ${explain(stderr)}`));
     } finally {
@@ -190,6 +207,10 @@ export class ProjectGit {
       GIT_COMMITTER_NAME: "Parley",
       GIT_COMMITTER_EMAIL: "parley@localhost",
     };
+    for (const name of REPOSITORY_VARIABLES) {
+      const value = call.env?.[name];
+      if (value !== undefined) env[name] = value;
+    }
     if (call.credential?.kind === "basic") {
       env.PARLEY_GIT_PROTOCOL = call.credential.protocol;
       env.PARLEY_GIT_HOST = call.credential.host;
