@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { PermissionRequest } from "../server/permission/schema";
+import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info as ProjectInfo } from "../server/project/project";
 import type { Info } from "../server/session/info";
 import type { Part } from "../server/session/message";
