@@ -143,6 +143,6 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
   it("W3: a member cannot start a session from a branch the project does not have", async () => {
     const res = await trpcAnswer<Info>(app, "session.create", { projectId: project.id, branch: "no-such-branch" }, mia.headers);
     expect(res.status).toBe(400);
-    expect(res.message).toMatch(/no branch named no-such-branch/);
+    expect(res.message).toMatch(/has no branch no-such-branch/);
   });
 });

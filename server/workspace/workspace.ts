@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
@@ -8,6 +7,7 @@ import type { SandboxOwner } from "../sandbox/owner";
 import type { Snapshots } from "../snapshot/snapshot";
 import { makeRepository, projectGit } from "../project/project";
 import type { ProjectGit } from "../project/git";
+import { WorkspaceRepo, removeWorkTree } from "./repo";
 
 /**
  * Session workspaces (SPEC §15): every root session works in a working tree of its own,
@@ -102,6 +102,11 @@ export class Workspaces {
     return projectGit(this.settings);
   }
 
+  /** The git of workspaces and the project's store (repo.ts). */
+  get repo(): WorkspaceRepo {
+    return new WorkspaceRepo(this.git);
+  }
+
   /**
    * The row of a new root session's workspace, inserted in `tx` (nothing is made on disk
    * yet). Refused (CONFLICT) when the project has `maxPerProject` live workspaces.
@@ -189,41 +194,29 @@ export class Workspaces {
 
   /**
    * Makes the working tree: the project folder a repository (if it is not yet), the
-   * store, then a new repository at `row.directory` borrowing the store's objects, on the
-   * session's branch at the base commit. A fork's files are then the source's at the fork
-   * point. On failure nothing stays behind (the folder and the store's branch go).
+   * store, then the working tree on the session's branch at the base commit (repo.ts). A
+   * fork's files are then the source's at the fork point. On failure nothing stays behind
+   * (the folder and the store's branch go).
    */
   private async makeTree(row: WorkspaceRow, project: { id: string; directory: string }): Promise<{ base: string }> {
-    const git = this.git;
     await makeRepository(this.settings, project.directory);
     const store = storeOf(this.settings.dataDir, row.projectId);
-    await this.ensureStore(store, path.join(project.directory, ".git", "objects"));
+    await this.repo.ensureStore(store, path.join(project.directory, ".git"));
     const base = row.baseCommit ?? (await this.resolveBase(project.directory, row.baseBranch));
-    // Left over by an attempt that died: not a tree anyone used (the row was never ready).
-    await rm(row.directory, { recursive: true, force: true });
-    const branchRef = `refs/heads/${row.branch}`;
-    let madeRef = false;
-    try {
-      const existing = (await git.run(["rev-parse", "-q", "--verify", branchRef], { cwd: store, protocols: "", accept: [1] }, "Reading the session branch")).trim();
-      if (!existing) {
-        await git.run(["update-ref", branchRef, base, ""], { cwd: store, protocols: "" }, "Making the session branch");
-        madeRef = true;
+    // Left by an attempt that died midway (the row never became ready): nobody used them.
+    await removeWorkTree(row.directory);
+    const left = (await this.git.run(["rev-parse", "-q", "--verify", `refs/heads/${row.branch}`], { cwd: store, protocols: "", accept: [1], env: { GIT_DIR: store } }, "Reading the session branch")).trim();
+    if (left === base) await this.repo.deleteBranch(store, row.branch, base);
+    await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o700 });
+    await this.repo.createWorkTree(store, row.directory, { branch: row.branch, base, owner: this.owner(), workspace: row.id });
+    if (row.forkOf) {
+      try {
+        await this.forkFiles(row, row.forkOf, row.forkSnapshot);
+      } catch (error) {
+        await removeWorkTree(row.directory);
+        await this.repo.deleteBranch(store, row.branch, base);
+        throw error;
       }
-      await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o711 });
-      await mkdir(row.directory, { mode: 0o755 });
-      const call = { cwd: row.directory, protocols: "" };
-      await git.run(["init", "-q", "-b", row.branch], call, "Making the working tree");
-      await writeFile(path.join(row.directory, ".git", "objects", "info", "alternates"), `${path.join(store, "objects")}\n`);
-      await git.run(["reset", "-q", "--hard", base], call, "Checking out the base");
-      if (row.forkOf) await this.forkFiles(row, row.forkOf, row.forkSnapshot);
-    } catch (error) {
-      await rm(row.directory, { recursive: true, force: true });
-      if (madeRef) {
-        await git.run(["update-ref", "-d", branchRef, base], { cwd: store, protocols: "" }, "Removing the session branch").catch((cleanup: unknown) => {
-          console.error(`[workspace] the branch ${row.branch} of a failed workspace stays: ${cleanup instanceof Error ? cleanup.message : String(cleanup)}`);
-        });
-      }
-      throw error;
     }
     return { base };
   }
@@ -238,59 +231,38 @@ export class Workspaces {
     if (files.length) await this.snapshots.restore(scope, snapshot, files, this.owner());
   }
 
-  /** The project's store: a bare repository of the server's borrowing the project's objects (made once). */
-  async ensureStore(store: string, projectObjects: string): Promise<void> {
-    const exists = await lstat(path.join(store, "HEAD")).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return false;
-        throw error;
-      },
-    );
-    if (!exists) {
-      // Closed like the data directory: other users of the host can neither list workspaces nor enter the store.
-      await mkdir(path.dirname(store), { recursive: true, mode: 0o711 });
-      await chmod(path.dirname(path.dirname(store)), 0o711);
-      await chmod(path.dirname(store), 0o711);
-      const temporary = `${store}.new-${randomBytes(4).toString("hex")}`;
-      await this.git.run(["init", "-q", "--bare", temporary], { cwd: path.dirname(store), protocols: "" }, "Making the project's store");
-      await chmod(temporary, 0o700);
-      await writeFile(path.join(temporary, "objects", "info", "alternates"), `${projectObjects}\n`);
-      await rename(temporary, store).catch(async (error: NodeJS.ErrnoException) => {
-        await rm(temporary, { recursive: true, force: true });
-        // Another instance made it meanwhile.
-        if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
-      });
-    }
-  }
-
-  /** The base commit: the remote's branch when fetched (origin/<branch>), else the project's own; HEAD when named so. */
+  /** The base commit: the remote's branch when fetched (origin/<branch>), else the project's own; the project's HEAD when it has no branch. */
   async resolveBase(projectDirectory: string, branch: string): Promise<string> {
-    const candidates = branch === "HEAD" ? ["HEAD"] : [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`];
-    for (const ref of candidates) {
-      const sha = (await this.git.run(["rev-parse", "-q", "--verify", `${ref}^{commit}`], { cwd: projectDirectory, protocols: "", accept: [1] }, "Reading the base branch")).trim();
-      if (sha) return sha;
-    }
-    throw ParleyError.invalid(`The project has no branch named ${branch} to start the session from.`);
+    if (branch !== "HEAD") return this.repo.resolveBase(projectDirectory, branch);
+    const gitDir = path.join(projectDirectory, ".git");
+    const sha = (await this.git.run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { cwd: gitDir, protocols: "", accept: [1], env: { GIT_DIR: gitDir } }, "Reading the project's HEAD")).trim();
+    if (!sha) throw ParleyError.invalid("The project's repository has no commit to start the session from.");
+    return sha;
   }
 
   /**
-   * Removes a workspace's working tree (its children's rows point at it no more). Its
-   * branch stays in the store unless it holds nothing of its own or was merged.
+   * Removes a workspace's working tree and what the server kept for it (its index and
+   * private objects in the store, its snapshots). Its branch stays in the store when it
+   * holds commits of its own that were not merged, unless `deleteBranch` asks otherwise.
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: string, options: { deleteBranch?: boolean } = {}): Promise<void> {
     const row = await this.db.workspace.findUnique({ where: { id } });
     if (!row || row.state === "removed") return;
-    await rm(row.directory, { recursive: true, force: true });
-    await this.snapshots.forget({ id: row.id, directory: row.directory });
     const store = storeOf(this.settings.dataDir, row.projectId);
+    await removeWorkTree(row.directory);
+    await this.snapshots.forget({ id: row.id, directory: row.directory });
+    const repo = this.repo;
     const tip = row.headCommit;
-    const empty = tip !== null && tip === row.baseCommit;
-    const merged = tip !== null && tip === row.mergedCommit;
-    if (tip && (empty || merged)) {
-      await this.git.run(["update-ref", "-d", `refs/heads/${row.branch}`, tip], { cwd: store, protocols: "" }, "Removing the session branch").catch((error: unknown) => {
-        console.error(`[workspace] the branch ${row.branch} stays: ${error instanceof Error ? error.message : String(error)}`);
-      });
+    if (row.state === "ready" && tip) {
+      const empty = tip === row.baseCommit;
+      const merged = tip === row.mergedCommit;
+      if (empty || merged || options.deleteBranch) {
+        await repo.deleteBranch(store, row.branch, tip).catch((error: unknown) => {
+          // Moved by someone else meanwhile: it is not ours to delete.
+          console.error(`[workspace] the branch ${row.branch} stays: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
+      await repo.forgetWorkspace(store, row.id);
     }
     await this.db.workspace.update({ where: { id }, data: { state: "removed" } });
   }
