@@ -468,7 +468,12 @@ export class WorkspaceRepo {
         done.push(change);
       }
     } catch (error) {
-      await this.putBack(store, workspace, files, done.reverse());
+      try {
+        await this.putBack(store, workspace, files, done.reverse());
+      } catch (undo) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new ParleyError("INTERNAL", `Writing the working tree failed (${reason}) and what was written could not all be put back: ${undo instanceof Error ? undo.message : String(undo)}`, { cause: undo, details: { files: done.map((change) => change.file) } });
+      }
       throw error;
     }
     return changes.map((change) => change.file);
