@@ -218,7 +218,8 @@ export function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
   return git;
 }
 
-function policy(settings: Settings): RemotePolicy {
+/** What remotes the operator allows (config `git`). */
+export function remotePolicy(settings: Settings): RemotePolicy {
   return { allowLocalRemotes: settings.git?.allowLocalRemotes ?? false, allowHttp: settings.git?.allowHttp ?? false };
 }
 
@@ -350,7 +351,7 @@ export type CloneInput = z.infer<typeof CloneInput>;
 export const DEFAULT_GIT_USER = "x-access-token";
 
 /** The credential git gets for a project's remote, from the team secret it names. */
-async function credentialFor(
+export async function credentialFor(
   ctx: Pick<Context, "db" | "keyring" | "actor">,
   remote: Remote,
   name: string | null | undefined,
@@ -383,8 +384,8 @@ async function credentialFor(
 export async function clone(ctx: Context, input: CloneInput, options: { root: string }): Promise<Info> {
   await requireRole(ctx, ADMIN_ROLES, "add projects");
   const parsed = CloneInput.parse(input);
-  const remotePolicy = policy(ctx.settings);
-  const remote = parseRemote(parsed.url, remotePolicy);
+  const allowed = remotePolicy(ctx.settings);
+  const remote = parseRemote(parsed.url, allowed);
   const credential = await credentialFor(ctx, remote, parsed.credential, parsed.user);
   const folder = parsed.folder ?? remote.name;
   if (!FolderName.safeParse(folder).success) throw ParleyError.invalid(`Choose a folder name for ${remote.name} (letters, digits, '.', '_' and '-').`);
@@ -394,7 +395,7 @@ export async function clone(ctx: Context, input: CloneInput, options: { root: st
   try {
     await git.run(
       ["clone", "-q", "--origin", "origin", "--no-recurse-submodules", "--", remote.url, directory],
-      { cwd: path.dirname(directory), protocols: allowedProtocols(remotePolicy), ...(credential ? { credential } : {}) },
+      { cwd: path.dirname(directory), protocols: allowedProtocols(allowed), ...(credential ? { credential } : {}) },
       `Cloning ${remote.url}`,
     );
     defaultBranch = await headBranch(git, directory);
@@ -478,8 +479,8 @@ export async function fetch(ctx: Context, projectId: string): Promise<{ branches
   const gitUrl = row.gitUrl;
   const previous = fetching.get(row.id) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
-    const remotePolicy = policy(ctx.settings);
-    const remote = parseRemote(gitUrl, remotePolicy);
+    const allowed = remotePolicy(ctx.settings);
+    const remote = parseRemote(gitUrl, allowed);
     const credential = await credentialFor(ctx, remote, row.credential, row.gitUser);
     const git = projectGit(ctx.settings);
     const staging = await git.staging();
@@ -489,7 +490,7 @@ export async function fetch(ctx: Context, projectId: string): Promise<{ branches
       if (await stat(objects).then((s) => s.isDirectory(), () => false)) await git.alternates(staging, objects);
       await git.run(
         ["fetch", "-q", "--no-tags", "--no-recurse-submodules", "--", remote.url, "+refs/heads/*:refs/heads/*"],
-        { cwd: staging, protocols: allowedProtocols(remotePolicy), ...(credential ? { credential } : {}) },
+        { cwd: staging, protocols: allowedProtocols(allowed), ...(credential ? { credential } : {}) },
         `Fetching ${remote.url}`,
       );
       await git.run(["fetch", "-q", "--prune", "--no-tags", "--no-recurse-submodules", "--", staging, "+refs/heads/*:refs/remotes/origin/*"], { cwd: row.directory, protocols: "file" }, "Updating the project's branches");

@@ -372,6 +372,12 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
 async function summarizeStep(s: Services, p: Pass, input: StepInput, processor: Processor): Promise<void> {
   const { first, last } = processor.snapshots;
   if (!first || !last) return;
+  // The workspace now differs from its branch's last commit (lists show it without reading the files).
+  if (first !== last && input.caller.workspaceId) {
+    await s.db.workspace.update({ where: { id: input.caller.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
+      console.error(`[session] the workspace of ${p.sessionId} could not be marked changed`, error);
+    });
+  }
   try {
     const project = snapshotScope(input.caller);
     await Summary.afterStep(s, { teamId: p.teamId, sessionId: p.sessionId, project, user: input.user, history: input.messages, first, last });

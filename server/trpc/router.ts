@@ -8,6 +8,7 @@ import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
 import { teamRouter } from "./routers/team";
+import { workspaceRouter } from "./routers/workspace";
 
 export const appRouter = router({
   session: sessionRouter,
@@ -19,5 +20,6 @@ export const appRouter = router({
   share: shareRouter,
   team: teamRouter,
   secret: secretRouter,
+  workspace: workspaceRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -98,7 +98,8 @@ export class Workspaces {
     private readonly owner: () => SandboxOwner | undefined,
   ) {}
 
-  private get git(): ProjectGit {
+  /** The server's own git (server/project/git.ts). */
+  get git(): ProjectGit {
     return projectGit(this.settings);
   }
 

@@ -18,6 +18,7 @@ import {
   longText,
   summarize,
   titleFor,
+  commitMessageFor,
   truncate,
   veryLongText,
 } from "./text";
@@ -67,6 +68,9 @@ const TOOL_OF: Record<Request["kind"], string> = {
 const ATTACHMENT = /^Called the \w+ tool on /;
 /** What a loop may say after compacting ("Continue if you have next steps"). */
 const CONTINUE = /^\s*(?:please\s+)?continue\b/i;
+/** A system prompt asking for a commit message (server/workspace/publish.ts COMMIT_PROMPT). */
+const COMMIT_REQUEST = /\bwrite a git commit message\b/i;
+
 /** A system prompt asking for a session title (no tools on offer). */
 const TITLE_REQUEST = /\b(?:generate|write|create|give|produce)\b[^.\n]*\btitle\b/i;
 
@@ -254,6 +258,9 @@ function runnableSteps(plan: Plan, specs: ReturnType<typeof toolSpecs>): Runnabl
 /** A title request, a compaction summary or "continue" with nothing left: answered without tools. */
 function specialTurn(conversation: Conversation, plan: Plan, base: Base, hasTools: boolean): Turn | undefined {
   const stepIndex = conversation.steps.length;
+  if (!hasTools && COMMIT_REQUEST.test(conversation.system) && stepIndex === 0) {
+    return { ...base, reasoning: "A commit message is wanted: what the changed files say.", text: commitMessageFor(conversation.userText), calls: [], finish: "stop" };
+  }
   if (!hasTools && TITLE_REQUEST.test(conversation.system) && stepIndex === 0) {
     return { ...base, reasoning: "A title is wanted: a few words from the user's message.", text: titleFor(conversation.userText), calls: [], finish: "stop" };
   }

@@ -299,6 +299,26 @@ export function titleFor(userText: string): string {
   return words.length ? capitalize(words.join(" ")) : "New session";
 }
 
+/**
+ * A commit message from the file list a commit request starts with ("added src/a.ts
+ * (+1 -0)" per line): what was added, changed and removed.
+ */
+export function commitMessageFor(userText: string): string {
+  const files: { status: string; file: string }[] = [];
+  for (const line of userText.split("\n")) {
+    const match = /^(added|modified|deleted|type-changed) (.+) \(\+\d+ -\d+\)$/.exec(line.trim());
+    if (match?.[1] && match[2]) files.push({ status: match[1], file: match[2] });
+  }
+  if (files.length === 0) return "Update files";
+  const verb = (status: string) => (status === "added" ? "Add" : status === "deleted" ? "Remove" : "Update");
+  const [first] = files;
+  if (files.length === 1 && first) return `${verb(first.status)} ${first.file}`;
+  const verbs = new Set(files.map((f) => verb(f.status)));
+  const [only] = verbs;
+  const summary = `${verbs.size === 1 && only ? only : "Change"} ${files.length} files`;
+  return `${summary}\n\n${files.map((f) => `- ${verb(f.status).toLowerCase()} ${f.file}`).join("\n")}`;
+}
+
 /** The question a compaction asks (server/session/model-messages.ts COMPACTION_QUESTION). */
 export const COMPACTION = /^\s*what did we do so far\??\s*$/i;
 
