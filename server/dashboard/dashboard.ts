@@ -8,6 +8,7 @@ import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
 import { CursorBigint, CursorDecimal, CursorTimeText, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
+import { WORKSPACE_BADGE_FIELDS, type WorkspaceBadge, workspaceBadge } from "../workspace/scope";
 
 /**
  * The team dashboard: every session of the team, roots and children, filtered,
@@ -50,6 +51,8 @@ export interface Item {
   author: { id: string; name: string; email: string };
   project: { id: string; name: string };
   childCount: number;
+  /** The session's branch and where its work stands (absent for sessions made before workspaces). */
+  workspace?: WorkspaceBadge;
 }
 
 export interface Totals {
@@ -215,6 +218,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
             share: true,
             author: { select: { id: true, name: true, email: true } },
             project: { select: { id: true, name: true } },
+            workspace: { select: WORKSPACE_BADGE_FIELDS },
           },
         }),
         childCounts(ctx, ids),
@@ -228,7 +232,13 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     // Deleted between the two reads: it is simply no longer listed.
     if (!row) continue;
     try {
-      items.push({ session: sessionFromRow(row, ctx.settings.publicUrl), author: row.author, project: row.project, childCount: children.get(id) ?? 0 });
+      items.push({
+        session: sessionFromRow(row, ctx.settings.publicUrl),
+        author: row.author,
+        project: row.project,
+        childCount: children.get(id) ?? 0,
+        ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
+      });
     } catch (error) {
       corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
     }

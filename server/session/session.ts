@@ -20,6 +20,7 @@ import { AbortRequested, Runners } from "./runner";
 import { requireAuthorOrAdmin } from "./ownership";
 import * as Share from "./share";
 import * as Store from "./store";
+import { WORKSPACE_BADGE_FIELDS, type WorkspaceBadge, workspaceBadge } from "../workspace/scope";
 
 export const VERSION = "0.1.0";
 
@@ -160,7 +161,8 @@ export interface Page<T> {
 const Cursor = z.tuple([CursorTime, Id.schema("session")]);
 
 /** A session as the team's list shows it: with its author's name. */
-export type Listed = Info & { author: Author };
+/** A listed session: its author, and its branch and where its work stands (sessions made before workspaces have none). */
+export type Listed = Info & { author: Author; workspace?: WorkspaceBadge };
 
 export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Listed>> {
   const filter = parse(ListInput, input);
@@ -177,7 +179,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Li
   }
   const rows = await ctx.db.session.findMany({
     where,
-    include: { share: true, author: { select: { id: true, name: true } } },
+    include: { share: true, author: { select: { id: true, name: true } }, workspace: { select: WORKSPACE_BADGE_FIELDS } },
     orderBy: [{ timeUpdated: "desc" }, { id: "asc" }],
     take: filter.limit + 1,
   });
@@ -187,7 +189,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Li
   const corrupt: Page<Listed>["corrupt"] = [];
   for (const row of page) {
     try {
-      items.push({ ...sessionFromRow(row, ctx.settings.publicUrl), author: row.author });
+      items.push({ ...sessionFromRow(row, ctx.settings.publicUrl), author: row.author, ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}) });
     } catch (error) {
       corrupt.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
     }

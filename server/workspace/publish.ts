@@ -1,4 +1,6 @@
+import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -11,7 +13,8 @@ import * as LLM from "../session/llm";
 import { requireAuthorOrAdmin } from "../session/ownership";
 import { Runners } from "../session/runner";
 import type { Diff } from "./repo";
-import { storeOf } from "./workspace";
+import { DEFAULT_MAX_WORKSPACES } from "./scope";
+import { projectFolder, storeOf } from "./workspace";
 
 /**
  * Getting a session's work out of its workspace (SPEC §15): its diff against its base,
@@ -355,3 +358,49 @@ export const patch = fn(PatchInput, async (ctx: Context, { sessionId, kind }): P
   if (ready.head === ready.base) throw ParleyError.invalid("The branch has no commits yet: commit the session's changes first, or download them as one diff.");
   return { filename: `${name}.patch`, text: await ctx.workspaces.repo.formatPatch(ready.store, ready.base, ready.head) };
 });
+
+export interface ProjectUsage {
+  projectId: string;
+  /** The project's own folder (its files and repository), in bytes; null when it could not be measured. */
+  projectBytes: number | null;
+  /** Its store and every session's working tree, in bytes; null when not measured. */
+  workspacesBytes: number | null;
+  /** Workspaces not removed (made or waiting to be made), and the most a project may have. */
+  liveWorkspaces: number;
+  maxWorkspaces: number;
+  /** What one workspace may hold (limits.projectDiskMb), in bytes. */
+  workspaceQuotaBytes: number;
+}
+
+/** Disk use of each of the team's projects and its workspaces (owners and admins). */
+export async function usage(ctx: Context): Promise<ProjectUsage[]> {
+  await requireRole(ctx, ADMIN_ROLES, "see the projects' disk use");
+  const projects = await ctx.db.project.findMany({ where: { teamId: ctx.actor.teamId }, select: { id: true, directory: true }, orderBy: { createdAt: "asc" } });
+  const live = await ctx.db.workspace.groupBy({ by: ["projectId"], where: { teamId: ctx.actor.teamId, state: { not: "removed" } }, _count: { _all: true } });
+  const counts = new Map(live.map((row) => [row.projectId, row._count._all]));
+  const measure = async (directory: string): Promise<number | null> => {
+    try {
+      return await ctx.quota.usage(directory, { fresh: true });
+    } catch (error) {
+      console.error(`[workspace] the disk use of ${directory} could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+  };
+  const out: ProjectUsage[] = [];
+  for (const project of projects) {
+    const folder = projectFolder(ctx.settings.dataDir, project.id);
+    const hasWorkspaces = await stat(folder).then(
+      () => true,
+      () => false,
+    );
+    out.push({
+      projectId: project.id,
+      projectBytes: await measure(project.directory),
+      workspacesBytes: hasWorkspaces ? await measure(folder) : 0,
+      liveWorkspaces: counts.get(project.id) ?? 0,
+      maxWorkspaces: ctx.settings.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
+      workspaceQuotaBytes: ctx.quota.limitBytes,
+    });
+  }
+  return out;
+}

@@ -11,4 +11,6 @@ export const workspaceRouter = router({
   merge: procedure.input(Workspace.SessionInput).mutation(({ ctx, input }) => Workspace.merge(ctx, input)),
   update: procedure.input(Workspace.SessionInput).mutation(({ ctx, input }) => Workspace.update(ctx, input)),
   patch: procedure.input(Workspace.PatchInput).query(({ ctx, input }) => Workspace.patch(ctx, input)),
+  /** Disk use per project and the live-workspace cap (owners and admins). */
+  usage: procedure.query(({ ctx }) => Workspace.usage(ctx)),
 });
