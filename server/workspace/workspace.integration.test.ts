@@ -1,0 +1,92 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTeam } from "../../test/db";
+import { parleyError } from "../../test/fixtures";
+import { testServices } from "../../test/runtime";
+import { Bus } from "../bus/bus";
+import { Dashboard } from "../dashboard";
+import { Session } from "../session";
+import { Workspace } from ".";
+import { storeOf } from "./workspace";
+
+/**
+ * The lifecycle of session workspaces (issue 31, point 5): the cap on live workspaces per
+ * project, what deleting a session removes (its working tree always, its branch unless it
+ * holds unmerged commits), what lists show, and the disk use admins see.
+ */
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-ws-life-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function team(limit = 50) {
+  const services = testServices(new Bus(), { settings: { dataDir, forbidden: [dataDir], limits: { workspacesPerProject: limit } } });
+  return makeTeam({ services });
+}
+
+const refs = (store: string) => execFileSync("git", ["--git-dir", store, "for-each-ref", "--format=%(refname)", "refs/heads"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+
+describe("session workspaces: lifecycle (integration, real git)", () => {
+  it("W5: a project has at most limits.workspacesPerProject live workspaces: the next session gets a clear CONFLICT; deleting one frees its place", async () => {
+    const { ctx, projectId } = await team(2);
+    const first = await Session.create(ctx, { projectId });
+    await Session.create(ctx, { projectId });
+    const refused = await parleyError(Session.create(ctx, { projectId }), "CONFLICT");
+    expect(refused.message).toMatch(/2 live workspaces, the most it may have \(limits\.workspacesPerProject = 2\)/);
+    // A child shares its parent's workspace: it takes no place.
+    expect((await Session.create(ctx, { projectId, parentId: first.id })).workspaceId).toBe(first.workspaceId);
+    await Session.remove(ctx, first.id);
+    expect((await Session.create(ctx, { projectId })).workspaceId).toMatch(/^wsp_/);
+  });
+
+  it("W5: deleting a session removes its working tree; its branch stays when it holds a commit, and goes when it holds none", async () => {
+    const { ctx, projectId } = await team();
+    const kept = await Session.create(ctx, { projectId, title: "kept" });
+    const empty = await Session.create(ctx, { projectId, title: "empty" });
+    const keptTree = (await ctx.workspaces.ready(kept.workspaceId ?? "")).directory;
+    const emptyTree = (await ctx.workspaces.ready(empty.workspaceId ?? "")).directory;
+    writeFileSync(path.join(keptTree, "work.txt"), "work\n");
+    await Workspace.commit(ctx, { sessionId: kept.id, message: "Work" });
+    const rows = await ctx.db.workspace.findMany({ where: { id: { in: [kept.workspaceId ?? "", empty.workspaceId ?? ""] } } });
+    const branchOf = (id: string | undefined) => rows.find((row) => row.id === id)?.branch ?? "";
+    const store = storeOf(dataDir, projectId);
+    expect(refs(store)).toEqual(expect.arrayContaining([`refs/heads/${branchOf(kept.workspaceId)}`, `refs/heads/${branchOf(empty.workspaceId)}`]));
+    await Session.remove(ctx, kept.id);
+    await Session.remove(ctx, empty.id);
+    expect(existsSync(keptTree)).toBe(false);
+    expect(existsSync(emptyTree)).toBe(false);
+    expect(refs(store)).toContain(`refs/heads/${branchOf(kept.workspaceId)}`);
+    expect(refs(store)).not.toContain(`refs/heads/${branchOf(empty.workspaceId)}`);
+    expect((await ctx.db.workspace.findMany({ where: { projectId } })).map((row) => row.state)).toEqual(["removed", "removed"]);
+  });
+
+  it("W5: the dashboard and the session list show each session's branch and where its work stands", async () => {
+    const { ctx, projectId } = await team();
+    const session = await Session.create(ctx, { projectId, title: "listed" });
+    const badge = async () => (await Dashboard.list(ctx, { projectId })).items.find((item) => item.session.id === session.id)?.workspace;
+    const branch = (await ctx.db.workspace.findUniqueOrThrow({ where: { id: session.workspaceId ?? "" } })).branch;
+    expect(await badge()).toEqual({ branch, state: "pending", uncommitted: false, commits: "none" });
+    const tree = (await ctx.workspaces.ready(session.workspaceId ?? "")).directory;
+    writeFileSync(path.join(tree, "listed.txt"), "listed\n");
+    await Workspace.commit(ctx, { sessionId: session.id, message: "Listed" });
+    expect(await badge()).toEqual({ branch, state: "ready", uncommitted: false, commits: "unpushed" });
+    const listed = (await Session.list(ctx, { projectId })).items.find((item) => item.id === session.id);
+    expect(listed?.workspace).toEqual({ branch, state: "ready", uncommitted: false, commits: "unpushed" });
+  });
+
+  it("W5: owners and admins see each project's disk use and its live workspaces against the cap", async () => {
+    const { ctx, projectId } = await team(7);
+    const session = await Session.create(ctx, { projectId });
+    const tree = (await ctx.workspaces.ready(session.workspaceId ?? "")).directory;
+    writeFileSync(path.join(tree, "big.bin"), Buffer.alloc(256 * 1024, 1));
+    const [usage] = await Workspace.usage(ctx);
+    expect(usage).toMatchObject({ projectId, liveWorkspaces: 1, maxWorkspaces: 7 });
+    expect(usage?.workspacesBytes).toBeGreaterThan(256 * 1024);
+    expect(usage?.projectBytes).toBeGreaterThan(0);
+    const member = await ctx.db.user.create({ data: { id: `usr_${Date.now()}member`, email: `member-${Date.now()}@test.local`, name: "Member" } });
+    await ctx.db.membership.create({ data: { teamId: ctx.actor.teamId, userId: member.id, role: "member" } });
+    await parleyError(Workspace.usage({ ...ctx, actor: { ...ctx.actor, userId: member.id } }), "FORBIDDEN");
+  });
+});
