@@ -351,6 +351,47 @@ describe("snapshots and revert (integration, through HTTP)", () => {
       expect((await data<Info>("session.get", { sessionId: editor }, ann)).summary).toMatchObject({ additions: 1, files: 1 });
     });
 
+    it("W6: a session made before workspaces moves into a workspace of its own at its next prompt: its files come along, its earlier turn still reverts, and the project's folder is written no more", async () => {
+      const { memberContext } = await import("../server/context");
+      const Id = await import("../server/id");
+      const { Session } = await import("../server/session");
+      const ctx = await memberContext(ann.headers);
+      const id = await session(ann, "W6 legacy");
+      // As a session stored before workspaces: no workspace, the project's folder as its directory.
+      const planned = (await app.rt.services.db.session.findUniqueOrThrow({ where: { id } })).workspaceId ?? "";
+      await app.rt.services.db.session.update({ where: { id }, data: { workspaceId: null, directory: projectDir } });
+      await app.rt.services.db.workspace.delete({ where: { id: planned } });
+      // Its earlier turn wrote legacy.txt in the project's folder, snapshotted in the project's store.
+      const scope = { id: projectId, directory: projectDir };
+      const first = await app.rt.services.snapshots.track(scope);
+      await fs.writeFile(path.join(projectDir, "legacy.txt"), "written before workspaces\n");
+      const last = await app.rt.services.snapshots.track(scope);
+      const user: UserMessage = { id: Id.ascending("message"), sessionId: id, role: "user", time: { created: Date.now() }, agent: "build", model: MODEL };
+      await Session.updateMessage(ctx, user);
+      const replyId = Id.ascending("message");
+      await Session.updateMessage(ctx, { id: replyId, sessionId: id, role: "assistant", parentId: user.id, providerId: MODEL.providerId, modelId: MODEL.modelId, agent: "build", path: { cwd: projectDir, root: projectDir }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: Date.now(), completed: Date.now() } });
+      const base = { sessionId: id, messageId: replyId };
+      const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+      await Session.updatePart(ctx, { ...base, id: Id.ascending("part"), type: "step-start", snapshot: first });
+      await Session.updatePart(ctx, { ...base, id: Id.ascending("part"), type: "patch", hash: first, files: ["legacy.txt"] });
+      await Session.updatePart(ctx, { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", snapshot: last, cost: 0, tokens });
+
+      scripts.set("w6", [toolReply("w", "write", { filePath: "w6.txt", content: "after workspaces\n" }), reply.text("written")]);
+      await prompt(ann, id, "[w6] write w6.txt");
+      await idle(id);
+      const moved = await data<Info>("session.get", { sessionId: id }, ann);
+      expect(moved.workspaceId).toMatch(/^wsp_/);
+      expect(moved.directory).not.toBe(projectDir);
+      expect(readFileSync(path.join(moved.directory, "legacy.txt"), "utf8")).toBe("written before workspaces\n");
+      expect(readFileSync(path.join(moved.directory, "w6.txt"), "utf8")).toBe("after workspaces\n");
+      expect(existsSync(path.join(projectDir, "w6.txt"))).toBe(false);
+      // Reverting the turn from before workspaces puts the workspace back; the project's folder is left alone.
+      expect((await call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann)).status).toBe(200);
+      expect(existsSync(path.join(moved.directory, "legacy.txt"))).toBe(false);
+      expect(existsSync(path.join(moved.directory, "w6.txt"))).toBe(false);
+      expect(readFileSync(path.join(projectDir, "legacy.txt"), "utf8")).toBe("written before workspaces\n");
+    });
+
     it("W2: two sessions running at once: each patch and summary lists only its own files, and neither sees the other's", async () => {
       const a = await session(ann, "W2 Ann");
       const b = await session(bob, "W2 Bob");

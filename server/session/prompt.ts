@@ -10,6 +10,7 @@ import * as Background from "./background";
 import * as Compaction from "./compaction";
 import { depthOf, tooDeep } from "./depth";
 import { isDefaultTitle } from "./info";
+import { intoWorkspace } from "./legacy";
 import { start, unanswered } from "./loop";
 import { ModelRef, type Part, type UserMessage } from "./message";
 import { MentionPath, type MentionedFile, mentionedFile } from "./project-files";
@@ -57,7 +58,8 @@ export type PromptInput = z.input<typeof PromptInput>;
  */
 export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMessage> => {
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
-  const row = await sessionRow(ctx, data.sessionId);
+  // A session made before workspaces moves into one of its own first (legacy.ts).
+  const row = await intoWorkspace(ctx, await sessionRow(ctx, data.sessionId));
   const session = sessionFromRow(row);
   const agent = ctx.agents.choose(data.agent ?? session.agent).name;
   // The working tree is made beside the answer, not before it: the first tool finds it ready.
