@@ -99,6 +99,15 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   // Sets the caller's own team's secret of another name (A's name is never sent).
   "secret.set": { input: () => ({ name: "own-ci-token", kind: "git-token", value: "own-team-value-0123" }), other: "own" },
   "secret.remove": { input: () => ({ name: SECRET_NAME_A }), other: "denied" },
+  "workspace.status": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.diff": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.draftMessage": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.commit": { input: (f) => ({ sessionId: f.sessionA, message: "Taken over" }), other: "denied" },
+  "workspace.push": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.merge": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.update": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "workspace.patch": { input: (f) => ({ sessionId: f.sessionA, kind: "diff" }), other: "denied" },
+  "workspace.usage": { input: () => undefined, other: "own" },
 };
 
 const procedures = allProcedures();

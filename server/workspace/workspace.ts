@@ -74,6 +74,7 @@ function branchFor(slug: string, id: string): string {
 }
 
 const PREPARE_LOCK_CLASS = 0x77737063; // "wspc"
+const PROJECT_LOCK_CLASS = 0x77737072; // "wspr"
 
 function lockKey(id: string): number {
   let hash = 0;
@@ -168,42 +169,44 @@ export class Workspaces {
   }
 
   private async make(id: string): Promise<ReadyWorkspace> {
-    const first = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { directory: true } } } });
+    const first = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
     if (!first) throw new ParleyError("NOT_FOUND", `workspace ${id} not found`);
     if (first.state === "ready") return { id, directory: first.directory, objects: this.objectsOf(first, first.project.directory) };
     if (first.state === "removed") throw ParleyError.invalid("This session's workspace was removed.");
-    return this.db.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PREPARE_LOCK_CLASS}::int4, ${lockKey(id)}::int4)`;
-        const row = await tx.workspace.findUnique({ where: { id }, include: { project: { select: { directory: true, defaultBranch: true, id: true } } } });
-        if (!row) throw new ParleyError("NOT_FOUND", `workspace ${id} not found`);
-        const ready = { id, directory: row.directory, objects: this.objectsOf(row, row.project.directory) };
-        if (row.state === "ready") return ready;
-        try {
-          const made = await this.makeTree(row, row.project);
+    try {
+      // The project's part first, in a transaction of its own (one connection at a time per make).
+      await this.prepareProject(first.project, storeOf(this.settings.dataDir, first.projectId));
+      return await this.db.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PREPARE_LOCK_CLASS}::int4, ${lockKey(id)}::int4)`;
+          const row = await tx.workspace.findUnique({ where: { id }, include: { project: { select: { directory: true, id: true } } } });
+          if (!row) throw new ParleyError("NOT_FOUND", `workspace ${id} not found`);
+          const ready = { id, directory: row.directory, objects: this.objectsOf(row, row.project.directory) };
+          if (row.state === "ready") return ready;
+          if (row.state === "removed") throw ParleyError.invalid("This session's workspace was removed.");
+          const made = await this.makeTree(row);
           await tx.workspace.update({ where: { id }, data: { state: "ready", error: null, baseCommit: made.base, headCommit: made.base } });
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          await tx.workspace.update({ where: { id }, data: { state: "failed", error: message.slice(0, 2000) } });
-          throw error instanceof ParleyError ? error : ParleyError.invalid(`The session's workspace could not be made: ${message}`);
-        }
-        return ready;
-      },
-      { timeout: 10 * 60 * 1000, maxWait: 60 * 1000 },
-    );
+          return ready;
+        },
+        { timeout: 10 * 60 * 1000, maxWait: 60 * 1000 },
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Kept for the status line; the next tool that needs files tries again.
+      await this.db.workspace.updateMany({ where: { id, state: { in: ["pending", "failed"] } }, data: { state: "failed", error: message.slice(0, 2000) } });
+      throw error instanceof ParleyError ? error : ParleyError.invalid(`The session's workspace could not be made: ${message}`);
+    }
   }
 
   /**
-   * Makes the working tree: the project folder a repository (if it is not yet), the
-   * store, then the working tree on the session's branch at the base commit (repo.ts). A
+   * Makes the working tree (the project folder is a repository and its store exists:
+   * prepareProject), then the working tree on the session's branch at the base commit (repo.ts). A
    * fork's files are then the source's at the fork point. On failure nothing stays behind
    * (the folder and the store's branch go).
    */
-  private async makeTree(row: WorkspaceRow, project: { id: string; directory: string }): Promise<{ base: string }> {
-    await makeRepository(this.settings, project.directory);
+  private async makeTree(row: WorkspaceRow & { project: { directory: string } }): Promise<{ base: string }> {
     const store = storeOf(this.settings.dataDir, row.projectId);
-    await this.repo.ensureStore(store, path.join(project.directory, ".git"));
-    const base = row.baseCommit ?? (await this.resolveBase(project.directory, row.baseBranch));
+    const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
     // Left by an attempt that died midway (the row never became ready): nobody used them.
     await removeWorkTree(row.directory);
     const left = (await this.git.run(["rev-parse", "-q", "--verify", `refs/heads/${row.branch}`], { cwd: store, protocols: "", accept: [1], env: { GIT_DIR: store } }, "Reading the session branch")).trim();
@@ -220,6 +223,22 @@ export class Workspaces {
       }
     }
     return { base };
+  }
+
+  /**
+   * The project's folder a repository and its store made, once: every instance making a
+   * workspace of the project at the same moment waits for the first (a lock per project,
+   * held only for this — the working trees themselves are made side by side).
+   */
+  private async prepareProject(project: { id: string; directory: string }, store: string): Promise<void> {
+    await this.db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PROJECT_LOCK_CLASS}::int4, ${lockKey(project.id)}::int4)`;
+        await makeRepository(this.settings, project.directory);
+        await this.repo.ensureStore(store, path.join(project.directory, ".git"));
+      },
+      { timeout: 10 * 60 * 1000, maxWait: 60 * 1000 },
+    );
   }
 
   /** A fork's files: the source's snapshot store lends its objects, and every file differing from the base is put as it was at the fork point. */
