@@ -9,6 +9,7 @@ import type { Part } from "../server/session/message";
 import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import type { WorkspaceStatus } from "../server/workspace/publish";
+import { WorkspaceRepo } from "../server/workspace/repo";
 import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
 import { settled } from "./session-harness";
 
@@ -254,6 +255,42 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
       expect(git(local.directory, "log", "-1", "--format=%an|%s", "main")).toBe(`Mia|${message}\n`);
       expect(readFileSync(path.join(local.directory, "todo.md"), "utf8")).toContain("buy milk");
       expect(git(local.directory, "status", "--porcelain")).toBe("");
+    });
+
+    it("W4: a prompt sent while a commit runs is answered once the commit is done; members asking for the status at once cost one reading of the files", async () => {
+      await turn(mia, sessionId, "write src/later.ts: export const later = 1;");
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const original = WorkspaceRepo.prototype.commit;
+      const held = vi.spyOn(WorkspaceRepo.prototype, "commit").mockImplementation(async function (this: WorkspaceRepo, ...args) {
+        await gate;
+        return original.apply(this, args);
+      });
+      try {
+        const committing = ok<WorkspaceStatus>("workspace.commit", { sessionId, message: "Later" }, mia);
+        await until("the commit holding the session", async () => (held.mock.calls.length > 0 ? true : undefined));
+        await ok("session.prompt", { sessionId, parts: [{ type: "text", text: "say hello" }] }, mia);
+        release();
+        expect((await committing).commits).toBeGreaterThan(0);
+      } finally {
+        held.mockRestore();
+      }
+      await until("the prompt's answer", async () => {
+        const page = await ok<{ messages: { info: { role: string }; parts: Part[] }[] }>("message.page", { sessionId, limit: 200 }, mia);
+        const last = page.messages.at(-1);
+        return last?.info.role === "assistant" && last.parts.some((p) => p.type === "text") ? true : undefined;
+      });
+      await settled(app.rt.services, sessionId, 30_000);
+
+      const readings = vi.spyOn(WorkspaceRepo.prototype, "workTreeTree");
+      try {
+        await app.rt.services.db.workspace.update({ where: { id: (await ok<Info>("session.get", { sessionId }, mia)).workspaceId ?? "" }, data: { dirty: true } });
+        const answers = await Promise.all([mia, bob, ann, mia].map((who) => ok<WorkspaceStatus>("workspace.status", { sessionId }, who)));
+        expect(new Set(answers.map((a) => a.head)).size).toBe(1);
+        expect(readings).toHaveBeenCalledTimes(1);
+      } finally {
+        readings.mockRestore();
+      }
     });
 
     it("W4: the token is in no event, log line, tool output, share page or saved output of these flows", async () => {

@@ -11,6 +11,7 @@ import type { Context } from "../services";
 import { projectRow, sessionRow } from "../session/access";
 import * as LLM from "../session/llm";
 import { requireAuthorOrAdmin } from "../session/ownership";
+import { start, unanswered } from "../session/loop";
 import { Runners } from "../session/runner";
 import type { Diff } from "./repo";
 import { DEFAULT_MAX_WORKSPACES } from "./scope";
@@ -123,16 +124,16 @@ async function statusOf(ctx: Context, found: Awaited<ReturnType<typeof workspace
     if (link) status.pullRequestUrl = link;
   }
   if (state !== "ready" || !workspace.baseCommit || !workspace.headCommit) return status;
+  const store = storeOf(ctx.settings.dataDir, workspace.projectId);
+  status.commits = await commitsBetween(ctx, store, workspace.baseCommit, workspace.headCommit);
   // The files are read by the server only while no command of the session runs (one could swap a folder for a link meanwhile).
   if (await Runners.busy(ctx.lock, ctx.runners, await rootOf(ctx, session.id))) return { ...status, uncommitted: workspace.dirty };
   status.live = true;
-  const store = storeOf(ctx.settings.dataDir, workspace.projectId);
   const repo = ctx.workspaces.repo;
   const tree = await repo.workTreeTree(store, workspace.directory, workspace.id, workspace.headCommit);
   const all = await repo.diff(store, workspace.baseCommit, tree, { maxBytes: 0, workspace: workspace.id });
   status.uncommitted = tree !== (await repo.treeOf(store, workspace.headCommit));
   status.changes = { files: all.files.length, additions: sum(all.files, "additions"), deletions: sum(all.files, "deletions") };
-  status.commits = await commitsBetween(ctx, store, workspace.baseCommit, workspace.headCommit);
   return status;
 }
 
@@ -146,8 +147,32 @@ async function commitsBetween(ctx: Context, store: string, base: string, head: s
   return Number.parseInt(out.trim(), 10) || 0;
 }
 
+/**
+ * Statuses read from the files in the last STATUS_MS, by workspace, and the readings under
+ * way: members looking at a session at once (or a page asking again and again) cost one
+ * reading of its files, not one each.
+ */
+const STATUS_MS = 2_000;
+const statuses = new Map<string, { at: number; value: Promise<WorkspaceStatus> }>();
+
+/** What the branch or the files now are changed: the next status reads them again. */
+function forget(sessionId: string): void {
+  for (const key of [...statuses.keys()]) if (key.startsWith(`${sessionId}:`)) statuses.delete(key);
+}
+
 /** Where the session's work stands: its branch, commits, uncommitted changes, pushed and merged. */
-export const status = fn(SessionInput, async (ctx: Context, { sessionId }): Promise<WorkspaceStatus> => statusOf(ctx, await workspaceOf(ctx, sessionId)));
+export const status = fn(SessionInput, async (ctx: Context, { sessionId }): Promise<WorkspaceStatus> => {
+  const found = await workspaceOf(ctx, sessionId);
+  const key = `${sessionId}:${found.workspace.updatedAt.getTime()}`;
+  const kept = statuses.get(key);
+  if (kept && Date.now() - kept.at < STATUS_MS) return kept.value;
+  const value = statusOf(ctx, found);
+  statuses.set(key, { at: Date.now(), value });
+  // A failed reading is not kept: the next call reads again (and reports its own error).
+  value.catch(() => statuses.delete(key));
+  for (const [other, entry] of statuses) if (Date.now() - entry.at >= STATUS_MS) statuses.delete(other);
+  return value;
+});
 
 /** The largest diff text answered (the file list is always whole). */
 export const MAX_DIFF_BYTES = 512 * 1024;
@@ -225,6 +250,9 @@ async function whileIdle<T>(ctx: Context, sessionId: string, work: () => Promise
     return await work();
   } finally {
     await ctx.lock.release(sessionId);
+    forget(sessionId);
+    // A prompt stored meanwhile found the lock taken and started no turn: it is answered now.
+    if (await unanswered(ctx, sessionId)) await start(ctx, ctx.actor.teamId, sessionId);
   }
 }
 
@@ -345,18 +373,25 @@ export const PatchInput = z.object({
   kind: z.enum(["series", "diff"]).default("series"),
 });
 
+/** The largest patch answered (a larger one is pushed or merged, not downloaded). */
+export const MAX_PATCH_BYTES = 16 * 1024 * 1024;
+
 /** A patch of the session's work, to download: a file name and its text. */
 export const patch = fn(PatchInput, async (ctx: Context, { sessionId, kind }): Promise<{ filename: string; text: string }> => {
   const ready = await readyOf(ctx, sessionId);
   const name = ready.workspace.branch.replaceAll("/", "-");
+  const tooLarge = () => ParleyError.invalid(`The patch is larger than ${MAX_PATCH_BYTES / 1048576} MB: push the branch (or merge it) instead of downloading it.`);
   if (kind === "diff") {
     await requireIdle(ctx, sessionId);
     const tree = await treeNow(ctx, ready);
-    const all = await ctx.workspaces.repo.diff(ready.store, ready.base, tree, { maxBytes: Number.MAX_SAFE_INTEGER, workspace: ready.workspace.id });
+    const all = await ctx.workspaces.repo.diff(ready.store, ready.base, tree, { maxBytes: MAX_PATCH_BYTES, workspace: ready.workspace.id });
+    if (all.truncated) throw tooLarge();
     return { filename: `${name}.diff`, text: all.text };
   }
   if (ready.head === ready.base) throw ParleyError.invalid("The branch has no commits yet: commit the session's changes first, or download them as one diff.");
-  return { filename: `${name}.patch`, text: await ctx.workspaces.repo.formatPatch(ready.store, ready.base, ready.head) };
+  const text = await ctx.workspaces.repo.formatPatch(ready.store, ready.base, ready.head);
+  if (Buffer.byteLength(text) > MAX_PATCH_BYTES) throw tooLarge();
+  return { filename: `${name}.patch`, text };
 });
 
 export interface ProjectUsage {
