@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** Every file below a directory (a `.git` folder aside) with its content; a symlink as "-> target". */
@@ -36,4 +36,18 @@ export function directoryDigest(root: string, options: { skip?: string[] } = {})
   };
   walk(root);
   return hash.digest("hex");
+}
+
+/** Every regular file below `root` whose bytes contain `needle` (none when `root` is missing). */
+export function filesContaining(root: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && readFileSync(full).includes(needle)) hits.push(full);
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return hits;
 }

@@ -2,9 +2,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, st
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Info } from "../server/project/project";
+import { captureConsole } from "./console";
 import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
-import { directoryDigest } from "./files";
+import { directoryDigest, filesContaining } from "./files";
 import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
 
 /**
@@ -19,19 +20,6 @@ const TOKEN = "glpat-Zq7vT3kR9mXw2LpN8sYb";
 const WRONG = "glpat-wrong-Hh4Jk8Lm2Nn6Pp0";
 const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAfakeDeployKeyMaterial0123456789abcdef\n-----END OPENSSH PRIVATE KEY-----\n";
 
-/** Every regular file below `root` whose bytes contain `needle`. */
-function filesContaining(root: string, needle: string): string[] {
-  const hits: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && readFileSync(full).includes(needle)) hits.push(full);
-    }
-  };
-  if (existsSync(root)) walk(root);
-  return hits;
-}
 
 describe("git-backed projects (integration, through HTTP)", () => {
   let app: TestApp;
@@ -54,13 +42,7 @@ describe("git-backed projects (integration, through HTTP)", () => {
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
   beforeAll(async () => {
-    for (const method of ["log", "warn", "error", "info", "debug"] as const) {
-      const original = console[method].bind(console);
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((arg) => (arg instanceof Error ? `${arg.stack ?? arg.message} ${String(arg.cause)}` : typeof arg === "string" ? arg : JSON.stringify(arg))).join(" "));
-        original(...args);
-      });
-    }
+    captureConsole(logged);
     server = await startGitServer({ users: { robot: TOKEN } });
     createBareRepo(server.root, "shop", { head: "trunk", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" }, branches: { "feature/cart": { "src/cart.ts": "cart\n" } } });
     app = await openApp("projgit", (dir) => {

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Envelope } from "../server/bus/bus";
 import { Keyring, Secrets } from "../server/secrets";
+import { captureConsole } from "./console";
 import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { parleyError } from "./fixtures";
@@ -51,13 +52,7 @@ describe("team secrets (integration, through HTTP)", () => {
   };
 
   beforeAll(async () => {
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[method].bind(console);
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((arg) => (arg instanceof Error ? `${arg.stack ?? arg.message} ${String(arg.cause)}` : typeof arg === "string" ? arg : JSON.stringify(arg))).join(" "));
-        original(...args);
-      });
-    }
+    captureConsole(logged);
     app = await openApp("secrets", (dir) => {
       mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       return {

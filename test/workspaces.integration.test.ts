@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -6,6 +6,8 @@ import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info as ProjectInfo } from "../server/project/project";
 import type { Info } from "../server/session/info";
 import type { Part } from "../server/session/message";
+import { captureConsole } from "./console";
+import { filesContaining } from "./files";
 import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import type { WorkspaceStatus } from "../server/workspace/publish";
@@ -22,19 +24,6 @@ import { settled } from "./session-harness";
 
 const TOKEN = "ghp-Wk4sP9vX2mQ7tZ1nB8cR5yL3";
 
-/** Every regular file below `root` whose bytes contain `needle`. */
-function filesContaining(root: string, needle: string): string[] {
-  const hits: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && readFileSync(full).includes(needle)) hits.push(full);
-    }
-  };
-  if (existsSync(root)) walk(root);
-  return hits;
-}
 
 describe("session workspaces of a git-backed project (integration, through HTTP)", () => {
   let app: TestApp;
@@ -52,13 +41,7 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
   const refsOf = (gitDir: string) => git(gitDir, "-c", "safe.directory=*", "for-each-ref", "--format=%(refname) %(objectname)");
 
   beforeAll(async () => {
-    for (const method of ["log", "warn", "error", "info", "debug"] as const) {
-      const original = console[method].bind(console);
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((arg) => (arg instanceof Error ? `${arg.stack ?? arg.message}` : typeof arg === "string" ? arg : JSON.stringify(arg))).join(" "));
-        original(...args);
-      });
-    }
+    captureConsole(logged);
     server = await startGitServer({ users: { robot: TOKEN } });
     createBareRepo(server.root, "shop", { head: "main", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" } });
     app = await openApp("workspaces", (dir) => {

@@ -2,6 +2,7 @@ import type { Context } from "../services";
 import { StepStartPart } from "./message";
 import { Runners } from "./runner";
 import { sessionRow } from "./access";
+import { treeOf } from "./session";
 
 type SessionRow = Awaited<ReturnType<typeof sessionRow>>;
 
@@ -19,7 +20,7 @@ export async function intoWorkspace(ctx: Context, row: SessionRow): Promise<Sess
   const steps = await ctx.db.part.findMany({ where: { sessionId: row.id, type: { in: ["step-start", "step-finish"] } }, orderBy: { id: "asc" }, select: { data: true } });
   const snapshot = steps.map((part) => StepStartPart.pick({ snapshot: true }).safeParse(part.data).data?.snapshot).findLast((hash) => hash !== undefined) ?? null;
   const project = await ctx.db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { id: true, defaultBranch: true } });
-  const tree = await treeIds(ctx, row.id);
+  const tree = await treeOf(ctx, row.id);
   try {
     await ctx.db.$transaction(async (tx) => {
       const workspace = await ctx.workspaces.plan(tx, { teamId: row.teamId, project, slug: row.slug, fork: { from: row.projectId, workspaceId: null, snapshot } });
@@ -34,15 +35,3 @@ export async function intoWorkspace(ctx: Context, row: SessionRow): Promise<Sess
 }
 
 class Moved extends Error {}
-
-/** The session and its descendants. */
-async function treeIds(ctx: Context, rootId: string): Promise<string[]> {
-  const rows = await ctx.db.$queryRaw<Array<{ id: string }>>`
-    WITH RECURSIVE down(id, depth) AS (
-      SELECT id, 0 FROM "Session" WHERE id = ${rootId}
-      UNION ALL
-      SELECT s.id, down.depth + 1 FROM "Session" s JOIN down ON s."parentId" = down.id WHERE down.depth < 100
-    )
-    SELECT id FROM down`;
-  return rows.map((r) => r.id);
-}

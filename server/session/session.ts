@@ -255,7 +255,7 @@ export async function remove(ctx: Context, sessionId: string): Promise<void> {
 export const STOP_WAIT_MS = 15_000;
 
 /** A session and all its descendants (one statement). */
-async function treeOf(ctx: Context, sessionId: string): Promise<string[]> {
+export async function treeOf(ctx: Pick<Context, "db">, sessionId: string): Promise<string[]> {
   const rows = await ctx.db.$queryRaw<Array<{ id: string }>>`
     WITH RECURSIVE down(id, depth) AS (
       SELECT id, 0 FROM "Session" WHERE id = ${sessionId}
