@@ -16,6 +16,7 @@ import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
 import { useTRPC } from "@/components/trpc/client";
+import { ChangesButton } from "@/components/workspace/changes-panel";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
@@ -110,7 +111,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
             <span>
               Updated <RelativeTime time={session.time.updated} />
             </span>
-            <span className="font-mono" title="Project directory">
+            <span className="font-mono" title="Working directory">
               {session.directory}
             </span>
             {session.model ? (
@@ -129,6 +130,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
           </div>
         </div>
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
+        {editing ? null : <ChangesButton sessionId={session.id} projectId={session.projectId} busy={isRunning(status)} revision={JSON.stringify(session.revert ?? null)} />}
         {editing ? null : <SessionSettingsButton session={session} />}
       </div>
       <ShareButton session={session} />
