@@ -88,6 +88,15 @@ export class Seeder {
     return Session.create(this.ctx, { projectId: this.projectId, ...input });
   }
 
+  /**
+   * Where a session's files are on disk: its workspace, `<data>/workspaces/<projectId>/<workspaceId>`
+   * (made when a tool first needs files), or its project's folder for a session made before workspaces.
+   */
+  async directory(sessionId: string): Promise<string> {
+    const row = await this.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { directory: true } });
+    return path.resolve(row.directory);
+  }
+
   async userMessage(sessionId: string, parts: PartInput[] = [], extra: Partial<UserMessage> = {}): Promise<UserMessage> {
     const info: UserMessage = {
       id: Id.ascending("message"),
