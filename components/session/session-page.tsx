@@ -111,7 +111,8 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
             <span>
               Updated <RelativeTime time={session.time.updated} />
             </span>
-            <span className="font-mono" title="Working directory">
+            {/* A workspace's path is long and unbroken: cut to the screen, whole on hover. */}
+            <span className="max-w-full truncate font-mono" title={`Working directory: ${session.directory}`} data-testid="session-directory">
               {session.directory}
             </span>
             {session.model ? (
