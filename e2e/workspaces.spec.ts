@@ -1,4 +1,6 @@
-import type { Locator, Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Download, Locator, Page } from "@playwright/test";
 import { Session } from "../server/session";
 import { type GitServer, createBareRepo, git, startGitServer } from "../test/git-server";
 import { expect, test } from "./fixtures";
@@ -27,12 +29,12 @@ test.afterAll(async () => {
   await server?.close();
 });
 
-/** Starts a session in `project` from the session list and returns its id. */
-async function startSession(page: Page, project: string): Promise<string> {
+/** Starts a session in `project` from the session list and returns its id; `branch`: the branch the picker shows preselected. */
+async function startSession(page: Page, project: string, branch?: string): Promise<string> {
   await page.goto("/");
   await page.getByTestId("project-picker").selectOption({ label: project });
   // A git project: its default branch is preselected.
-  await expect(page.getByTestId("branch-picker")).toHaveValue("trunk");
+  if (branch) await expect(page.getByTestId("branch-picker")).toHaveValue(branch);
   await page.getByTestId("new-session").click();
   await page.waitForURL((url) => /\/sessions\/ses_/.test(url.pathname));
   return new URL(page.url()).pathname.split("/").pop() ?? "";
@@ -90,8 +92,8 @@ test("two members work on one repository, each on a branch of their own: commit 
     // Two members, each in a browser of their own, each with a session of the project.
     const alice = await inviteMember(browser, page);
     const bob = await inviteMember(browser, page);
-    const aliceId = await startSession(alice.page, folder);
-    const bobId = await startSession(bob.page, folder);
+    const aliceId = await startSession(alice.page, folder, "trunk");
+    const bobId = await startSession(bob.page, folder, "trunk");
     expect(aliceId).not.toBe(bobId);
 
     const aliceChat = new Chat(alice.page);
@@ -122,12 +124,12 @@ test("two members work on one repository, each on a branch of their own: commit 
     await alicePanel.getByTestId("commit-confirm").click();
     await expect(alicePanel.getByTestId("changes-commits")).toHaveText("1");
     await expect(alicePanel.getByTestId("changes-state")).toHaveAttribute("data-state", "unpushed");
-    await alice.page.screenshot({ path: test.info().outputPath("changes-panel-committed.png") });
     await alicePanel.getByTestId("changes-push").click();
     await expect(alicePanel.getByTestId("changes-pushed")).toContainText(aliceBranch, { timeout: 30_000 });
     await expect(alicePanel.getByTestId("changes-state")).toHaveAttribute("data-state", "pushed");
     await expect(alicePanel.getByTestId("pull-request-link")).toHaveAttribute("href", `https://forge.example/org/shop/compare/${aliceBranch}?expand=1`);
-    if (process.env.PARLEY_E2E_SCREENSHOT) await alice.page.screenshot({ path: process.env.PARLEY_E2E_SCREENSHOT });
+    // PARLEY_CHANGES_SCREENSHOT=<path>: the docs' picture of the panel, from this flow.
+    if (process.env.PARLEY_CHANGES_SCREENSHOT) await alice.page.screenshot({ path: process.env.PARLEY_CHANGES_SCREENSHOT });
 
     // The bare repository has the branch, Alice's content, her name as author and the drafted message.
     const bare = `${server.root}/shop.git`;
@@ -166,5 +168,82 @@ test("two members work on one repository, each on a branch of their own: commit 
     for (const session of sessions) await Session.remove(seed.ctx, session.id);
     await seed.db.project.deleteMany({ where: { teamId, id: { not: seed.projectId }, directory: { endsWith: folder } } });
     await seed.db.teamSecret.deleteMany({ where: { teamId, name: secret } });
+  }
+});
+
+/** Clicks `button` and returns the file the page hands over: its name and text. */
+async function downloaded(page: Page, button: Locator): Promise<{ name: string; text: string }> {
+  const download: Promise<Download> = page.waitForEvent("download");
+  await button.click();
+  const file = await download;
+  return { name: file.suggestedFilename(), text: readFileSync(await file.path(), "utf8") };
+}
+
+test("without a remote: download the diff and the patches, merge into main, and an update from main that would conflict changes nothing", async ({ page, seed }) => {
+  test.setTimeout(150_000);
+  const folder = `notes-${tag()}`;
+  const teamId = seed.ctx.actor.teamId;
+  try {
+    await page.goto("/team");
+    await page.getByRole("button", { name: "Create empty" }).click();
+    const form = page.getByTestId("project-empty-form");
+    await form.getByLabel("Folder").fill(folder);
+    await form.getByRole("button", { name: "Create" }).click();
+    await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`).getByTestId("project-git")).toContainText("default branch main");
+    const project = await seed.db.project.findFirstOrThrow({ where: { teamId, name: folder }, select: { directory: true } });
+
+    // Session A writes a file: the diff downloads as one file; committed, the patch series does too.
+    const first = await startSession(page, folder);
+    const chat = new Chat(page);
+    await turn(chat, "write notes.md: from A");
+    const panel = await openChanges(page, "notes.md");
+    await expect(panel.getByTestId("changes-push")).toHaveCount(0);
+    const diff = await downloaded(page, panel.getByTestId("changes-download-diff"));
+    expect(diff.name).toMatch(/\.diff$/);
+    expect(diff.text).toContain("+from A");
+    await expect(panel.getByTestId("changes-download-series")).toBeDisabled();
+    await panel.getByTestId("changes-commit").click();
+    await expect(panel.getByTestId("commit-message")).not.toHaveValue("", { timeout: 30_000 });
+    await panel.getByTestId("commit-message").fill("Add the notes");
+    await panel.getByTestId("commit-confirm").click();
+    await expect(panel.getByTestId("changes-commits")).toHaveText("1");
+    const series = await downloaded(page, panel.getByTestId("changes-download-series"));
+    expect(series.name).toMatch(/\.patch$/);
+    expect(series.text).toContain("Subject: [PATCH] Add the notes");
+    expect(series.text).toContain("+from A");
+
+    // Merge into main: the project's main branch has A's file.
+    await panel.getByTestId("changes-merge").click();
+    await expect(panel.getByTestId("changes-message")).toHaveText("Merged into main.");
+    await expect(panel.getByTestId("changes-state")).toHaveAttribute("data-state", "merged");
+    expect(git(project.directory, "show", "main:notes.md")).toBe("from A\n");
+
+    // Session B starts from main (A's file in it), changes the same line and merges too.
+    await startSession(page, folder);
+    await turn(chat, "write notes.md: from B");
+    const other = await openChanges(page, "notes.md");
+    await other.getByTestId("changes-commit").click();
+    await expect(other.getByTestId("commit-message")).not.toHaveValue("", { timeout: 30_000 });
+    await other.getByTestId("commit-confirm").click();
+    await expect(other.getByTestId("changes-commits")).toHaveText("1");
+    await other.getByTestId("changes-merge").click();
+    await expect(other.getByTestId("changes-message")).toHaveText("Merged into main.");
+    expect(git(project.directory, "show", "main:notes.md")).toBe("from B\n");
+
+    // A changes the line again: bringing main's new commit in would conflict, so nothing changes.
+    await page.goto(`/sessions/${first}`);
+    await turn(chat, "write notes.md: from A again");
+    const again = await openChanges(page, "notes.md");
+    await again.getByTestId("changes-update").click();
+    const message = again.getByTestId("changes-message");
+    await expect(message).toContainText("Updating would conflict in 1 file: nothing was changed.");
+    await expect(message.getByTestId("conflict-files")).toHaveText("notes.md");
+    expect(readFileSync(path.join(await seed.directory(first), "notes.md"), "utf8")).toBe("from A again\n");
+    await expect(again.getByTestId("changes-state")).toHaveAttribute("data-state", "uncommitted");
+    expect(git(project.directory, "show", "main:notes.md")).toBe("from B\n");
+  } finally {
+    const sessions = await seed.db.session.findMany({ where: { teamId, parentId: null, project: { name: folder } }, select: { id: true } });
+    for (const session of sessions) await Session.remove(seed.ctx, session.id);
+    await seed.db.project.deleteMany({ where: { teamId, id: { not: seed.projectId }, name: folder } });
   }
 });
