@@ -103,6 +103,10 @@ test("two members work on one repository, each on a branch of their own: commit 
 
     // Each sees only their own content.
     const alicePanel = await openChanges(alice.page, "src/app.ts");
+    // The chat stays usable beside the panel: on a wide screen the page moves aside for it.
+    const composerBox = await alice.page.getByTestId("composer").boundingBox();
+    const panelBox = await alicePanel.boundingBox();
+    expect((composerBox?.x ?? Infinity) + (composerBox?.width ?? 0)).toBeLessThanOrEqual(panelBox?.x ?? 0);
     await expect(alicePanel.getByTestId("changes-files")).toContainText("export const who = 'alice';");
     await expect(alicePanel.getByTestId("changes-files")).not.toContainText("bob");
     await expect(alicePanel.getByTestId("changes-state")).toHaveAttribute("data-state", "uncommitted");
@@ -195,8 +199,20 @@ test("without a remote: download the diff and the patches, merge into main, and 
     // Session A writes a file: the diff downloads as one file; committed, the patch series does too.
     const first = await startSession(page, folder);
     const chat = new Chat(page);
-    await turn(chat, "write notes.md: from A");
-    const panel = await openChanges(page, "notes.md");
+    // Opened while the agent works, the panel says so and offers nothing to do; once the
+    // agent is idle it reads the changes again by itself.
+    await chat.ask("Stream slowly and write notes.md: from A");
+    await expect(chat.stop).toBeVisible();
+    await page.getByTestId("changes-button").click();
+    const panel = page.getByTestId("changes-panel");
+    await expect(panel.getByTestId("changes-busy").first()).toContainText("The agent is working");
+    await expect(panel.getByTestId("changes-commit")).toBeDisabled();
+    await expect(chat.lastAssistant).toHaveAttribute("data-state", "done", { timeout: 60_000 });
+    await chat.waitIdle();
+    await expect(panel.getByTestId("changes-busy")).toHaveCount(0);
+    const written = panel.locator('[data-testid="changes-file"][data-file="notes.md"]');
+    await written.getByRole("button").click();
+    await expect(written.getByTestId("changes-file-diff")).toContainText("from A");
     await expect(panel.getByTestId("changes-push")).toHaveCount(0);
     const diff = await downloaded(page, panel.getByTestId("changes-download-diff"));
     expect(diff.name).toMatch(/\.diff$/);
@@ -241,6 +257,11 @@ test("without a remote: download the diff and the patches, merge into main, and 
     expect(readFileSync(path.join(await seed.directory(first), "notes.md"), "utf8")).toBe("from A again\n");
     await expect(again.getByTestId("changes-state")).toHaveAttribute("data-state", "uncommitted");
     expect(git(project.directory, "show", "main:notes.md")).toBe("from B\n");
+
+    // On a phone the panel takes the whole width, and nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(async () => (await again.boundingBox())?.width).toBe(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
   } finally {
     const sessions = await seed.db.session.findMany({ where: { teamId, parentId: null, project: { name: folder } }, select: { id: true } });
     for (const session of sessions) await Session.remove(seed.ctx, session.id);

@@ -87,13 +87,16 @@ function ChangesPanel({ status, projectId, busy, onClose }: { status: Status; pr
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
   return (
-    // Not modal: the chat stays usable beside it (on phones it covers the screen until closed).
+    // Not modal: the chat stays usable beside it — below the app's header, and on wide
+    // screens the page moves aside for it (app/layout.tsx, `data-changes-open`). On phones
+    // it covers the screen until closed.
     <aside
       role="dialog"
       aria-modal="false"
       aria-labelledby={titleId}
       data-testid="changes-panel"
-      className="fixed inset-y-0 right-0 z-40 flex w-full flex-col bg-white shadow-2xl ring-1 ring-zinc-200 sm:w-[36rem]"
+      data-changes-open
+      className="fixed inset-y-0 right-0 z-40 flex w-full flex-col bg-white shadow-2xl ring-1 ring-zinc-200 sm:top-14 sm:w-[32rem]"
     >
       <header className="flex items-start gap-3 border-b border-zinc-200 px-4 py-3">
         <div className="min-w-0 flex-1 space-y-1">
