@@ -10,19 +10,11 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
 import type { AppRouter } from "@/server/trpc/router";
-import { type Outcome, outcomeText, splitPatch, statusBadge, workState } from "./view";
+import { type Outcome, outcomeText, parleyCode, splitPatch, statusBadge, workState } from "./view";
 
 type Outputs = inferRouterOutputs<AppRouter>["workspace"];
 type Status = Outputs["status"];
 type DiffFile = Outputs["diff"]["files"][number];
-
-/** A tRPC error's domain code (server/trpc/init.ts puts it in `data.parleyCode`). */
-function parleyCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("data" in error)) return undefined;
-  const data = error.data;
-  if (typeof data !== "object" || data === null || !("parleyCode" in data)) return undefined;
-  return typeof data.parleyCode === "string" ? data.parleyCode : undefined;
-}
 
 const AGENT_WORKING = "The agent is working in this session: try again when it is idle.";
 

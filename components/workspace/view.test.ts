@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, outcomeText, splitPatch, statusBadge, workState } from "./view";
+import { formatBytes, outcomeText, parleyCode, splitPatch, statusBadge, workState } from "./view";
 
 describe("workState", () => {
   it("puts a failed workspace first, then uncommitted changes, then how far the commits went", () => {
@@ -84,5 +84,15 @@ describe("formatBytes", () => {
     expect(formatBytes(1024)).toBe("1 KB");
     expect(formatBytes(17 * 1024 * 1024 + 5)).toBe("17 MB");
     expect(formatBytes(-1)).toBe("—");
+  });
+});
+
+describe("parleyCode", () => {
+  it("reads the domain code a tRPC error carries, and nothing from anything else", () => {
+    expect(parleyCode({ message: "busy", data: { code: "CONFLICT", parleyCode: "BUSY" } })).toBe("BUSY");
+    expect(parleyCode({ data: { code: "NOT_FOUND" } })).toBeUndefined();
+    expect(parleyCode({ data: { parleyCode: 7 } })).toBeUndefined();
+    expect(parleyCode(new Error("plain"))).toBeUndefined();
+    expect(parleyCode(null)).toBeUndefined();
   });
 });

@@ -100,3 +100,11 @@ export function statusBadge(status: { state: BadgeInput["state"]; uncommitted: b
   const commits = status.commits === 0 ? "none" : status.merged ? "merged" : status.pushed ? "pushed" : "unpushed";
   return { state: status.state, uncommitted: status.uncommitted, commits };
 }
+
+/** A tRPC error's domain code (server/trpc/init.ts puts it in `data.parleyCode`): "BUSY", "NOT_FOUND", … */
+export function parleyCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("data" in error)) return undefined;
+  const data = error.data;
+  if (typeof data !== "object" || data === null || !("parleyCode" in data)) return undefined;
+  return typeof data.parleyCode === "string" ? data.parleyCode : undefined;
+}
