@@ -66,7 +66,9 @@ test.describe("chat with the agent", () => {
     expect(Math.max(...Object.values(recording.texts).map((t) => t.length))).toBeGreaterThan(3);
     expect(recording.statuses).toEqual(["idle", "busy", "idle"]);
 
-    expect(await readFile(path.join(E2E_PROJECT_DIR, file), "utf8")).toBe("hello from the chat test\n");
+    // Written in the session's own workspace, not the project's folder.
+    expect(await readFile(path.join(await seed.directory(session.id), file), "utf8")).toBe("hello from the chat test\n");
+    expect(existsSync(path.join(E2E_PROJECT_DIR, file))).toBe(false);
     const stored = (await Session.messages(seed.ctx, session.id)).messages.flatMap((m) => m.parts);
     const storedTools = stored.flatMap((p) => (p.type === "tool" ? [p] : []));
     expect(storedTools.map((p) => [p.id, p.tool, p.state.status])).toEqual(
@@ -86,7 +88,7 @@ test.describe("chat with the agent", () => {
 
   test("Stop ends the reply: the message shows it was stopped, its open tool is aborted, the session is idle", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { chat } = await open(page, seed, "Stop");
+    const { session, chat } = await open(page, seed, "Stop");
     const file = `stopped-${Date.now().toString(36)}.txt`;
     const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu";
     await chat.ask(`Stream slowly and write ${file}: ${words}`);
@@ -105,7 +107,7 @@ test.describe("chat with the agent", () => {
     await expect(tool.getByTestId("tool-status")).toHaveText("Aborted");
     await expect(tool.getByTestId("tool-error")).toHaveText("Tool execution aborted");
     await chat.waitIdle();
-    expect(existsSync(path.join(E2E_PROJECT_DIR, file))).toBe(false);
+    expect(existsSync(path.join(await seed.directory(session.id), file))).toBe(false);
 
     await page.reload();
     await expect(chat.lastAssistant.getByTestId("message-error")).toContainText("Stopped");

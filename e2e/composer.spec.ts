@@ -8,7 +8,6 @@ import { ComposerExtras, type TestFile } from "./pages/composer";
 import { SessionListPage } from "./pages/session-list-page";
 import { SessionPage } from "./pages/session-page";
 import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
-import { E2E_PROJECT_DIR } from "./support/seed";
 
 /**
  * The composer beyond text: files attached by the picker, by pasting and by dropping; `@`
@@ -98,7 +97,7 @@ test.describe("the composer", () => {
   });
 
   test("@src/gr completes to a project file from the keyboard, and the file's content reaches the model", async ({ page, seed }) => {
-    const { chat } = await openChat(page, seed, "Mentions");
+    const { session, chat } = await openChat(page, seed, "Mentions");
     const composer = new ComposerExtras(page);
     await useVisionModel(chat);
     fake.enqueue(reply.text("greet says hello."));
@@ -132,7 +131,8 @@ test.describe("the composer", () => {
     await expect(composer.input).toHaveValue("");
 
     await expect(chat.lastAssistant).toContainText("greet says hello.");
-    const greet = await readFile(path.join(E2E_PROJECT_DIR, "src", "greet.ts"), "utf8");
+    // Read from the session's workspace, where its tools read.
+    const greet = await readFile(path.join(await seed.directory(session.id), "src", "greet.ts"), "utf8");
     const content = lastUserContent(fake);
     expect(content).toContainEqual({ type: "text", text: "Explain @src/greet.ts please" });
     expect(content).toContainEqual({ type: "text", text: `Called the read tool on src/greet.ts:\n${greet}` });

@@ -11,10 +11,10 @@ import { E2E_DATA_DIR } from "./support/seed";
 /**
  * The whole path of a new team, as a person would take it (issue 5's acceptance): sign up
  * → a team of one's own → register a project → start a session in it → the offline agent
- * writes a file there → share → someone with only the link watches the reply stream live
+ * writes a file in the session's workspace → share → someone with only the link watches the reply stream live
  * → revoke → the viewer is told at once.
  */
-test("sign up, add a project, run the agent in it, share it live, revoke", async ({ browser, account: _account }) => {
+test("sign up, add a project, run the agent in it, share it live, revoke", async ({ browser, seed }) => {
   test.setTimeout(120_000);
   const tag = `${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
 
@@ -35,7 +35,7 @@ test("sign up, add a project, run the agent in it, share it live, revoke", async
   await team.addProject(folder);
   await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
 
-  // Start a session in it; the agent writes a file in that directory.
+  // Start a session in it; the agent writes a file.
   const list = new SessionListPage(page);
   await list.goto();
   const picker = page.getByTestId("project-picker");
@@ -45,9 +45,12 @@ test("sign up, add a project, run the agent in it, share it live, revoke", async
   await chat.ask(`write plan.md: the plan of ${tag}`);
   await chat.waitIdle();
   await expect(page.locator('[data-part-type="tool"][data-tool-status="completed"]').filter({ hasText: "plan.md" })).toHaveCount(1);
-  const written = path.join(directory, "plan.md");
+  // In the session's own workspace (on its own branch of the project), not in the registered folder.
+  const sessionId = new URL(page.url()).pathname.split("/").pop() ?? "";
+  const written = path.join(await seed.directory(sessionId), "plan.md");
   expect(existsSync(written)).toBe(true);
   expect(readFileSync(written, "utf8")).toContain(`the plan of ${tag}`);
+  expect(existsSync(path.join(directory, "plan.md"))).toBe(false);
 
   // Share it and open the link with no account.
   const controls = new ShareControls(page);

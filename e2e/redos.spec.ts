@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { E2E_PROJECT_DIR } from "./support/seed";
 
 /**
  * Patterns that freeze a backtracking regex engine (`(a+)+$`, `*a*a*a*a*a*a*a*a*a*c`),
@@ -36,8 +35,6 @@ test("pathological patterns in grep, a session rule and a glob finish fast and n
   try {
     const folder = `redos-${Date.now().toString(36)}`;
     const name = "a".repeat(40);
-    mkdirSync(path.join(E2E_PROJECT_DIR, folder), { recursive: true });
-    writeFileSync(path.join(E2E_PROJECT_DIR, folder, name), `${"a".repeat(30)}!\n${"a".repeat(30)}\n`);
 
     // A member may add "ask" rules to a session: this one is checked against every path read.
     const session = await trpc<{ id: string }>(
@@ -46,6 +43,11 @@ test("pathological patterns in grep, a session rule and a glob finish fast and n
       { projectId: seed.projectId, title: "ReDoS", permission: [{ permission: "read", pattern: STARS, action: "ask" }] },
       true,
     );
+    // The file is put in the session's own workspace (made now: reading its diff makes it).
+    await trpc(request, "workspace.diff", { sessionId: session.id });
+    const directory = await seed.directory(session.id);
+    mkdirSync(path.join(directory, folder), { recursive: true });
+    writeFileSync(path.join(directory, folder, name), `${"a".repeat(30)}!\n${"a".repeat(30)}\n`);
 
     // Meanwhile another client keeps asking the server something cheap.
     const latencies: number[] = [];

@@ -5,18 +5,20 @@ import { Session } from "../server/session";
 import { expect, test } from "./fixtures";
 import { Chat, openChat } from "./pages/chat";
 import { SessionPage } from "./pages/session-page";
-import { E2E_PROJECT_DIR, type Seeder } from "./support/seed";
+import type { Seeder } from "./support/seed";
 
 /**
- * Undo and the message actions, against the offline model writing real files in the e2e
- * project (each test in a folder of its own): revert from the chat and unrevert, the turn's
+ * Undo and the message actions, against the offline model writing real files in the
+ * session's workspace of the e2e project (each test in a folder of its own): revert from the chat and unrevert, the turn's
  * diff, edit and resend, regenerate, retry after a failure, copy, and the dashboard's lines.
  */
 
 async function open(page: Page, seed: Seeder, title: string) {
   const { session, chat } = await openChat(page, seed, title);
   const folder = `revert-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
-  return { session, chat, folder, file: (name: string) => path.join(E2E_PROJECT_DIR, folder, name) };
+  // The session's files are in its own workspace (the project's folder is not touched).
+  const directory = await seed.directory(session.id);
+  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
 }
 
 async function turn(chat: Chat, text: string) {

@@ -6,7 +6,7 @@ import { E2E_DATA_DIR, E2E_PROJECT_DIR } from "./support/seed";
 
 /**
  * What an anonymous share viewer gets, and the headers every page carries: no server path
- * (project directory, data directory) and no raw internal error reaches the viewer — in
+ * (the session's workspace, the project directory, the data directory) and no raw internal error reaches the viewer — in
  * the server-rendered page, in share.page, or live — and a revoked link stays dead when the
  * session is shared again. The pages work under the Content Security Policy.
  */
@@ -23,6 +23,8 @@ test("a share viewer sees project-relative paths and no internal error; pages ca
 
   const title = `Paths ${tag()}`;
   const session = await seed.session({ title });
+  // Tools run in the session's workspace (inside the data directory): their outputs name it.
+  const WORKSPACE = await seed.directory(session.id);
   const ask = await seed.userMessage(session.id, [{ type: "text", text: "List the project." }]);
   const start = Date.now() - 60_000;
   const savedOutput = path.join(DATA_DIR, "tool-output", seed.ctx.actor.teamId, session.id, "call_2.txt");
@@ -32,7 +34,7 @@ test("a share viewer sees project-relative paths and no internal error; pages ca
       type: "tool",
       callId: "call_1",
       tool: "list",
-      state: { status: "completed", input: { path: E2E_PROJECT_DIR }, output: `${E2E_PROJECT_DIR}/\n  src/\n    greet.ts\n  README.md`, title: E2E_PROJECT_DIR, metadata: { path: "." }, time: { start, end: start + 20 } },
+      state: { status: "completed", input: { path: WORKSPACE }, output: `${WORKSPACE}/\n  src/\n    greet.ts\n  README.md\n(project: ${E2E_PROJECT_DIR})`, title: WORKSPACE, metadata: { path: "." }, time: { start, end: start + 20 } },
     },
     {
       type: "tool",
@@ -79,18 +81,18 @@ test("a share viewer sees project-relative paths and no internal error; pages ca
   await expect(viewer.tool("completed").first()).toContainText("greet.ts");
   await expect(viewerPage.getByTestId("message-error")).toContainText("The server ran into an unexpected error.");
   const shown = await viewerPage.content();
-  for (const secret of [E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create", "store.ts:88"]) expect(shown).not.toContain(secret);
+  for (const secret of [WORKSPACE, E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create", "store.ts:88"]) expect(shown).not.toContain(secret);
 
   const html = await (await fetch(`${baseURL}${link}`)).text();
   expect(html).toContain("Here is the tree.");
-  for (const secret of [E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create"]) expect(html).not.toContain(secret);
+  for (const secret of [WORKSPACE, E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create"]) expect(html).not.toContain(secret);
 
   const shareId = link.split("/").pop() ?? "";
   const api = await fetch(`${baseURL}/api/trpc/share.page?input=${encodeURIComponent(JSON.stringify({ shareId }))}`);
   expect(api.status).toBe(200);
   const json = await api.text();
   expect(json).toContain("tool-output/call_2.txt");
-  for (const secret of [E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create"]) expect(json).not.toContain(secret);
+  for (const secret of [WORKSPACE, E2E_PROJECT_DIR, DATA_DIR, "prisma.part.create"]) expect(json).not.toContain(secret);
 
   // Live: a tool result and a failed reply written while the viewer watches.
   const liveAsk = await seed.userMessage(session.id, [{ type: "text", text: "And now?" }]);
@@ -99,11 +101,12 @@ test("a share viewer sees project-relative paths and no internal error; pages ca
     type: "tool",
     callId: "call_3",
     tool: "bash",
-    state: { status: "completed", input: { command: "pwd" }, output: `${E2E_PROJECT_DIR}/src`, title: "pwd", metadata: {}, time: { start, end: start + 5 } },
+    state: { status: "completed", input: { command: "pwd" }, output: `${WORKSPACE}/src`, title: "pwd", metadata: {}, time: { start, end: start + 5 } },
   });
   await seed.flush();
   await expect(viewer.tool("completed").filter({ hasText: "pwd" })).toContainText("src");
   await expect(viewerPage.getByText("And now?")).toBeVisible();
+  expect(await viewerPage.content()).not.toContain(WORKSPACE);
   expect(await viewerPage.content()).not.toContain(E2E_PROJECT_DIR);
 
   // A revoked link stays dead: sharing again makes a new one.

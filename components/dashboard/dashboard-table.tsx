@@ -5,6 +5,7 @@ import type { Status } from "@/components/chat/types";
 import { Badge } from "@/components/ui/badge";
 import { formatCost, formatCount, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { BranchBadge } from "@/components/workspace/branch-badge";
 import type { DashboardItem, DashboardTotals } from "./query";
 import type { TreeRow } from "./tree";
 
@@ -103,7 +104,7 @@ export function DashboardTable({
 }
 
 function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>; status: Status; collapsed: boolean; onToggle: (sessionId: string) => void }) {
-  const { session, author, project, childCount } = row.item;
+  const { session, author, project, childCount, workspace } = row.item;
   const tokens = totalTokens(session.tokens);
   return (
     <tr
@@ -140,6 +141,7 @@ function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>
             </Link>
             <div className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-zinc-500">
               {session.time.archived !== undefined ? <Badge>Archived</Badge> : null}
+              <BranchBadge workspace={workspace} className="max-w-72" />
               {childCount > 0 ? (
                 <span data-testid="child-count">
                   {childCount} {childCount === 1 ? "child" : "children"}

@@ -10,7 +10,8 @@ import { Spinner, errorMessage } from "@/components/ui/feedback";
 
 /**
  * Creates a session in the chosen project and opens it. The team's first project is
- * preselected; with none yet, a link leads to the team page, where admins add one.
+ * preselected; with none yet, a link leads to the team page, where admins add one. In a git
+ * project the session's branch starts from the default branch, or from one picked here.
  */
 export function NewSessionButton() {
   const trpc = useTRPC();
@@ -18,7 +19,14 @@ export function NewSessionButton() {
   const queryClient = useQueryClient();
   const projects = useQuery(trpc.project.list.queryOptions());
   const [chosen, setChosen] = useState<string>();
+  const [branchChoice, setBranchChoice] = useState<{ projectId: string; branch: string }>();
   const projectId = chosen ?? projects.data?.[0]?.id;
+  const project = projects.data?.find((p) => p.id === projectId);
+  const defaultBranch = project?.defaultBranch ?? undefined;
+  const branches = useQuery({ ...trpc.project.branches.queryOptions({ projectId: projectId ?? "" }), enabled: Boolean(projectId && defaultBranch) });
+  const branch = branchChoice && branchChoice.projectId === projectId ? branchChoice.branch : defaultBranch;
+  // The default branch is what the server takes when none is sent.
+  const baseBranch = branch && branch !== defaultBranch ? branch : undefined;
   const create = useMutation(
     trpc.session.create.mutationOptions({
       onSuccess: (info) => {
@@ -31,7 +39,7 @@ export function NewSessionButton() {
   const list = projects.data ?? [];
   return (
     <div className="flex flex-col items-end gap-1">
-      <div className="flex items-center gap-2">
+      <div className="flex flex-wrap items-center justify-end gap-2">
         {list.length > 1 ? (
           <label className="flex items-center gap-2 text-sm text-zinc-600">
             <span className="sr-only sm:not-sr-only">Project</span>
@@ -49,6 +57,24 @@ export function NewSessionButton() {
             </select>
           </label>
         ) : null}
+        {projectId && defaultBranch && branches.data && branches.data.length > 1 ? (
+          <label className="flex items-center gap-2 text-sm text-zinc-600">
+            <span className="sr-only sm:not-sr-only">Branch</span>
+            <select
+              data-testid="branch-picker"
+              value={branch}
+              onChange={(event) => setBranchChoice({ projectId, branch: event.target.value })}
+              className="h-9 max-w-48 rounded-lg border-0 bg-white px-2.5 font-mono text-sm text-zinc-800 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+            >
+              {branches.data.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                  {name === defaultBranch ? " (default)" : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {projects.isSuccess && list.length === 0 ? (
           <Link href="/team" className="text-sm font-medium text-indigo-600 hover:text-indigo-500" data-testid="add-project-link">
             Add a project
@@ -59,7 +85,7 @@ export function NewSessionButton() {
           data-testid="new-session"
           disabled={!projectId || create.isPending}
           title={projects.isSuccess && !projectId ? "No project in this team yet" : undefined}
-          onClick={() => projectId && create.mutate({ projectId })}
+          onClick={() => projectId && create.mutate(baseBranch ? { projectId, branch: baseBranch } : { projectId })}
         >
           {create.isPending ? <Spinner /> : <PlusIcon />}
           New session

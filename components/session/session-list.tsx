@@ -12,6 +12,7 @@ import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { BranchBadge } from "@/components/workspace/branch-badge";
 import { NewSessionButton } from "./new-session-button";
 import type { SessionInfo } from "./types";
 import { useTeamEvents } from "./use-team-events";
@@ -177,6 +178,7 @@ function SessionRow({ session, parent, status, mine }: { session: ListedSession;
               Child of {parent ? <span className="font-medium text-zinc-700">{parent.title}</span> : "another session"}
             </span>
           ) : null}
+          <BranchBadge workspace={session.workspace} className="max-w-64" />
           {session.summary && session.summary.files > 0 ? (
             <span className="font-mono">
               <span className="text-emerald-600">+{session.summary.additions}</span>{" "}

@@ -16,6 +16,7 @@ import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
 import { useTRPC } from "@/components/trpc/client";
+import { ChangesButton } from "@/components/workspace/changes-panel";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
@@ -98,9 +99,11 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
 function SessionHeader({ session, status, messages }: { session: SessionInfo; status: Status; messages: WithParts[] }) {
   const [editing, setEditing] = useState(false);
   return (
-    <header className="space-y-3">
+    // Laid out by its own width (a container query), not the screen's: with the Changes panel
+    // open beside it the title keeps a whole line above the actions.
+    <header className="@container space-y-3">
       <Breadcrumbs session={session} />
-      <div className="flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+      <div className="flex flex-col gap-4 @4xl:flex-row @4xl:items-start @4xl:justify-between">
         <div className="min-w-0 flex-1 space-y-2">
           <SessionTitle session={session} editing={editing} onEditingChange={setEditing} />
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-500">
@@ -110,7 +113,8 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
             <span>
               Updated <RelativeTime time={session.time.updated} />
             </span>
-            <span className="font-mono" title="Project directory">
+            {/* A workspace's path is long and unbroken: cut to the screen, whole on hover. */}
+            <span className="max-w-full truncate font-mono" title={`Working directory: ${session.directory}`} data-testid="session-directory">
               {session.directory}
             </span>
             {session.model ? (
@@ -129,7 +133,12 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
           </div>
         </div>
         {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
-        {editing ? null : <SessionSettingsButton session={session} />}
+        {editing ? null : (
+          <div className="flex flex-wrap items-start gap-2">
+            <ChangesButton sessionId={session.id} projectId={session.projectId} busy={isRunning(status)} revision={JSON.stringify(session.revert ?? null)} />
+            <SessionSettingsButton session={session} />
+          </div>
+        )}
       </div>
       <ShareButton session={session} />
     </header>

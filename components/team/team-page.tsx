@@ -7,7 +7,9 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { formatBytes } from "@/components/workspace/view";
 import type { TeamInfo } from "@/server/auth/member";
+import type { ProjectUsage } from "@/server/workspace/publish";
 import { PermissionPolicy } from "./permission-policy";
 import { ProjectSources } from "./project-sources";
 import { Section } from "./section";
@@ -205,16 +207,36 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/** A project's disk use (its folder, its sessions' workspaces) and its live workspaces against the cap; owners and admins only. */
+function ProjectUsageLine({ usage }: { usage: ProjectUsage | undefined }) {
+  if (!usage) return null;
+  const size = (bytes: number | null) => (bytes === null ? "unknown" : formatBytes(bytes));
+  const full = usage.liveWorkspaces >= usage.maxWorkspaces;
+  return (
+    <p className="truncate text-xs text-zinc-500" data-testid="project-usage" data-live={usage.liveWorkspaces} data-max={usage.maxWorkspaces}>
+      project folder {size(usage.projectBytes)} · workspaces {size(usage.workspacesBytes)} ·{" "}
+      <span className={full ? "font-medium text-amber-700" : undefined} title={`Each workspace may hold up to ${formatBytes(usage.workspaceQuotaBytes)}`}>
+        {usage.liveWorkspaces} of {usage.maxWorkspaces} live workspaces
+      </span>
+    </p>
+  );
+}
+
 /** The team's project directories; admins register folders inside the configured projects root. */
 function Projects({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const projects = useQuery(trpc.project.list.queryOptions());
   const root = useQuery({ ...trpc.project.root.queryOptions(), enabled: isAdmin });
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
+  const invalidate = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.workspace.usage.queryKey() });
+    return queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
+  };
   const create = useMutation(trpc.project.create.mutationOptions({ onSuccess: () => void invalidate() }));
   const remove = useMutation(trpc.project.remove.mutationOptions({ onSettled: () => void invalidate() }));
   const fetchRemote = useMutation(trpc.project.fetch.mutationOptions());
+  const usage = useQuery({ ...trpc.workspace.usage.queryOptions(), enabled: isAdmin });
+  const usageOf = new Map((usage.data ?? []).map((row) => [row.projectId, row]));
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -237,6 +259,7 @@ function Projects({ isAdmin }: { isAdmin: boolean }) {
                 {project.source === "clone" ? `cloned from ${project.gitUrl ?? ""}` : project.source === "empty" ? "new repository" : "registered folder"}
                 {project.defaultBranch ? ` · default branch ${project.defaultBranch}` : ""}
               </p>
+              <ProjectUsageLine usage={usageOf.get(project.id)} />
             </div>
             {project.gitUrl ? (
               <Button size="sm" variant="ghost" disabled={fetchRemote.isPending} onClick={() => fetchRemote.mutate({ projectId: project.id })}>
@@ -254,6 +277,7 @@ function Projects({ isAdmin }: { isAdmin: boolean }) {
       </ul>
       <Alert error={remove.error} />
       <Alert error={fetchRemote.error} />
+      <Alert error={usage.error} />
       {isAdmin ? <ProjectSources onAdded={() => void invalidate()} /> : null}
       {isAdmin ? (
         <form onSubmit={submit} className="mt-4 flex flex-wrap items-center gap-2 border-t border-zinc-100 pt-4" data-testid="project-form">

@@ -14,6 +14,8 @@ import type { AssistantMessage, MessageError, Part, UserMessage } from "../../se
 /** Same folders as the web server in playwright.config.ts. */
 export const E2E_DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
 export const E2E_PROJECT_DIR = path.resolve(E2E_DATA_DIR, "project");
+/** The configuration file the e2e server reads (playwright.config.ts `PARLEY_CONFIG`). */
+export const E2E_CONFIG = "e2e/parley.config.json";
 
 /** Parts are written without their ids; the seeder gives each a fresh ascending one. */
 export type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
@@ -69,7 +71,9 @@ export class Seeder {
         if (!String(error).includes("unknown event")) console.error(message, error);
       },
     });
-    const services = await configServices(loadConfig({ ...process.env, DATABASE_URL: url, PARLEY_DATA_DIR: E2E_DATA_DIR }), db, bus);
+    // The server's configuration file too (playwright.config.ts): the same limits, e.g. the
+    // live-workspace cap, which the suite's hundreds of sessions in one project would pass.
+    const services = await configServices(loadConfig({ PARLEY_CONFIG: E2E_CONFIG, ...process.env, DATABASE_URL: url, PARLEY_DATA_DIR: E2E_DATA_DIR }), db, bus);
     return new Seeder(db, withActor(services, workspace.actor), workspace.projectId, link);
   }
 
@@ -86,6 +90,15 @@ export class Seeder {
 
   session(input: { title?: string; parentId?: string } = {}) {
     return Session.create(this.ctx, { projectId: this.projectId, ...input });
+  }
+
+  /**
+   * Where a session's files are on disk: its workspace, `<data>/workspaces/<projectId>/<workspaceId>`
+   * (made when a tool first needs files), or its project's folder for a session made before workspaces.
+   */
+  async directory(sessionId: string): Promise<string> {
+    const row = await this.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { directory: true } });
+    return path.resolve(row.directory);
   }
 
   async userMessage(sessionId: string, parts: PartInput[] = [], extra: Partial<UserMessage> = {}): Promise<UserMessage> {
