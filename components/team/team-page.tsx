@@ -11,6 +11,7 @@ import type { TeamInfo } from "@/server/auth/member";
 import { PermissionPolicy } from "./permission-policy";
 import { ProjectSources } from "./project-sources";
 import { Section } from "./section";
+import { TeamInstructions } from "./team-instructions";
 import { TeamSecrets } from "./team-secrets";
 
 const INPUT =
@@ -171,6 +172,8 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       ) : null}
 
       <Projects isAdmin={isAdmin} />
+
+      <TeamInstructions isAdmin={isAdmin} />
 
       <PermissionPolicy isAdmin={isAdmin} />
 
