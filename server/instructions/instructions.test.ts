@@ -166,7 +166,31 @@ describe("instructions from URLs", () => {
       const on = await gather({ root, directory: root, settings: { paths: [url], allowUrls: true } });
       expect(on.texts).toEqual([`Instructions from: ${url}\nremote rules`]);
       expect(requests).toEqual(["/rules.md"]);
+      // Within one run of the loop, each address is fetched once, not at every step.
+      const urlCache = new Map();
+      await gather({ root, directory: root, settings: { paths: [url], allowUrls: true }, urlCache });
+      const again = await gather({ root, directory: root, settings: { paths: [url], allowUrls: true }, urlCache });
+      expect(again.texts).toEqual(on.texts);
+      expect(requests).toEqual(["/rules.md", "/rules.md"]);
     } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("an address that does not answer within 5 s is left out, saying so; one answering more than the limit is cut", async () => {
+    const open: http.ServerResponse[] = [];
+    const server = http.createServer((req, res) => {
+      if (req.url === "/big.md") res.writeHead(200).end("y".repeat(3000));
+      else open.push(res.writeHead(200)); // headers, then nothing
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const got = await gather({ root, directory: root, settings: { paths: [`${base}/slow.md`, `${base}/big.md`], allowUrls: true, maxFileBytes: 1024 } });
+      expect(got.sources[0]).toEqual({ kind: "url", label: `${base}/slow.md`, skipped: "no answer within 5 s" });
+      expect(got.sources[1]).toMatchObject({ kind: "url", label: `${base}/big.md`, bytes: 1024, cut: true });
+    } finally {
+      for (const res of open) res.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
   });

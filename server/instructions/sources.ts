@@ -54,6 +54,8 @@ export interface GatherInput {
   team?: string | null;
   project?: string | null;
   settings: InstructionSettings;
+  /** URLs fetched earlier in the same run of the loop: each is fetched once per run, not once per step. */
+  urlCache?: UrlCache;
   /** Whether the workspace's files can be read (false: its tree could not be made; only stored instructions are used). */
   files?: boolean;
   signal?: AbortSignal;
@@ -207,8 +209,11 @@ export async function globFiles(folder: string, pattern: string): Promise<string
   return found.filter((file) => isInside(folder, file)).sort();
 }
 
+export type Fetched = { text: string; size: number } | { refused: string };
+export type UrlCache = Map<string, Fetched>;
+
 /** An instruction URL's text: at most `maxBytes` of it, within URL_TIMEOUT_MS. */
-export async function fetchText(url: string, maxBytes: number, signal?: AbortSignal): Promise<{ text: string; size: number } | { refused: string }> {
+export async function fetchText(url: string, maxBytes: number, signal?: AbortSignal): Promise<Fetched> {
   const timeout = AbortSignal.timeout(URL_TIMEOUT_MS);
   let response: Response;
   try {
@@ -281,7 +286,8 @@ export async function gather(input: GatherInput): Promise<Gathered> {
       collect.skip("url", url, "instructions from URLs are off on this server (the operator's instructionUrls switch)");
       continue;
     }
-    const fetched = await fetchText(url, collect.maxFile, input.signal);
+    const fetched = input.urlCache?.get(url) ?? (await fetchText(url, collect.maxFile, input.signal));
+    input.urlCache?.set(url, fetched);
     if ("refused" in fetched) collect.skip("url", url, fetched.refused);
     else collect.add("url", url, fetched.text, fetched.size);
   }

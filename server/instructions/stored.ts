@@ -10,7 +10,7 @@ import { sessionRow } from "../session/access";
 import type { InstructionSource } from "../session/message";
 import { messageFromRow, partFromRow } from "../session/rows";
 import { readConfined } from "./read";
-import { DEFAULT_MAX_FILE_BYTES, NO_INSTRUCTION_SETTINGS, fetchText, type Gathered, gather, isUrl, sha256 } from "./sources";
+import { DEFAULT_MAX_FILE_BYTES, NO_INSTRUCTION_SETTINGS, fetchText, type Gathered, gather, isUrl, sha256, type UrlCache } from "./sources";
 
 /**
  * The instructions a team and its projects give the agent, stored in the database: every
@@ -73,6 +73,8 @@ export interface StepScope {
   directory: string;
   workspaceId: string | null;
   signal?: AbortSignal;
+  /** URLs the run fetched already (sources.ts). */
+  urlCache?: UrlCache;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
     settings: s.settings.instructions ?? NO_INSTRUCTION_SETTINGS,
     files,
     ...(scope.signal ? { signal: scope.signal } : {}),
+    ...(scope.urlCache ? { urlCache: scope.urlCache } : {}),
   });
 }
 

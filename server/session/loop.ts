@@ -25,7 +25,7 @@ import { pendingSubtask, runSubtask } from "./subtask";
 import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
-import { Instructions, StepRules, loadedRules } from "../instructions";
+import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
 
 /**
  * The prompt loop: one runner per session (across instances, by the run lock) lets the
@@ -188,10 +188,12 @@ interface RunState {
    * compactions in this run, so a context that stays full cannot loop.
    */
   compactable: boolean;
+  /** Instruction URLs fetched in this run: each once per run (server/instructions). */
+  urls: UrlCache;
 }
 
 async function loop(s: Services, teamId: string, sessionId: string, signal: AbortSignal): Promise<void> {
-  const state: RunState = { step: 0, compactable: true };
+  const state: RunState = { step: 0, compactable: true, urls: new Map() };
   while (!signal.aborted) {
     if ((await pass(s, { teamId, sessionId, signal, state })) === "stop") return;
   }
@@ -324,7 +326,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const lastStep = state.step >= agent.steps;
   // What the team, the project and the repository tell the agent, read again every step
   // (a file the agent changed counts from its next step); the answer records their names.
-  const instructions = await Instructions.forStep(s, { ...input.caller, signal });
+  const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls });
   const recorded: AssistantMessage = { ...assistant, ...(instructions.sources.length > 0 ? { instructions: instructions.sources } : {}) };
   const processor = new Processor(s, {
     teamId: p.teamId,
