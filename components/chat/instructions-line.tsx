@@ -1,13 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useContext, useState } from "react";
+import { createContext, useContext, useState } from "react";
 import { Icon } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorNotice, Spinner, errorMessage } from "@/components/ui/feedback";
 import { type InstructionEntry, instructionEntries, instructionSummary } from "./instructions";
 import { DiffSourceContext } from "./turn-diff";
 import type { AssistantMessage, Part } from "./types";
+
+/** Answers whose line only repeats the previous step's (instructions.ts repeatedInstructionLines): given by the message list. */
+export const RepeatedInstructionsContext = createContext<ReadonlySet<string>>(new Set());
 
 /**
  * "Instructions: AGENTS.md, docs/rules.md, team" under an answer: which rule files and
@@ -16,9 +19,10 @@ import type { AssistantMessage, Part } from "./types";
  */
 export function InstructionsLine({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
   const source = useContext(DiffSourceContext);
+  const repeated = useContext(RepeatedInstructionsContext);
   const [open, setOpen] = useState(false);
   const entries = instructionEntries(info, parts);
-  if (entries.length === 0) return null;
+  if (entries.length === 0 || repeated.has(info.id)) return null;
   const member = source?.kind === "member" ? source.sessionId : undefined;
   return (
     <div className="mt-2 text-xs text-zinc-500" data-testid="instructions-line">

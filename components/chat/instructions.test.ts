@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Part } from "./types";
-import { instructionEntries, instructionSummary } from "./instructions";
+import { instructionEntries, instructionSummary, repeatedInstructionLines } from "./instructions";
 
 const info = (instructions: AssistantMessage["instructions"]): AssistantMessage => ({
   id: "msg_2",
@@ -51,5 +51,14 @@ describe("the instructions line", () => {
   it("an answer without instructions has no entries", () => {
     expect(instructionEntries(info(undefined), [read("prt_1")])).toEqual([]);
     expect(instructionSummary([])).toBe("Instructions: none");
+  });
+});
+
+describe("repeated lines", () => {
+  const step = (id: string, parentId: string, sha: string, parts: Part[] = []) => ({ info: { ...info([{ kind: "file", label: "AGENTS.md", bytes: 1, sha256: sha }]), id, parentId }, parts });
+
+  it("a later step of a turn with the same sources and no appended rule file repeats; a change, a nested rule or a new turn shows again", () => {
+    const messages = [step("msg_2", "msg_1", "a"), step("msg_3", "msg_1", "a"), step("msg_4", "msg_1", "b"), step("msg_5", "msg_1", "b", [read("prt_1", ["pkg/AGENTS.md"])]), step("msg_7", "msg_6", "b")];
+    expect([...repeatedInstructionLines(messages)]).toEqual(["msg_3"]);
   });
 });

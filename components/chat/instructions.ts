@@ -1,4 +1,4 @@
-import type { AssistantMessage, Part } from "./types";
+import type { AssistantMessage, Part, WithParts } from "./types";
 
 /** One entry of a turn's "Instructions:" line. */
 export interface InstructionEntry {
@@ -47,4 +47,23 @@ export function instructionSummary(entries: InstructionEntry[]): string {
   const used = entries.filter((entry) => entry.skipped === undefined).map((entry) => entry.label);
   const left = entries.length - used.length;
   return `Instructions: ${used.length > 0 ? used.join(", ") : "none"}${left > 0 ? ` (${left} left out)` : ""}`;
+}
+
+/**
+ * Answers whose line would only repeat the one above it: a later step of the same turn
+ * whose prompt held the same sources (by name and digest) and whose reads appended none.
+ * The first step of a turn shows its line; a later one only when something changed.
+ */
+export function repeatedInstructionLines(messages: WithParts[]): Set<string> {
+  const repeated = new Set<string>();
+  const lastOfTurn = new Map<string, string>();
+  for (const message of messages) {
+    const info = message.info;
+    if (info.role !== "assistant") continue;
+    const key = JSON.stringify((info.instructions ?? []).map((source) => [source.label, source.sha256 ?? null, source.skipped ?? null]));
+    const nested = instructionEntries(info, message.parts).some((entry) => entry.nested);
+    if (lastOfTurn.get(info.parentId) === key && !nested) repeated.add(info.id);
+    lastOfTurn.set(info.parentId, key);
+  }
+  return repeated;
 }
