@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
-import { ParleyError } from "../errors";
+import { ParleyError, isParleyError } from "../errors";
 import { parse } from "../fn";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
@@ -164,7 +164,15 @@ export async function open(ctx: Context, input: OpenInput): Promise<Opened> {
     const fetched = await fetchText(label, settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     return "refused" in fetched ? result(undefined, `It could not be read now: ${fetched.refused}.`) : result(fetched.text);
   }
-  if (row.workspaceId) await ctx.workspaces.ready(row.workspaceId);
+  if (row.workspaceId) {
+    try {
+      await ctx.workspaces.ready(row.workspaceId);
+    } catch (error) {
+      // A removed or broken workspace has no files to show; anything else is the server's problem.
+      if (!isParleyError(error)) throw error;
+      return result(undefined, `The session's files cannot be read: ${error.message}`);
+    }
+  }
   const file = path.resolve(row.directory, ...label.split("/"));
   const read = await readConfined(row.directory, file, label, (ctx.settings.instructions ?? NO_INSTRUCTION_SETTINGS).maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (read.kind === "missing") return result(undefined, "The file is gone from the workspace.");
