@@ -24,7 +24,8 @@ export async function present(file: string): Promise<boolean> {
     return true;
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    // A folder the server may not search (made by the sandbox's user) holds nothing it could read.
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES") return false;
     throw error;
   }
 }
