@@ -1,4 +1,3 @@
-import type { NearbyRules } from "../instructions/nested";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type ToolSet, jsonSchema, tool as aiTool } from "ai";
@@ -16,6 +15,7 @@ import { type Call, isDoomLoop } from "./doom";
 import type { WithParts } from "./message";
 import type { Processor } from "./processor";
 import * as Todo from "./todo";
+import type { NearbyRules } from "../instructions/nested";
 
 /**
  * The tools of one step as the model sees them: the agent's tools that the rules do not

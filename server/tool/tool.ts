@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { NearbyRules } from "../instructions/nested";
 import type { Agent } from "../agent/agent";
+import type { NearbyRules } from "../instructions/nested";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { Todo } from "../services";
 import type { Boundary } from "./paths";
