@@ -154,3 +154,22 @@ describe("git remotes", () => {
     expect(() => loadConfig({}, dir)).toThrow(ConfigError);
   });
 });
+
+describe("instructions", () => {
+  it("are none by default with URLs off; the file lists them, instructionUrls or PARLEY_INSTRUCTION_URLS (which wins) turns URLs on; the settings carry them", () => {
+    expect(loadConfig({}, dir).instructions).toEqual({ paths: [], allowUrls: false });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ instructions: ["docs/*.md", "https://example.com/rules.md"], instructionUrls: true }));
+    expect(loadConfig({}, dir).instructions).toEqual({ paths: ["docs/*.md", "https://example.com/rules.md"], allowUrls: true });
+    const cfg = loadConfig({ PARLEY_INSTRUCTION_URLS: "false", PARLEY_DATA_DIR: path.join(dir, "data") }, dir);
+    expect(cfg.instructions.allowUrls).toBe(false);
+    expect(configSettings(cfg).instructions).toEqual({ paths: ["docs/*.md", "https://example.com/rules.md"], allowUrls: false });
+  });
+
+  it("refuses an entry that is not a non-empty string, and an unknown switch value", () => {
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ instructions: [""] }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ instructions: "AGENTS.md" }));
+    expect(() => loadConfig({}, dir)).toThrow(ConfigError);
+    expect(() => loadConfig({ PARLEY_INSTRUCTION_URLS: "yes" }, dir)).toThrow(ConfigError);
+  });
+});

@@ -14,6 +14,7 @@ import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
 import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
 import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
 import { parseServerKey } from "./secrets/seal";
+import type { InstructionSettings } from "./instructions/sources";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -78,6 +79,10 @@ export const ConfigFileSchema = z
       .optional(),
     /** Remotes admins may clone from besides https://, ssh:// and git://: file:// URLs and paths of this server, http:// (credentials in clear). */
     git: z.object({ allowLocalRemotes: z.boolean().optional(), allowHttp: z.boolean().optional() }).strict().optional(),
+    /** Instruction files for the agent besides the rule files (AGENTS.md…), as in OpenCode: paths and globs relative to the project, absolute paths inside it, and URLs (read only with `instructionUrls`). */
+    instructions: z.array(z.string().min(1).max(4096)).max(100).optional(),
+    /** Whether the server fetches the URLs among `instructions` (5 s each, 64 KB at most); off by default. */
+    instructionUrls: z.boolean().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional() }).strict().optional(),
   })
@@ -128,6 +133,7 @@ const EnvSchema = z.object({
   PARLEY_WORKSPACES_PER_PROJECT: z.coerce.number().pipe(WorkspaceCap).optional(),
   PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
+  PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
 });
 
 export interface Config {
@@ -186,6 +192,8 @@ export interface Config {
   limits: { projectDiskMb: number; snapshotMb: number; workspacesPerProject: number };
   /** Remotes admins may clone from besides https/ssh/git: file:// and local paths, http://. */
   git: { allowLocalRemotes: boolean; allowHttp: boolean };
+  /** The configured instruction files and URLs, and whether URLs are fetched (server/instructions). */
+  instructions: InstructionSettings;
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -281,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowLocalRemotes: flag(e.PARLEY_GIT_ALLOW_LOCAL_REMOTES, fromFile.git?.allowLocalRemotes ?? false),
       allowHttp: flag(e.PARLEY_GIT_ALLOW_HTTP, fromFile.git?.allowHttp ?? false),
     },
+    instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { InstructionSettings } from "./instructions/sources";
 import type { AccessWatch } from "./live/access";
 import type { StreamLimits } from "./live/limits";
 import type { LiveStreams } from "./live/streams";
@@ -100,6 +101,8 @@ export interface Settings {
   git?: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
   limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number };
+  /** The configured instruction files and URLs (server/instructions); default none. */
+  instructions?: InstructionSettings;
 }
 
 /**

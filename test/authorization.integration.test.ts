@@ -3,6 +3,7 @@ import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
+import { Instructions } from "../server/instructions";
 import { Project } from "../server/project";
 import { Secrets } from "../server/secrets";
 import { Session } from "../server/session";
@@ -36,6 +37,8 @@ interface Fixture {
   shareA: string;
   requestA: string;
   approvalA: string;
+  /** The answer of sessionA's turn, whose prompt held the team's instructions. */
+  answerA: string;
 }
 
 /**
@@ -48,6 +51,9 @@ type Outcome = "denied" | "own" | "refused" | "public";
 /** Team A's secret: its name and value never reach another team. */
 const SECRET_NAME_A = "alice-deploy-token";
 const SECRET_VALUE_A = "ghp_aliceDeployValue0123456789";
+/** Team A's instructions: never read by another team. */
+const TEAM_RULES_A = "Alice's team rule: deploy on Fridays";
+const PROJECT_RULES_A = "Alice's project rule: tabs";
 const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> = {
   "session.list": { input: (f) => ({ parentId: f.sessionA, projectId: f.projectA }), other: "own" },
   "session.get": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
@@ -108,6 +114,9 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "workspace.update": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "workspace.patch": { input: (f) => ({ sessionId: f.sessionA, kind: "diff" }), other: "denied" },
   "workspace.usage": { input: () => undefined, other: "own" },
+  "instructions.get": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "instructions.set": { input: (f) => ({ projectId: f.projectA, text: "Taken over" }), other: "denied" },
+  "instructions.open": { input: (f) => ({ sessionId: f.sessionA, messageId: f.answerA, label: "team" }), other: "denied" },
 };
 
 const procedures = allProcedures();
@@ -155,6 +164,11 @@ describe("authorization across teams (integration)", () => {
     const [turn] = await seedTurns(a, sessionA.id, 1);
     const share = await Session.share(a, sessionA.id);
     await Secrets.set(a, { name: SECRET_NAME_A, kind: "git-token", value: SECRET_VALUE_A });
+    await Instructions.set(a, { text: TEAM_RULES_A });
+    await Instructions.set(a, { projectId: projectA!.id, text: PROJECT_RULES_A });
+    const answer = await rt.services.db.message.findUniqueOrThrow({ where: { id: turn!.assistant.id } });
+    const recorded = [{ kind: "team", label: "team", bytes: TEAM_RULES_A.length, sha256: "0".repeat(64) }];
+    await rt.services.db.message.update({ where: { id: answer.id }, data: { data: { ...(answer.data as Record<string, unknown>), instructions: recorded } } });
     const requestA = Id.ascending("permission");
     await rt.services.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
@@ -176,6 +190,7 @@ describe("authorization across teams (integration)", () => {
       shareA: share.share!.url.split("/").at(-1)!,
       requestA,
       approvalA,
+      answerA: turn!.assistant.id,
     };
   });
   afterAll(async () => {
@@ -185,7 +200,7 @@ describe("authorization across teams (integration)", () => {
   const call = (procedure: string, input: unknown, headers: Headers) => app.call(procedure, input, headers);
 
   /** Every id of team A that must never reach someone else. */
-  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *", SECRET_NAME_A, SECRET_VALUE_A];
+  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *", SECRET_NAME_A, SECRET_VALUE_A, TEAM_RULES_A, PROJECT_RULES_A];
 
   it("lists every procedure of the router", () => {
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(procedures).sort());
@@ -238,6 +253,7 @@ describe("authorization across teams (integration)", () => {
     expect(await rt.services.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
     expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
     expect(await Secrets.reveal(rt.services, f.teamA, SECRET_NAME_A)).toBe(SECRET_VALUE_A);
+    expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).instructions).toBe(PROJECT_RULES_A);
     expect((await Secrets.list(a)).map((secret) => secret.name)).toEqual([SECRET_NAME_A]);
   });
 

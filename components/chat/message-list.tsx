@@ -8,6 +8,8 @@ import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner } from "@/components/ui/feedback";
 import { CompactionRow } from "./compaction-row";
 import { EmptySession } from "./empty-session";
+import { repeatedInstructionLines } from "./instructions";
+import { RepeatedInstructionsContext } from "./instructions-line";
 import { MessageView } from "./message-view";
 import { type RevertPoint, shownMessages } from "./revert";
 import { type ChatRow, chatRows, estimateRowSize } from "./rows";
@@ -58,6 +60,7 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
     () => chatRows(shownMessages(snapshot.messages, revertMessage ? { messageId: revertMessage, partId: revertPart } : undefined).messages),
     [snapshot.messages, revertMessage, revertPart],
   );
+  const repeated = useMemo(() => repeatedInstructionLines(snapshot.messages), [snapshot.messages]);
   const compacting = live.info?.time.compacting !== undefined;
   const listRef = useRef<HTMLDivElement>(null);
   const [margin, setMargin] = useState(0);
@@ -176,29 +179,31 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
       {snapshot.error ? <LoadError error={snapshot.error} onRetry={live.retry} /> : null}
       <CorruptRows rows={snapshot.corrupt} />
       {rows.length === 0 ? <EmptySession /> : null}
-      <div
-        ref={listRef}
-        data-testid="message-list"
-        data-rows={rows.length}
-        className="relative w-full"
-        style={{ height: virtualizer.getTotalSize(), overflowAnchor: "none" }}
-      >
-        {items.map((item) => {
-          const row = rows[item.index];
-          if (!row) return null;
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className="absolute top-0 left-0 w-full pb-6"
-              style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
-            >
-              <Row row={row} compacting={compacting} />
-            </div>
-          );
-        })}
-      </div>
+      <RepeatedInstructionsContext value={repeated}>
+        <div
+          ref={listRef}
+          data-testid="message-list"
+          data-rows={rows.length}
+          className="relative w-full"
+          style={{ height: virtualizer.getTotalSize(), overflowAnchor: "none" }}
+        >
+          {items.map((item) => {
+            const row = rows[item.index];
+            if (!row) return null;
+            return (
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                className="absolute top-0 left-0 w-full pb-6"
+                style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+              >
+                <Row row={row} compacting={compacting} />
+              </div>
+            );
+          })}
+        </div>
+      </RepeatedInstructionsContext>
       {/* Not while a question waits: the view stays on it, and the button would cover its answers. */}
       {!atEnd && rows.length > 0 && !askingMessage ? (
         <div className="pointer-events-none sticky bottom-40 z-20 flex h-0 justify-center">

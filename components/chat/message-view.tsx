@@ -9,6 +9,7 @@ import { authorLabel, initials } from "./author";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
+import { InstructionsLine } from "./instructions-line";
 import { TurnDiff } from "./turn-diff";
 import { QueuedBadge } from "./queued";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
@@ -137,6 +138,7 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
           {parts.length ? <Parts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
           {info.error ? <MessageErrorNotice error={info.error} /> : null}
         </div>
+        <InstructionsLine info={info} parts={parts} />
         <AssistantMessageActions info={info} parts={parts} />
       </div>
     </article>

@@ -13,6 +13,7 @@ import type { ProjectUsage } from "@/server/workspace/publish";
 import { PermissionPolicy } from "./permission-policy";
 import { ProjectSources } from "./project-sources";
 import { Section } from "./section";
+import { TeamInstructions } from "./team-instructions";
 import { TeamSecrets } from "./team-secrets";
 
 const INPUT =
@@ -173,6 +174,8 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       ) : null}
 
       <Projects isAdmin={isAdmin} />
+
+      <TeamInstructions isAdmin={isAdmin} />
 
       <PermissionPolicy isAdmin={isAdmin} />
 

@@ -25,6 +25,7 @@ import { pendingSubtask, runSubtask } from "./subtask";
 import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
+import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
 
 /**
  * The prompt loop: one runner per session (across instances, by the run lock) lets the
@@ -187,10 +188,12 @@ interface RunState {
    * compactions in this run, so a context that stays full cannot loop.
    */
   compactable: boolean;
+  /** Instruction URLs fetched in this run: each once per run (server/instructions). */
+  urls: UrlCache;
 }
 
 async function loop(s: Services, teamId: string, sessionId: string, signal: AbortSignal): Promise<void> {
-  const state: RunState = { step: 0, compactable: true };
+  const state: RunState = { step: 0, compactable: true, urls: new Map() };
   while (!signal.aborted) {
     if ((await pass(s, { teamId, sessionId, signal, state })) === "stop") return;
   }
@@ -321,9 +324,13 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const agent = s.agents.get(user.agent);
   state.step++;
   const lastStep = state.step >= agent.steps;
+  // What the team, the project and the repository tell the agent, read again every step
+  // (a file the agent changed counts from its next step); the answer records their names.
+  const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls });
+  const recorded: AssistantMessage = { ...assistant, ...(instructions.sources.length > 0 ? { instructions: instructions.sources } : {}) };
   const processor = new Processor(s, {
     teamId: p.teamId,
-    assistant,
+    assistant: recorded,
     prices: model.cost,
     abort: signal,
     isRejection,
@@ -344,10 +351,11 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
         signal,
         processor,
         calls: turnCalls(messages, user.id),
+        rules: new StepRules(input.caller.directory, instructions.files, loadedRules(messages)),
       };
   const request = {
     model,
-    system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep }),
+    system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep, instructions: instructions.texts }),
     messages: toModelMessages(messages, { images: model.images }),
     tools: scope ? toolSet(s, scope) : {},
     abortSignal: signal,

@@ -61,6 +61,27 @@ export const FileDiff = z.object({
 });
 export type FileDiff = z.infer<typeof FileDiff>;
 
+/**
+ * One source of instructions a turn's system prompt held (SPEC §17): the team's or the
+ * project's (stored by admins), a rule or instruction file of the workspace (its path
+ * relative to the workspace), or an address of the server configuration. Names and sizes
+ * only: the text is read again when a member opens it (`sha256` tells whether it changed).
+ */
+export const InstructionSource = z.object({
+  kind: z.enum(["team", "project", "file", "url"]),
+  /** "team", "project", a path such as "AGENTS.md" or "docs/rules.md", or a URL. */
+  label: z.string().min(1),
+  /** Bytes of its text the prompt held. */
+  bytes: z.number().int().nonnegative().optional(),
+  /** SHA-256 (hex) of the text the prompt held. */
+  sha256: z.string().optional(),
+  /** The text was cut at a size limit. */
+  cut: z.boolean().optional(),
+  /** Why it was left out (refused, too large, unreachable). */
+  skipped: z.string().optional(),
+});
+export type InstructionSource = z.infer<typeof InstructionSource>;
+
 const Metadata = z.record(z.string(), z.unknown());
 const JsonInput = z.record(z.string(), z.unknown());
 
@@ -276,6 +297,8 @@ export const AssistantMessage = MessageBase.extend({
   tokens: Tokens,
   finish: z.string().optional(),
   error: MessageError.optional(),
+  /** The instructions its system prompt held, in order (absent: none, or stored before they were recorded). */
+  instructions: z.array(InstructionSource).optional(),
   time: z.object({ created: z.number(), completed: z.number().optional() }),
 });
 

@@ -1,8 +1,12 @@
 import type { Agent } from "../agent/agent";
 import type { ModelRef } from "./message";
 
-/** The system prompt of a turn: who the agent is, where it works, and the rules. */
-export function systemPrompt(input: { agent: Agent; directory: string; model: ModelRef; lastStep: boolean; now?: Date }): string {
+/**
+ * The system prompt of a turn: who the agent is, where it works, what the team, the
+ * project and the repository tell it (`instructions`: "Instructions from: …" blocks in
+ * their order, server/instructions), the agent's own prompt, and the rules.
+ */
+export function systemPrompt(input: { agent: Agent; directory: string; model: ModelRef; lastStep: boolean; now?: Date; instructions?: readonly string[] }): string {
   const lines = [
     "You are Parley's coding agent. You help a team with the project in the working directory:",
     "read and edit its files and run commands with the tools you have, then answer concisely.",
@@ -15,6 +19,7 @@ export function systemPrompt(input: { agent: Agent; directory: string; model: Mo
     `  Model: ${input.model.providerId}/${input.model.modelId}`,
     `</env>`,
   ];
+  for (const text of input.instructions ?? []) lines.push("", text);
   if (input.agent.prompt) lines.push("", input.agent.prompt);
   if (input.lastStep) {
     lines.push(

@@ -15,6 +15,7 @@ import { type Call, isDoomLoop } from "./doom";
 import type { WithParts } from "./message";
 import type { Processor } from "./processor";
 import * as Todo from "./todo";
+import type { NearbyRules } from "../instructions/nested";
 
 /**
  * The tools of one step as the model sees them: the agent's tools that the rules do not
@@ -43,6 +44,8 @@ export interface ToolScope {
   boundary: Boundary;
   /** This session as a subagent's child is made from (the task tool). */
   caller: SubagentCaller;
+  /** The rule files `read` appends near a file it reads (server/instructions/nested.ts). */
+  rules?: NearbyRules;
 }
 
 /** The tool calls made since the user's last message, oldest first (for the doom-loop check). */
@@ -200,6 +203,7 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
     check: (permission, pattern) => verdictOf({ permission, patterns: [pattern] }, scope.layers).action,
     update: (patch) => update(scope, callId, patch),
     canUse: (name) => Agent.allows(scope.agent, name) && s.tools.some((x) => x.id === name),
+    ...(scope.rules ? { rules: scope.rules } : {}),
     todos: {
       read: () => Todo.read(s.db, scope.sessionId),
       write: (todos) => Todo.write(s, scope.teamId, scope.sessionId, todos),

@@ -136,3 +136,47 @@ describe("streamed text, as viewers get it", () => {
     }
   });
 });
+
+describe("instructions a turn used, for viewers", () => {
+  const answer = {
+    id: "msg_2",
+    sessionId: "ses_1",
+    role: "assistant" as const,
+    parentId: "msg_1",
+    providerId: "p",
+    modelId: "m",
+    agent: "build",
+    path: { cwd: "/srv/data/projects/app", root: "/srv/data/projects/app" },
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+    time: { created: 0 },
+    instructions: [
+      { kind: "team" as const, label: "team", bytes: 10, sha256: "a".repeat(64) },
+      { kind: "file" as const, label: "AGENTS.md", bytes: 20, sha256: "b".repeat(64), cut: true },
+      { kind: "url" as const, label: "https://rules.example/team.md?token=s3cret", bytes: 5, sha256: "c".repeat(64) },
+      { kind: "file" as const, label: "linked.md", skipped: "it leads outside the project (a symbolic link)" },
+    ],
+  };
+
+  it("are names only: no size, no digest, an address without its query", () => {
+    const shown = messageForViewer(answer, defaults);
+    expect(shown.role === "assistant" ? shown.instructions : undefined).toEqual([
+      { kind: "team", label: "team" },
+      { kind: "file", label: "AGENTS.md", cut: true },
+      { kind: "url", label: "https://rules.example/team.md" },
+      { kind: "file", label: "linked.md", skipped: "it leads outside the project (a symbolic link)" },
+    ]);
+    expect(JSON.stringify(shown)).not.toContain("s3cret");
+  });
+
+  it("a read result keeps the rule files it appended only when the read rules show them all", () => {
+    const output = "<file>\n00001| code\n</file>\n\n<system-reminder>\nInstructions from: hr/AGENTS.md\nSalary bands are secret.\n</system-reminder>";
+    const read: Part = { ...base, tool: "read", state: { status: "completed", input: { filePath: "hr/a.ts" }, output, title: "hr/a.ts", metadata: { loaded: ["hr/AGENTS.md"] }, time: { start: 1, end: 2 } } };
+    const open = partForViewer(read, defaults);
+    expect(open.type === "tool" && open.state.status === "completed" ? open.state.output : "").toBe(output);
+    const hidden = partForViewer(read, scopeWith([{ permission: "read", pattern: "hr/AGENTS.md", action: "deny" }]));
+    const text = hidden.type === "tool" && hidden.state.status === "completed" ? hidden.state.output : "";
+    expect(text).not.toContain("Salary");
+    expect(text).toBe("<file>\n00001| code\n</file>\n\n<system-reminder>\nInstructions from: hr/AGENTS.md (not shared: the project keeps these files private)\n</system-reminder>");
+  });
+});

@@ -7,7 +7,7 @@ import * as Id from "../id";
 import { DECISION_BUDGET, type Layer, MatchBudgetError, decide, layers } from "../permission/layers";
 import type { Permissions } from "../permission/permission";
 import type { Info } from "../session/info";
-import type { APIError, FileDiff, Message, MessageError, Part, PartOf } from "../session/message";
+import type { APIError, FileDiff, InstructionSource, Message, MessageError, Part, PartOf } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type PathScope, relativeRecord, relativeText, rewrite, swapsOf } from "./paths";
 import { type MessagePage, messagePage } from "../session/storage";
@@ -143,7 +143,7 @@ export function partForViewer(part: Part, scope: ViewerScope): Part {
     case "file":
       return fileForViewer(part, relative);
     case "tool":
-      return relativeTool(withoutSecrets(part, scope), scope);
+      return relativeTool(nestedRulesForViewer(withoutSecrets(part, scope), scope), scope);
     case "patch":
       return { ...part, files: part.files.filter((file) => visibleFile(file, scope)) };
     case "subtask":
@@ -291,9 +291,57 @@ export function messageForViewer(info: Message, scope: ViewerScope): Message {
     };
   }
   const cwd = path.relative(info.path.root, info.path.cwd);
-  const shown = { ...info, path: { cwd: cwd === "" || path.isAbsolute(cwd) || cwd.startsWith("..") ? "." : cwd, root: "." } };
+  const { instructions, ...answer } = info;
+  const shown = {
+    ...answer,
+    path: { cwd: cwd === "" || path.isAbsolute(cwd) || cwd.startsWith("..") ? "." : cwd, root: "." },
+    ...(instructions ? { instructions: instructions.map((source) => instructionForViewer(source, relative)) } : {}),
+  };
   return info.error ? { ...shown, error: errorForViewer(info.error, scope, info.sessionId) } : shown;
 }
+
+/**
+ * An instruction source a turn used, as a viewer sees it: its name only — never its text,
+ * its size or its digest (which would let a viewer confirm a guess of a private file); an
+ * address without its query (it may carry a token).
+ */
+export function instructionForViewer(source: InstructionSource, relative: (text: string) => string): InstructionSource {
+  let label = source.label;
+  if (source.kind === "url") {
+    try {
+      const url = new URL(source.label);
+      label = `${url.origin}${url.pathname}`;
+    } catch (error) {
+      // Recorded from the configuration as a URL: unreadable now, it shows as a placeholder.
+      if (!(error instanceof TypeError)) throw error;
+      label = "(an address)";
+    }
+  }
+  return {
+    kind: source.kind,
+    label: relative(label),
+    ...(source.cut ? { cut: true } : {}),
+    ...(source.skipped !== undefined ? { skipped: relative(source.skipped) } : {}),
+  };
+}
+
+/**
+ * A read result as a viewer sees it: the rule files appended to it (nested rules, its
+ * metadata's `loaded`) keep their text only when the read rules show every one of them;
+ * otherwise only their names are left.
+ */
+function nestedRulesForViewer(part: ToolPart, scope: ViewerScope): ToolPart {
+  const state = part.state;
+  if (part.tool !== "read" || state.status !== "completed") return part;
+  const loaded = Array.isArray(state.metadata.loaded) ? state.metadata.loaded.filter((label): label is string => typeof label === "string") : [];
+  if (loaded.length === 0 || loaded.every((label) => visibleFile(label, scope))) return part;
+  const at = state.output.lastIndexOf(`\n\n${REMINDER_OPEN}`);
+  const names = `Instructions from: ${loaded.join(", ")} (not shared: the project keeps these files private)`;
+  const output = `${at === -1 ? state.output : state.output.slice(0, at)}\n\n${REMINDER_OPEN}${names}\n</system-reminder>`;
+  return { ...part, state: { ...state, output } };
+}
+
+const REMINDER_OPEN = "<system-reminder>\n";
 
 /** The files of a turn's diff as a viewer sees them (those the read rules show). */
 export function diffForViewer(diffs: FileDiff[], scope: ViewerScope): FileDiff[] {

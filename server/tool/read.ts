@@ -93,12 +93,13 @@ async function readFile(input: z.output<typeof parameters>, ctx: ToolContext): P
     if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") throw error;
     throw await notFound(ctx, target);
   }
+  let result: ToolResult;
   try {
     if (await isBinaryHandle(handle, target.absolute)) throw new ToolError(`Cannot read binary file: ${target.relative}`);
     const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
     const reader = createInterface({ input: stream, crlfDelay: Infinity });
     try {
-      return await numbered(reader, target, offset, limit);
+      result = await numbered(reader, target, offset, limit);
     } finally {
       reader.close();
       stream.destroy();
@@ -106,6 +107,22 @@ async function readFile(input: z.output<typeof parameters>, ctx: ToolContext): P
   } finally {
     await handle.close();
   }
+  return target.saved ? result : withNearbyRules(ctx, target, result);
+}
+
+/**
+ * A project file's result with the rule files of the folders between it and the root that
+ * this turn has not seen (server/instructions/nested.ts), as OpenCode appends them; the
+ * metadata's `loaded` lists them.
+ */
+async function withNearbyRules(ctx: ToolContext, target: ResolvedPath, result: ToolResult): Promise<ToolResult> {
+  const rules = ctx.rules ? await ctx.rules.near(target.absolute, (label) => ctx.check("read", label) !== "deny") : [];
+  if (rules.length === 0) return result;
+  return {
+    ...result,
+    output: `${result.output}\n\n<system-reminder>\n${rules.map((rule) => rule.text).join("\n\n")}\n</system-reminder>`,
+    metadata: { ...result.metadata, loaded: rules.map((rule) => rule.label) },
+  };
 }
 
 async function notFound(ctx: ToolContext, target: ResolvedPath): Promise<ToolError> {

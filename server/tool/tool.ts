@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Agent } from "../agent/agent";
+import type { NearbyRules } from "../instructions/nested";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { Todo } from "../services";
 import type { Boundary } from "./paths";
@@ -57,6 +58,8 @@ export interface ToolContext {
   update(patch: { title?: string; metadata?: Record<string, unknown> }): void;
   /** Whether the calling agent may use a tool (e.g. "task", for the truncation hint). */
   canUse(tool: string): boolean;
+  /** Rule files near a file `read` opened that this turn has not seen yet (absent: none are appended). */
+  rules?: NearbyRules;
   todos: {
     read(): Promise<Todo[]>;
     write(todos: Todo[]): Promise<void>;

@@ -1,5 +1,6 @@
 import { router } from "./init";
 import { dashboardRouter } from "./routers/dashboard";
+import { instructionsRouter } from "./routers/instructions";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
@@ -21,5 +22,6 @@ export const appRouter = router({
   team: teamRouter,
   secret: secretRouter,
   workspace: workspaceRouter,
+  instructions: instructionsRouter,
 });
 export type AppRouter = typeof appRouter;

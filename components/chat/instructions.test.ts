@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { AssistantMessage, Part } from "./types";
+import { instructionEntries, instructionSummary, repeatedInstructionLines } from "./instructions";
+
+const info = (instructions: AssistantMessage["instructions"]): AssistantMessage => ({
+  id: "msg_2",
+  sessionId: "ses_1",
+  role: "assistant",
+  parentId: "msg_1",
+  providerId: "p",
+  modelId: "m",
+  agent: "build",
+  path: { cwd: ".", root: "." },
+  cost: 0,
+  tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+  time: { created: 0 },
+  ...(instructions ? { instructions } : {}),
+});
+
+const read = (id: string, loaded?: unknown): Part => ({
+  id,
+  sessionId: "ses_1",
+  messageId: "msg_2",
+  type: "tool",
+  callId: id,
+  tool: "read",
+  state: { status: "completed", input: {}, output: "", title: "", metadata: loaded === undefined ? {} : { loaded }, time: { start: 0, end: 1 } },
+});
+
+describe("the instructions line", () => {
+  it("lists the prompt's sources in order, then the rule files reads appended (once), then those left out", () => {
+    const entries = instructionEntries(
+      info([
+        { kind: "team", label: "team", bytes: 4, sha256: "a" },
+        { kind: "file", label: "AGENTS.md", bytes: 9, sha256: "b", cut: true },
+        { kind: "file", label: "linked.md", skipped: "it leads outside the project (a symbolic link)" },
+        { kind: "file", label: "docs/rules.md", bytes: 3, sha256: "c" },
+      ]),
+      [read("prt_1", ["pkg/AGENTS.md"]), read("prt_2", ["pkg/AGENTS.md", "AGENTS.md", 7]), read("prt_3")],
+    );
+    expect(entries.map((e) => [e.label, e.nested, e.cut, e.skipped ?? null])).toEqual([
+      ["team", false, false, null],
+      ["AGENTS.md", false, true, null],
+      ["docs/rules.md", false, false, null],
+      ["pkg/AGENTS.md", true, false, null],
+      ["linked.md", false, false, "it leads outside the project (a symbolic link)"],
+    ]);
+    expect(instructionSummary(entries)).toBe("Instructions: team, AGENTS.md, docs/rules.md, pkg/AGENTS.md (1 left out)");
+  });
+
+  it("an answer without instructions has no entries", () => {
+    expect(instructionEntries(info(undefined), [read("prt_1")])).toEqual([]);
+    expect(instructionSummary([])).toBe("Instructions: none");
+  });
+});
+
+describe("repeated lines", () => {
+  const step = (id: string, parentId: string, sha: string, parts: Part[] = []) => ({ info: { ...info([{ kind: "file", label: "AGENTS.md", bytes: 1, sha256: sha }]), id, parentId }, parts });
+
+  it("a later step of a turn with the same sources and no appended rule file repeats; a change, a nested rule or a new turn shows again", () => {
+    const messages = [step("msg_2", "msg_1", "a"), step("msg_3", "msg_1", "a"), step("msg_4", "msg_1", "b"), step("msg_5", "msg_1", "b", [read("prt_1", ["pkg/AGENTS.md"])]), step("msg_7", "msg_6", "b")];
+    expect([...repeatedInstructionLines(messages)]).toEqual(["msg_3"]);
+  });
+});

@@ -1,0 +1,135 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import { Button } from "@/components/ui/button";
+import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { Section } from "./section";
+
+/** The value of the scope selector for the team's own instructions (every project). */
+const ALL = "";
+/** Characters one text may have (server/instructions/stored.ts MAX_STORED_CHARS). */
+const MAX_CHARS = 32_000;
+
+type Scope = { projectId?: string };
+
+/**
+ * What the team (every project) or one project tells the agent, before the repository's
+ * own AGENTS.md: every member reads it, owners and admins write it (the server refuses
+ * anyone else).
+ */
+export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const scopeId = useId();
+  const projects = useQuery(trpc.project.list.queryOptions());
+  const [chosen, setChosen] = useState(ALL);
+  const project = chosen === ALL ? undefined : projects.data?.find((p) => p.id === chosen);
+  const scope: Scope = project ? { projectId: project.id } : {};
+  const stored = useQuery(trpc.instructions.get.queryOptions(scope));
+
+  return (
+    <Section
+      title="Instructions"
+      testId="team-instructions"
+      description="Told to the agent at the start of every turn, before the repository’s own AGENTS.md (labelled “team” and “project”)."
+    >
+      <div className="flex flex-wrap items-center gap-2">
+        <label htmlFor={scopeId} className="text-sm font-medium text-zinc-700">
+          Instructions for
+        </label>
+        <select
+          id={scopeId}
+          data-testid="instructions-scope"
+          value={project?.id ?? ALL}
+          onChange={(event) => setChosen(event.target.value)}
+          className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+        >
+          <option value={ALL}>The whole team</option>
+          {(projects.data ?? []).map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      {isAdmin ? null : (
+        <p data-testid="instructions-read-only" className="mt-3 text-sm text-zinc-500">
+          Only the team’s owners and admins can change the instructions.
+        </p>
+      )}
+      <div className="mt-4">
+        {stored.isPending ? (
+          <Loading label="Loading the instructions…" />
+        ) : stored.isError ? (
+          <ErrorNotice title="Could not load the instructions">{errorMessage(stored.error)}</ErrorNotice>
+        ) : (
+          <InstructionsForm key={project?.id ?? ALL} scope={scope} initial={stored.data.text} readOnly={!isAdmin || !stored.data.editable} label={project ? project.name : "the whole team"} />
+        )}
+      </div>
+    </Section>
+  );
+}
+
+function InstructionsForm({ scope, initial, readOnly, label }: { scope: Scope; initial: string; readOnly: boolean; label: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [text, setText] = useState(initial);
+  const [saved, setSaved] = useState(initial);
+  const save = useMutation(
+    trpc.instructions.set.mutationOptions({
+      onSuccess: (result) => {
+        setSaved(result.text);
+        setText(result.text);
+        queryClient.setQueryData(trpc.instructions.get.queryKey(scope), result);
+      },
+    }),
+  );
+  if (readOnly) {
+    return initial ? (
+      <pre data-testid="instructions-text" className="max-h-96 overflow-auto rounded-lg bg-zinc-50 px-3 py-2 text-sm whitespace-pre-wrap text-zinc-800 ring-1 ring-zinc-200 ring-inset">
+        {initial}
+      </pre>
+    ) : (
+      <p className="text-sm text-zinc-500">No instructions for {label}.</p>
+    );
+  }
+  const dirty = text !== saved;
+  return (
+    <form
+      data-testid="instructions-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate({ ...scope, text });
+      }}
+    >
+      <textarea
+        aria-label={`Instructions for ${label}`}
+        data-testid="instructions-input"
+        value={text}
+        maxLength={MAX_CHARS}
+        rows={8}
+        onChange={(event) => setText(event.target.value)}
+        placeholder="e.g. Answer in English. Run the tests before you say a change is done."
+        className="w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600"
+      />
+      {save.error ? (
+        <p role="alert" className="mt-2 text-sm text-red-600">
+          {errorMessage(save.error)}
+        </p>
+      ) : null}
+      <div className="mt-3 flex flex-wrap items-center justify-end gap-2">
+        <p role="status" data-testid="instructions-status" className="mr-auto text-sm text-zinc-500">
+          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}
+        </p>
+        <Button onClick={() => setText(saved)} disabled={!dirty || save.isPending}>
+          Discard changes
+        </Button>
+        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
+          {save.isPending ? <Spinner /> : null}
+          Save instructions
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,181 @@
+import path from "node:path";
+import { z } from "zod";
+import { ADMIN_ROLES, requireRole } from "../auth/roles";
+import { ParleyError, isParleyError } from "../errors";
+import { parse } from "../fn";
+import * as Id from "../id";
+import { refuseNul } from "../nul";
+import type { Context, Services } from "../services";
+import { sessionRow } from "../session/access";
+import type { InstructionSource } from "../session/message";
+import { messageFromRow, partFromRow } from "../session/rows";
+import { readConfined } from "./read";
+import { DEFAULT_MAX_FILE_BYTES, NO_INSTRUCTION_SETTINGS, fetchText, type Gathered, gather, isUrl, sha256, type UrlCache } from "./sources";
+
+/**
+ * The instructions a team and its projects give the agent, stored in the database: every
+ * member reads them, owners and admins write them (the Team page, `instructions.*`).
+ * They come first in every step's system prompt, labelled "team" and "project".
+ */
+
+/** Characters one stored text may have (a little over the per-source limit of the prompt is never reached: 64 KB). */
+export const MAX_STORED_CHARS = 32_000;
+
+export const Scope = z.object({ projectId: Id.schema("project").optional() });
+export type Scope = z.infer<typeof Scope>;
+export const SetInput = Scope.extend({ text: refuseNul(z.string().max(MAX_STORED_CHARS, `instructions may have at most ${MAX_STORED_CHARS} characters`), "instructions") });
+export type SetInput = z.infer<typeof SetInput>;
+
+export interface Stored {
+  text: string;
+  /** Whether the caller may change it (owners and admins). */
+  editable: boolean;
+}
+
+async function ownProject(ctx: Pick<Context, "db" | "actor">, projectId: string) {
+  const row = await ctx.db.project.findUnique({ where: { id: projectId }, select: { teamId: true, instructions: true } });
+  if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("project", projectId);
+  return row;
+}
+
+async function isAdmin(ctx: Pick<Context, "db" | "actor">): Promise<boolean> {
+  const membership = await ctx.db.membership.findUnique({ where: { teamId_userId: { teamId: ctx.actor.teamId, userId: ctx.actor.userId } }, select: { role: true } });
+  return membership !== null && ADMIN_ROLES.includes(membership.role);
+}
+
+/** The team's instructions (no project) or one project's; every member reads them. */
+export async function get(ctx: Pick<Context, "db" | "actor">, input: Scope): Promise<Stored> {
+  const scope = parse(Scope, input);
+  const text = scope.projectId
+    ? (await ownProject(ctx, scope.projectId)).instructions
+    : (await ctx.db.team.findUnique({ where: { id: ctx.actor.teamId }, select: { instructions: true } }))?.instructions;
+  return { text: text ?? "", editable: await isAdmin(ctx) };
+}
+
+/** Replace the team's or a project's instructions (owners and admins only); an empty text removes them. */
+export async function set(ctx: Pick<Context, "db" | "actor">, input: SetInput): Promise<Stored> {
+  const { projectId, text } = parse(SetInput, input);
+  await requireRole(ctx, ADMIN_ROLES, projectId ? "write a project's instructions" : "write the team's instructions");
+  const value = text.trim() === "" ? null : text;
+  if (projectId) {
+    await ownProject(ctx, projectId);
+    await ctx.db.project.update({ where: { id: projectId }, data: { instructions: value } });
+  } else {
+    await ctx.db.team.update({ where: { id: ctx.actor.teamId }, data: { instructions: value } });
+  }
+  return { text: value ?? "", editable: true };
+}
+
+/** Where a step's instructions come from: the session's row as the loop read it. */
+export interface StepScope {
+  teamId: string;
+  projectId: string;
+  directory: string;
+  workspaceId: string | null;
+  signal?: AbortSignal;
+  /** URLs the run fetched already (sources.ts). */
+  urlCache?: UrlCache;
+}
+
+/**
+ * A step's instructions: the stored ones, then the workspace's files and the configured
+ * ones (sources.ts). The workspace is made first when it is not yet (its files are what
+ * the rules are read from); when it cannot be made, only the stored instructions are used
+ * (the first tool reports why).
+ */
+export async function forStep(s: Services, scope: StepScope): Promise<Gathered> {
+  const [team, project] = await Promise.all([
+    s.db.team.findUnique({ where: { id: scope.teamId }, select: { instructions: true } }),
+    s.db.project.findUnique({ where: { id: scope.projectId }, select: { instructions: true, directory: true, teamId: true } }),
+  ]);
+  let files = true;
+  if (scope.workspaceId) {
+    try {
+      await s.workspaces.ready(scope.workspaceId);
+    } catch (error) {
+      files = false;
+      console.error(`[instructions] the workspace ${scope.workspaceId} could not be made: its rule files are not read this step`, error);
+    }
+  }
+  const own = project?.teamId === scope.teamId ? project : null;
+  return gather({
+    root: scope.directory,
+    directory: scope.directory,
+    ...(own ? { projectDirectory: own.directory } : {}),
+    team: team?.instructions ?? null,
+    project: own?.instructions ?? null,
+    settings: s.settings.instructions ?? NO_INSTRUCTION_SETTINGS,
+    files,
+    ...(scope.signal ? { signal: scope.signal } : {}),
+    ...(scope.urlCache ? { urlCache: scope.urlCache } : {}),
+  });
+}
+
+export const OpenInput = z.object({ sessionId: Id.schema("session"), messageId: Id.schema("message"), label: z.string().min(1).max(4096) });
+export type OpenInput = z.infer<typeof OpenInput>;
+
+export interface Opened {
+  kind: InstructionSource["kind"];
+  label: string;
+  /** Its text now (undefined when it is gone or cannot be read: `note` says why). */
+  text?: string;
+  note?: string;
+  /** Whether it differs from what the turn's prompt held (unknown for nested rules, which record no digest). */
+  changed?: boolean;
+}
+
+/**
+ * One source a turn used, as it reads now, for members of the session's team: only a
+ * source the turn recorded (its system prompt's, or a nested rule a read of it appended),
+ * read as the step read it (confined to the workspace).
+ */
+export async function open(ctx: Context, input: OpenInput): Promise<Opened> {
+  const { sessionId, messageId, label } = parse(OpenInput, input);
+  const row = await sessionRow(ctx, sessionId);
+  const message = await ctx.db.message.findUnique({ where: { id: messageId }, include: { parts: { orderBy: { id: "asc" } } } });
+  if (!message || message.sessionId !== sessionId) throw ParleyError.notFound("message", messageId);
+  const info = messageFromRow(message);
+  if (info.role !== "assistant") throw ParleyError.notFound("message", messageId);
+  const recorded = info.instructions?.find((source) => source.label === label && source.skipped === undefined);
+  const nested = message.parts.map(partFromRow).some((part) => {
+    if (part.type !== "tool" || part.tool !== "read" || part.state.status !== "completed") return false;
+    const loaded = part.state.metadata.loaded;
+    return Array.isArray(loaded) && loaded.includes(label);
+  });
+  if (!recorded && !nested) throw ParleyError.notFound("instruction source", label);
+  const kind = recorded?.kind ?? "file";
+  const was = recorded?.sha256;
+  const result = (text: string | undefined, note?: string): Opened => ({
+    kind,
+    label,
+    ...(text !== undefined ? { text } : {}),
+    ...(note ? { note } : {}),
+    ...(text !== undefined && was !== undefined ? { changed: sha256(text) !== was } : {}),
+  });
+  if (kind === "team" || kind === "project") {
+    const text = kind === "team"
+      ? (await ctx.db.team.findUnique({ where: { id: row.teamId }, select: { instructions: true } }))?.instructions
+      : (await ctx.db.project.findUnique({ where: { id: row.projectId }, select: { instructions: true } }))?.instructions;
+    return text ? result(text) : result(undefined, "It has been removed since.");
+  }
+  if (kind === "url") {
+    const settings = ctx.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
+    if (!isUrl(label) || !settings.allowUrls || !settings.paths.includes(label)) return result(undefined, "The server no longer fetches this address.");
+    const fetched = await fetchText(label, settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    return "refused" in fetched ? result(undefined, `It could not be read now: ${fetched.refused}.`) : result(fetched.text);
+  }
+  if (row.workspaceId) {
+    try {
+      await ctx.workspaces.ready(row.workspaceId);
+    } catch (error) {
+      // A removed or broken workspace has no files to show; anything else is the server's problem.
+      if (!isParleyError(error)) throw error;
+      return result(undefined, `The session's files cannot be read: ${error.message}`);
+    }
+  }
+  const file = path.resolve(row.directory, ...label.split("/"));
+  const read = await readConfined(row.directory, file, label, (ctx.settings.instructions ?? NO_INSTRUCTION_SETTINGS).maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  if (read.kind === "missing") return result(undefined, "The file is gone from the workspace.");
+  if (read.kind === "refused") return result(undefined, `It cannot be read now: ${read.reason}.`);
+  return result(read.text);
+}
