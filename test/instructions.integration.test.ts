@@ -2,11 +2,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Info } from "../server/session/info";
 import type { AssistantMessage, PartOf, WithParts } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData } from "./app";
+import { WorkspaceRepo } from "../server/workspace/repo";
+import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
+import { git } from "./git-server";
 import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
 import { settled } from "./session-harness";
 
@@ -178,5 +180,35 @@ describe("instructions (integration, through HTTP)", () => {
       { kind: "url", label: remoteUrl },
     ]);
     await data("permission.setPolicy", { projectId, rules: [] }, ann);
+  });
+  it("I4: a new session's first answer does not wait for its working tree: its rule files are read from its base commit", async () => {
+    const projectDir = (await app.rt.services.db.project.findUniqueOrThrow({ where: { id: projectId } })).directory;
+    // The project's repository (made from its folder if need be) holds AGENTS.md on its default branch.
+    await app.rt.services.workspaces.checkBranch({ directory: projectDir }, "main");
+    writeFileSync(path.join(projectDir, "AGENTS.md"), "Base rule: be brief.");
+    git(projectDir, "add", "AGENTS.md");
+    git(projectDir, "-c", "user.name=T", "-c", "user.email=t@t", "commit", "-qm", "Rules");
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const original = WorkspaceRepo.prototype.createWorkTree;
+    const held = vi.spyOn(WorkspaceRepo.prototype, "createWorkTree").mockImplementation(async function (this: WorkspaceRepo, ...args) {
+      await gate;
+      return original.apply(this, args);
+    });
+    try {
+      scripts.set("i4", [reply.text("brief")]);
+      const info = await data<Info>("session.create", { projectId }, ann);
+      await data("session.prompt", { sessionId: info.id, parts: [{ type: "text", text: "[i4] hello" }], model: MODEL }, ann);
+      await until("the first request", async () => (requestsOf("i4").length > 0 ? true : undefined));
+      // Asked while the checkout is still held: the answer did not wait for it.
+      expect(await app.rt.services.workspaces.isReady(info.workspaceId ?? "")).toBe(false);
+      expect(systemOf(requestsOf("i4")[0])).toContain("Instructions from: AGENTS.md\nBase rule: be brief.");
+      release();
+      await settled(app.rt.services, info.id, 30_000);
+      expect(answers(await turn(info.id, "[i4] again")).at(-1)?.instructions?.map((source) => source.label)).toContain("AGENTS.md");
+    } finally {
+      release();
+      held.mockRestore();
+    }
   });
 });

@@ -10,7 +10,8 @@ import { sessionRow } from "../session/access";
 import type { InstructionSource } from "../session/message";
 import { messageFromRow, partFromRow } from "../session/rows";
 import { readConfined } from "./read";
-import { DEFAULT_MAX_FILE_BYTES, NO_INSTRUCTION_SETTINGS, fetchText, type Gathered, gather, isUrl, sha256, type UrlCache } from "./sources";
+import { isInside } from "../tool/paths";
+import { DEFAULT_MAX_FILE_BYTES, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, fetchText, type Gathered, gather, isUrl, patternOf, sha256, type UrlCache } from "./sources";
 
 /**
  * The instructions a team and its projects give the agent, stored in the database: every
@@ -88,26 +89,54 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
     s.db.team.findUnique({ where: { id: scope.teamId }, select: { instructions: true } }),
     s.db.project.findUnique({ where: { id: scope.projectId }, select: { instructions: true, directory: true, teamId: true } }),
   ]);
+  const own = project?.teamId === scope.teamId ? project : null;
+  const settings = s.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
   let files = true;
+  let root = scope.directory;
+  let cleanup: (() => Promise<void>) | undefined;
   if (scope.workspaceId) {
     try {
-      await s.workspaces.ready(scope.workspaceId);
+      // A tree still being made (a new session's first step): its rule files are read from
+      // its base commit, the same bytes, so the answer does not wait for the whole checkout.
+      const early = (await s.workspaces.isReady(scope.workspaceId)) ? undefined : await s.workspaces.baseFiles(scope.workspaceId, (file) => mayInstruct(file, settings, own?.directory), MAX_EARLY_FILES);
+      if (early) {
+        root = early.dir;
+        cleanup = early.cleanup;
+      } else await s.workspaces.ready(scope.workspaceId);
     } catch (error) {
       files = false;
       console.error(`[instructions] the workspace ${scope.workspaceId} could not be made: its rule files are not read this step`, error);
     }
   }
-  const own = project?.teamId === scope.teamId ? project : null;
-  return gather({
-    root: scope.directory,
-    directory: scope.directory,
+  try {
+    return await gather({
+      root,
+      directory: root,
     ...(own ? { projectDirectory: own.directory } : {}),
     team: team?.instructions ?? null,
     project: own?.instructions ?? null,
-    settings: s.settings.instructions ?? NO_INSTRUCTION_SETTINGS,
-    files,
-    ...(scope.signal ? { signal: scope.signal } : {}),
-    ...(scope.urlCache ? { urlCache: scope.urlCache } : {}),
+      settings,
+      files,
+      ...(scope.signal ? { signal: scope.signal } : {}),
+      ...(scope.urlCache ? { urlCache: scope.urlCache } : {}),
+    });
+  } finally {
+    await cleanup?.();
+  }
+}
+
+/** Files of a base commit the first step reads at most (rule files at its root, and matches of the configured patterns). */
+const MAX_EARLY_FILES = 200;
+
+/** Whether a file of the base (a path relative to its root) may be an instruction source: a rule file at the root, or a match of a configured path. */
+function mayInstruct(file: string, settings: InstructionSettings, projectDirectory: string | undefined): boolean {
+  if ((RULE_FILES as readonly string[]).includes(file)) return true;
+  return settings.paths.some((entry) => {
+    if (isUrl(entry)) return false;
+    // An absolute path names a file of the project's folder, whose paths the base shares.
+    if (path.isAbsolute(entry) && (projectDirectory === undefined || !isInside(projectDirectory, path.resolve(entry)))) return false;
+    const where = patternOf(entry, projectDirectory ?? "/", projectDirectory);
+    return "pattern" in where && path.matchesGlob(file, where.pattern);
   });
 }
 

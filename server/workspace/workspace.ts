@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
@@ -155,6 +155,56 @@ export class Workspaces {
       this.making.set(id, making);
     }
     return making;
+  }
+
+  /** Whether the working tree is made (nothing is waited for or made). */
+  async isReady(id: string): Promise<boolean> {
+    const row = await this.db.workspace.findUnique({ where: { id }, select: { state: true } });
+    return row?.state === "ready";
+  }
+
+  /**
+   * A few files of the workspace's base commit, before its tree is made: those of its paths
+   * `wanted` accepts (regular files only, at most `limit`), written into a new folder of
+   * the server's that `cleanup` removes. The first step of a new session reads its rule
+   * files from them — the same bytes its tree will hold — instead of waiting for the whole
+   * checkout. Undefined when the base is not known without making the project a repository
+   * first (a registered folder's first session): then the caller waits for the tree.
+   */
+  async baseFiles(id: string, wanted: (file: string) => boolean, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> } | undefined> {
+    const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
+    if (!row || row.state === "removed") return undefined;
+    const gitDir = path.join(row.project.directory, ".git");
+    if (!(await lstat(gitDir).then((stat) => stat.isDirectory(), () => false))) return undefined;
+    const store = storeOf(this.settings.dataDir, row.projectId);
+    await this.prepareProject(row.project, store);
+    const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
+    const call = { cwd: store, protocols: "", env: { GIT_DIR: store } };
+    const listed = (await this.git.run(["ls-tree", "-r", "-z", "--full-tree", base], call, "Listing the base's files")).split("\0");
+    const files: { mode: string; oid: string; file: string }[] = [];
+    for (const line of listed) {
+      const match = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(line);
+      if (!match?.[1] || !match[2] || !match[3]) continue;
+      // Only a path git itself would check out: no empty, `.` or `..` part, no `.git` folder.
+      const parts = match[3].split("/");
+      const plain = parts.every((part) => part !== "" && part !== "." && part !== ".." && part.toLowerCase() !== ".git");
+      if (plain && (match[1] === "100644" || match[1] === "100755") && wanted(match[3])) files.push({ mode: match[1], oid: match[2], file: match[3] });
+      if (files.length >= limit) break;
+    }
+    const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, row.projectId), "base-"));
+    const cleanup = () => rm(dir, { recursive: true, force: true });
+    try {
+      for (const entry of files) {
+        const data = await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files");
+        const target = path.join(dir, entry.file);
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, data.stdout, { flag: "wx" });
+      }
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+    return { dir, cleanup };
   }
 
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
