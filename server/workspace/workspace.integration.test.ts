@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -88,5 +88,26 @@ describe("session workspaces: lifecycle (integration, real git)", () => {
     const member = await ctx.db.user.create({ data: { id: `usr_${Date.now()}member`, email: `member-${Date.now()}@test.local`, name: "Member" } });
     await ctx.db.membership.create({ data: { teamId: ctx.actor.teamId, userId: member.id, role: "member" } });
     await parleyError(Workspace.usage({ ...ctx, actor: { ...ctx.actor, userId: member.id } }), "FORBIDDEN");
+  });
+  it("W5: a working tree an attempt left half made (its branch pointing anywhere, its folder there) does not stop the next attempt", async () => {
+    const { ctx, projectId } = await team();
+    const first = await Session.create(ctx, { projectId });
+    await ctx.workspaces.ready(first.workspaceId ?? "");
+    const session = await Session.create(ctx, { projectId });
+    const row = await ctx.db.workspace.findUniqueOrThrow({ where: { id: session.workspaceId ?? "" } });
+    // As a process killed after the branch and some files were made, before the row said so —
+    // and the project's branch moved on since.
+    const store = storeOf(dataDir, projectId);
+    const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
+    writeFileSync(path.join(project.directory, "moved.txt"), "moved\n");
+    execFileSync("git", ["-C", project.directory, "add", "moved.txt"]);
+    execFileSync("git", ["-C", project.directory, "-c", "user.name=T", "-c", "user.email=t@t", "commit", "-qm", "Moved"]);
+    const old = execFileSync("git", ["-C", project.directory, "rev-parse", "HEAD~1"], { encoding: "utf8" }).trim();
+    execFileSync("git", ["--git-dir", store, "update-ref", `refs/heads/${row.branch}`, old]);
+    mkdirSync(path.join(row.directory, "half"), { recursive: true });
+    const ready = await ctx.workspaces.ready(row.id);
+    expect(existsSync(path.join(ready.directory, "moved.txt"))).toBe(true);
+    expect(existsSync(path.join(ready.directory, "half"))).toBe(false);
+    expect(execFileSync("git", ["--git-dir", store, "rev-parse", `refs/heads/${row.branch}`], { encoding: "utf8" }).trim()).toBe(execFileSync("git", ["-C", project.directory, "rev-parse", "HEAD"], { encoding: "utf8" }).trim());
   });
 });

@@ -260,7 +260,8 @@ export class Workspaces {
     // Left by an attempt that died midway (the row never became ready): nobody used them.
     await removeWorkTree(row.directory);
     const left = (await this.git.run(["rev-parse", "-q", "--verify", `refs/heads/${row.branch}`], { cwd: store, protocols: "", accept: [1], env: { GIT_DIR: store } }, "Reading the session branch")).trim();
-    if (left === base) await this.repo.deleteBranch(store, row.branch, base);
+    // Made by an attempt that never finished (the row is not ready, so nothing was committed on it): gone, wherever it points.
+    if (left) await this.repo.deleteBranch(store, row.branch, left);
     await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o700 });
     await this.repo.createWorkTree(store, row.directory, { branch: row.branch, base, owner: this.owner(), workspace: row.id });
     if (row.forkOf) {
