@@ -143,6 +143,7 @@ export function configSettings(cfg: Config): Settings {
     trustedProxies: cfg.trustedProxies,
     limits: cfg.limits,
     git: cfg.git,
+    commands: cfg.commands,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }

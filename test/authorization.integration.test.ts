@@ -6,6 +6,7 @@ import * as Id from "../server/id";
 import { Project } from "../server/project";
 import { Secrets } from "../server/secrets";
 import { Session } from "../server/session";
+import * as TeamCommands from "../server/command/command";
 import { type TestApp, allProcedures, openApp } from "./app";
 import { type Browser, signUp } from "./auth";
 import { seedTurns } from "./fixtures";
@@ -108,6 +109,13 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "workspace.update": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "workspace.patch": { input: (f) => ({ sessionId: f.sessionA, kind: "diff" }), other: "denied" },
   "workspace.usage": { input: () => undefined, other: "own" },
+  "session.command": { input: (f) => ({ sessionId: f.sessionA, command: "init", arguments: "run rm -rf ." }), other: "denied" },
+  "session.shell": { input: (f) => ({ sessionId: f.sessionA, command: "rm -rf ." }), other: "denied" },
+  "command.list": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "command.teamList": { input: () => undefined, other: "own" },
+  "command.teamSet": { input: () => ({ name: "own-command", template: "Say hi" }), other: "own" },
+  "command.teamRemove": { input: () => ({ name: "alice-command" }), other: "denied" },
+  "agent.list": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
 };
 
 const procedures = allProcedures();
@@ -155,6 +163,7 @@ describe("authorization across teams (integration)", () => {
     const [turn] = await seedTurns(a, sessionA.id, 1);
     const share = await Session.share(a, sessionA.id);
     await Secrets.set(a, { name: SECRET_NAME_A, kind: "git-token", value: SECRET_VALUE_A });
+    await TeamCommands.teamSet(a, { name: "alice-command", template: "Alice's secret plans" });
     const requestA = Id.ascending("permission");
     await rt.services.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
@@ -238,6 +247,7 @@ describe("authorization across teams (integration)", () => {
     expect(await rt.services.db.permissionApproval.count({ where: { id: f.approvalA } })).toBe(1);
     expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
     expect(await Secrets.reveal(rt.services, f.teamA, SECRET_NAME_A)).toBe(SECRET_VALUE_A);
+    expect((await TeamCommands.teamList(a)).map((c) => c.name)).toEqual(["alice-command"]);
     expect((await Secrets.list(a)).map((secret) => secret.name)).toEqual([SECRET_NAME_A]);
   });
 

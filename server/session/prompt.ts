@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Agents } from "../agent/agent";
+import { type Agents, isSubagent } from "../agent/agent";
+import { sessionAgents } from "../agent/project";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -61,7 +62,12 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   // A session made before workspaces moves into one of its own first (legacy.ts).
   const row = await intoWorkspace(ctx, await sessionRow(ctx, data.sessionId));
   const session = sessionFromRow(row);
-  const agent = ctx.agents.choose(data.agent ?? session.agent).name;
+  const wanted = data.agent ?? session.agent;
+  // One of the server's agents is known at once; another may be an agent file of the working tree (made for it).
+  const unknown = (name: string | undefined) => name !== undefined && !ctx.agents.find(name);
+  const named = data.parts.flatMap((p) => (p.type === "text" ? [/^\s*@([A-Za-z][\w-]*)\s/.exec(p.text)?.[1]] : []));
+  const agents = unknown(wanted) || named.some(unknown) ? (await sessionAgents(ctx, row)).agents : ctx.agents;
+  const agent = agents.choose(wanted).name;
   // The working tree is made beside the answer, not before it: the first tool finds it ready.
   if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
@@ -82,7 +88,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     if (p.type === "file") {
       return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}), ...("source" in p ? { source: p.source } : {}) };
     }
-    const mention = subtaskOf(ctx.agents, p.text);
+    const mention = subtaskOf(agents, p.text);
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
@@ -129,7 +135,7 @@ async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[
 export function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {
   const m = /^\s*@([A-Za-z][\w-]*)\s+([\s\S]*\S)\s*$/.exec(text);
   const agent = m?.[1] ? agents.find(m[1]) : undefined;
-  if (!m?.[2] || agent?.mode !== "subagent") return undefined;
+  if (!m?.[2] || !agent || !isSubagent(agent)) return undefined;
   const words = m[2].split(/\s+/).slice(0, 6).join(" ");
   return { agent: agent.name, prompt: m[2], description: words.length > 60 ? `${words.slice(0, 59)}…` : words };
 }

@@ -3,10 +3,14 @@ import type { ModelRef } from "./message";
 
 /** The system prompt of a turn: who the agent is, where it works, and the rules. */
 export function systemPrompt(input: { agent: Agent; directory: string; model: ModelRef; lastStep: boolean; now?: Date }): string {
-  const lines = [
+  // An agent file's body replaces the base prompt (as in OpenCode); the environment stays.
+  const base = input.agent.replacesPrompt && input.agent.prompt ? [input.agent.prompt] : [
     "You are Parley's coding agent. You help a team with the project in the working directory:",
     "read and edit its files and run commands with the tools you have, then answer concisely.",
     "Prefer small, verifiable steps. Never access files outside the project directory.",
+  ];
+  const lines = [
+    ...base,
     "",
     `<env>`,
     `  Working directory: ${input.directory}`,
@@ -15,7 +19,7 @@ export function systemPrompt(input: { agent: Agent; directory: string; model: Mo
     `  Model: ${input.model.providerId}/${input.model.modelId}`,
     `</env>`,
   ];
-  if (input.agent.prompt) lines.push("", input.agent.prompt);
+  if (input.agent.prompt && !input.agent.replacesPrompt) lines.push("", input.agent.prompt);
   if (input.lastStep) {
     lines.push(
       "",

@@ -1,4 +1,6 @@
 import { router } from "./init";
+import { agentRouter } from "./routers/agent";
+import { commandRouter } from "./routers/command";
 import { dashboardRouter } from "./routers/dashboard";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
@@ -21,5 +23,7 @@ export const appRouter = router({
   team: teamRouter,
   secret: secretRouter,
   workspace: workspaceRouter,
+  command: commandRouter,
+  agent: agentRouter,
 });
 export type AppRouter = typeof appRouter;
