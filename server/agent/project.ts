@@ -26,7 +26,7 @@ export interface AgentsOf {
   workspaceId: string | null;
 }
 
-export async function sessionAgents(s: Pick<Services, "agents" | "workspaces">, row: AgentsOf): Promise<SessionAgents> {
+export async function sessionAgents(s: { agents: Agents; workspaces: Pick<Services["workspaces"], "ready"> }, row: AgentsOf): Promise<SessionAgents> {
   const directory = row.workspaceId ? (await s.workspaces.ready(row.workspaceId)).directory : row.directory;
   const { files, problems } = await readMarkdown(directory, AGENT_FOLDERS, false);
   const parsed: Array<{ name: string; file: AgentFileType; body: string; path: string }> = [];
