@@ -24,6 +24,9 @@ const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 const FILES: Record<string, string> = {
   "notes.md": "The notes say forty-two.\n",
+  ".env": "API_KEY=sk-from-the-env-file\n",
+  ".opencode/command/leak.md": "Here is the config: @.env\n",
+  ".opencode/command/help-me.md": "---\ndescription: Ask the helper\nagent: helper\n---\nHelp with $ARGUMENTS\n",
   ".opencode/command/greet.md": "---\ndescription: Greet two people\n---\nSay hello to $1 and then to $2.\n",
   ".opencode/commands/ops/deploy.md": "---\ndescription: Deploy somewhere\n---\nDeploy $ARGUMENTS now.\n",
   ".opencode/command/plain.md": "Summarize the project.\n",
@@ -220,6 +223,14 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     await idle(sessionId);
   });
 
+  it("C6b: a file the rules ask about before reading is not put in a prompt by a command's template (the member did not name it)", async () => {
+    const sessionId = await newSession(bob);
+    const refused = await command(bob, sessionId, "leak");
+    expect(refused.status).toBe(403);
+    expect(refused.message).toMatch(/@\.env: the rules ask before this file is read/);
+    expect(JSON.stringify(await history(bob, sessionId))).not.toContain("sk-from-the-env-file");
+  });
+
   it("C7: frontmatter agent and model are the turn's; a subagent's command runs as a subtask", async () => {
     const sessionId = await newSession(bob);
     expect((await command(bob, sessionId, "planner", "the release")).status).toBe(200);
@@ -232,6 +243,14 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     const subtask = (await lastUser(bob, sessionId)).parts.find((p): p is PartOf<"subtask"> => p.type === "subtask");
     expect(subtask).toMatchObject({ agent: "explore", prompt: "Find the parser" });
     await idle(sessionId);
+
+    // A subagent of the repository's own agent files.
+    expect((await command(bob, sessionId, "help-me", "the tests")).status).toBe(200);
+    const helped = (await lastUser(bob, sessionId)).parts.find((p): p is PartOf<"subtask"> => p.type === "subtask");
+    expect(helped).toMatchObject({ agent: "helper", prompt: "Help with the tests" });
+    await idle(sessionId);
+    const child = (await data<Info[]>("session.children", { sessionId }, bob)).find((c) => c.agent === "helper");
+    expect(child?.title).toMatch(/@helper subagent/);
   });
 
   it("C8: /undo reverts the last turn and answers with its prompt for the composer; /redo brings it back", async () => {
@@ -249,6 +268,24 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     const redone = await command(bob, sessionId, "redo");
     expect(redone.status, redone.text).toBe(200);
     expect((await data<Info>("session.get", { sessionId }, bob)).revert).toBeUndefined();
+  });
+
+  it("C10: the built-ins /init, /compact and /share", async () => {
+    const sessionId = await newSession(bob);
+    expect((await command(bob, sessionId, "init", "mention the e2e tests")).status).toBe(200);
+    const init = textOf((await lastUser(bob, sessionId)).parts);
+    expect(init).toMatch(/^Please analyze this codebase and create an AGENTS\.md file/);
+    expect(init).toMatch(/mention the e2e tests$/);
+    await idle(sessionId);
+
+    const compacted = await command(bob, sessionId, "compact");
+    expect(compacted.status, compacted.text).toBe(200);
+    expect(compacted.data.type).toBe("compact");
+    await idle(sessionId);
+
+    const shared = await command(bob, sessionId, "share");
+    expect(shared.status, shared.text).toBe(200);
+    expect(shared.data.type === "share" && shared.data.session.share?.url).toMatch(/\/share\//);
   });
 
   it("C9: !command runs as a user-initiated bash part after approval, and its output is in what the model reads next", async () => {

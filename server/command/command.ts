@@ -272,7 +272,7 @@ async function prompt(ctx: Context, row: SessionRow, command: Command, input: z.
   if (subtask) {
     return Prompt.prompt(ctx, { sessionId: row.id, parts: [{ type: "text", text: `@${agent.name} ${text}` }], model, ...(input.agent ? { agent: input.agent } : {}) });
   }
-  return Prompt.prompt(ctx, { sessionId: row.id, parts: [{ type: "text", text }, ...files.map((file) => ({ type: "mention" as const, path: file }))], agent: agent.name, model });
+  return Prompt.prompt(ctx, { sessionId: row.id, parts: [{ type: "text", text }, ...files.map((file) => ({ type: "mention" as const, path: file, strict: true as const }))], agent: agent.name, model });
 }
 
 /** The `@path` references that name something in the working tree (like OpenCode, a name that is not a file is left as text). */

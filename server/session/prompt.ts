@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type Agents, isSubagent } from "../agent/agent";
 import { sessionAgents } from "../agent/project";
+import type { AgentRef } from "../permission/permission";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -38,8 +39,11 @@ export const PromptPart = z.discriminatedUnion("type", [
     filename: refuseNul(z.string().max(500), "a file name").optional(),
     url: refuseNul(z.string().max(10_000_000), "a file's URL"),
   }),
-  /** `@src/greet.ts`: a file of the project, read when the message is written and stored as a file part with its content. */
-  z.object({ type: z.literal("mention"), path: MentionPath }),
+  /**
+   * `@src/greet.ts`: a file of the project, read when the message is written and stored as a file part with its content.
+   * `strict`: a file the rules would ask about reading is refused too (a command's template named it, not the member).
+   */
+  z.object({ type: z.literal("mention"), path: MentionPath, strict: z.literal(true).optional() }),
 ]);
 
 export const PromptInput = z.object({
@@ -71,7 +75,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   // The working tree is made beside the answer, not before it: the first tool finds it ready.
   if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
-  const inputs = await readMentions(ctx, row, data.parts, agent);
+  const inputs = await readMentions(ctx, row, data.parts, agents.get(agent));
   // A pending revert becomes final: the messages it hid are deleted.
   await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
@@ -116,7 +120,7 @@ type ReadPart = Exclude<PromptInputPart, { type: "mention" }> | ({ type: "file" 
  * each through a non-blocking, checked open (project-files.ts); once the deadline has
  * passed, the mentions left are not read and the message says so instead.
  */
-async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[1], parts: PromptInputPart[], agent: string): Promise<ReadPart[]> {
+async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[1], parts: PromptInputPart[], agent: AgentRef): Promise<ReadPart[]> {
   const deadline = ctx.clock.now() + MENTIONS_DEADLINE_MS;
   const out: ReadPart[] = [];
   for (const p of parts) {
@@ -125,7 +129,7 @@ async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[
     } else if (ctx.clock.now() > deadline) {
       out.push({ type: "text", text: `(@${p.path} was not read: reading the mentioned files took longer than ${MENTIONS_DEADLINE_MS / 1000} s.)` });
     } else {
-      out.push({ type: "file", ...(await mentionedFile(ctx, row, p.path, agent)) });
+      out.push({ type: "file", ...(await mentionedFile(ctx, row, p.path, agent, { strict: p.strict === true })) });
     }
   }
   return out;
