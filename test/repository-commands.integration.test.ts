@@ -320,6 +320,10 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(tools).toContain("bash");
     expect(tools).not.toContain("write");
     expect(tools).not.toContain("edit");
+    // The task tool offers the repository's subagents with the server's.
+    const task = body?.tools?.find((t) => t.function.name === "task")?.function.description ?? "";
+    expect(task).toContain("- helper: A helper subagent");
+    expect(task).toContain("- explore:");
     const system = body?.messages.find((m) => m.role === "system");
     const systemText = typeof system?.content === "string" ? system.content : JSON.stringify(system?.content);
     expect(systemText.startsWith("You are the careful agent of this repository.")).toBe(true);
@@ -327,22 +331,23 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(body?.temperature).toBe(0.3);
   });
 
-  it("A2: a project agent allowing bash cannot run what the team's policy denies (as a member, through tRPC); what the policy leaves open it allows", async () => {
+  it("A2: a project agent allowing bash cannot run what the team's policy denies (as a member, through tRPC), nor skip the built-in question for other commands", async () => {
     const sessionId = await newSession(bob);
     const directory = (await data<Info>("session.get", { sessionId }, bob)).directory;
     scripts.set("careful", [
       reply.stream([...toolCallSteps({ id: "c1", name: "bash", pieces: [JSON.stringify({ command: "rm -f notes.md", description: "remove" })] }), { kind: "finish", reason: "tool_calls" }, { kind: "usage", usage: { prompt: 10, completion: 5 } }]),
-      reply.stream([...toolCallSteps({ id: "c2", name: "bash", pieces: [JSON.stringify({ command: "echo allowed-by-agent", description: "echo" })] }), { kind: "finish", reason: "tool_calls" }, { kind: "usage", usage: { prompt: 10, completion: 5 } }]),
+      reply.stream([...toolCallSteps({ id: "c2", name: "bash", pieces: [JSON.stringify({ command: "echo asked-despite-the-agent", description: "echo" })] }), { kind: "finish", reason: "tool_calls" }, { kind: "usage", usage: { prompt: 10, completion: 5 } }]),
       reply.text("done"),
     ]);
     await data("session.prompt", { sessionId, agent: "careful", parts: [{ type: "text", text: "[careful] clean up" }], model: MODEL }, bob);
+    // The file's `bash: allow` does not stop the built-in question either: the member answers it.
+    const asked = await approveNext(bob, sessionId);
+    expect(asked.patterns).toEqual(["echo asked-despite-the-agent"]);
     await idle(sessionId);
     const [removed, echoed] = toolParts(await history(bob, sessionId));
     expect(removed?.state.status).toBe("error");
     expect(removed?.state.status === "error" && removed.state.error).toMatch(/Permission denied: "bash" for "rm -f notes\.md".*\(team policy\)/);
     expect(readFileSync(path.join(directory, "notes.md"), "utf8")).toBe("The notes say forty-two.\n");
-    // The agent's allow holds where the policy says nothing: no question was asked.
-    expect(echoed?.state.status === "completed" && echoed.state.output.trim()).toBe("allowed-by-agent");
-    expect(await app.rt.services.db.permissionRequest.count({ where: { sessionId } })).toBe(0);
+    expect(echoed?.state.status === "completed" && echoed.state.output.trim()).toBe("asked-despite-the-agent");
   });
 });

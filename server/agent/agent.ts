@@ -167,7 +167,11 @@ const SAME_PERMISSION: Record<string, string[]> = { write: ["write", "edit"], ed
  * An agent file as an agent; `base` is the agent of the same name it changes (a built-in
  * or the configuration's), whose fields it keeps where the file is silent. The file's
  * permission rules come after the base's, in the agent layer: below the server config
- * and the team's and project's policy, whose deny and ask stay final (layers.ts).
+ * and the team's and project's policy, whose deny and ask stay final (layers.ts). Beyond
+ * OpenCode, a repository's file may only make its agent stricter: its `deny` and `ask`
+ * rules apply, its `allow` rules do not (a file in a branch cannot stop the built-in
+ * questions — bash, `.env` files, doom loops — for whoever picks the agent; owners and
+ * admins open things in the policy, members with "Always").
  */
 export function fromAgentFile(name: string, file: AgentFile, body: string, base: Agent | undefined): Agent {
   const model = modelOf(file.model) ?? base?.model;
@@ -190,7 +194,7 @@ export function fromAgentFile(name: string, file: AgentFile, body: string, base:
     ...(body.trim() ? { replacesPrompt: true } : base?.replacesPrompt ? { replacesPrompt: true } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
     ...(model ? { model } : {}),
-    permission: [...(base?.permission ?? []), ...fromConfig(file.permission)],
+    permission: [...(base?.permission ?? []), ...fromConfig(file.permission).filter((rule) => rule.action !== "allow")],
   };
 }
 

@@ -67,10 +67,8 @@ describe("agent files", () => {
       steps: 7,
       prompt: "You review.",
       replacesPrompt: true,
-      permission: [
-        { permission: "bash", pattern: "git *", action: "allow" },
-        { permission: "bash", pattern: "*", action: "deny" },
-      ],
+      // Its allow rules are not applied: a repository's file only makes its agent stricter.
+      permission: [{ permission: "bash", pattern: "*", action: "deny" }],
     });
     // mode all: a subagent for the task tool, and not in the picker while hidden.
     expect(agents.subagents().map((a) => a.name)).toContain("reviewer");
