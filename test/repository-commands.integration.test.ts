@@ -85,12 +85,26 @@ describe("commands and agent files of a repository (integration, through HTTP)",
         mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
         writeFileSync(path.join(project, file), text);
       }
+      // The server's own commands: one of its own, and two that the team's and the repository's replace.
+      const config = path.join(dir, "parley.config.json");
+      writeFileSync(
+        config,
+        JSON.stringify({
+          command: {
+            confignote: { template: "Config says $ARGUMENTS", description: "From the server" },
+            greet: { template: "The server's greeting" },
+            standup: { template: "The server's standup" },
+          },
+        }),
+      );
       return {
+        PARLEY_CONFIG: config,
         PARLEY_DATA_DIR: path.join(dir, "data"),
         PARLEY_PROJECT_DIR: project,
         PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
         PARLEY_SIGNUP: "invite",
         OPENAI_BASE_URL: `${fake.url}/v1`,
+        PARLEY_MODEL: "compatible/gpt-test",
       };
     });
     const auth = await (await import("../server/auth/instance")).getAuth();
@@ -150,7 +164,7 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     await idle(sessionId);
   });
 
-  it("C2: command.list shows every source with descriptions and argument hints; a repository command overrides the built-in /review", async () => {
+  it("C2: command.list shows every source with descriptions and argument hints; later sources replace earlier ones, and a repository command overrides the built-in /review", async () => {
     await data("command.teamSet", { name: "standup", template: "Standup for $1 about $ARGUMENTS", description: "Team standup" }, ann);
     const sessionId = await newSession(bob);
     const listed = await data<CommandList>("command.list", { sessionId }, bob);
@@ -161,6 +175,11 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(byName.get("init")).toMatchObject({ source: "built-in", hints: ["$ARGUMENTS"] });
     expect(byName.get("undo")).toMatchObject({ source: "built-in", hints: [] });
     expect(byName.get("review")).toMatchObject({ source: "project", description: "Our own review" });
+    // Precedence: built-in → server configuration → team → repository.
+    expect(byName.get("confignote")).toMatchObject({ source: "config", description: "From the server", hints: ["$ARGUMENTS"] });
+    expect((await command(bob, sessionId, "confignote", "hello")).status).toBe(200);
+    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Config says hello");
+    await idle(sessionId);
 
     // The override runs, not the built-in (which would need the session's diff).
     expect((await command(bob, sessionId, "review", "the parser")).status).toBe(200);
@@ -302,6 +321,24 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     await idle(sessionId);
     const sent = JSON.stringify(fake.requests.at(-1)?.body.messages);
     expect(sent).toContain("shell-output-42");
+  });
+
+  it("C11: a prompt sent while a member's command waits for its answer is answered once the command is done; a second command meanwhile is refused as busy", async () => {
+    const sessionId = await newSession(bob);
+    const running = call<ShellRun>("session.shell", { sessionId, command: "echo first" }, bob);
+    await until("the question", async () => (await data<PermissionRequest[]>("permission.pending", { sessionId }, bob))[0]);
+    const busy = await call("session.shell", { sessionId, command: "echo second" }, bob);
+    expect(busy.status).toBe(409);
+    const queued = await data<UserMessage>("session.prompt", { sessionId, parts: [{ type: "text", text: "and now?" }], model: MODEL }, bob);
+    await approveNext(bob, sessionId);
+    const ran = await running;
+    expect(ran.status).toBe(200);
+    await idle(sessionId);
+    const messages = await history(bob, sessionId);
+    const answer = messages.find((m) => m.info.role === "assistant" && m.info.parentId === queued.id);
+    expect(answer?.parts.some((p) => p.type === "text" && p.text === "ok")).toBe(true);
+    // Not beside the command: the agent started on the prompt only once the command was done.
+    expect(answer?.info.time.created).toBeGreaterThanOrEqual(ran.data.message.time.completed ?? Number.POSITIVE_INFINITY);
   });
 
   it("A1: an agent file is listed for the picker; `tools: {write: false}` removes write and edit; its body replaces the base prompt; its temperature is sent", async () => {

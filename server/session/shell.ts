@@ -90,10 +90,8 @@ export interface RunCommands {
  */
 export async function runCommands(ctx: Context, row: SessionRow, input: RunCommands): Promise<ShellRun> {
   await refuseDenied(ctx, row, input.agent, input.commands);
-  if (!(await ctx.lock.tryAcquire(row.id)) || ctx.runners.get(row.id)) {
-    await ctx.lock.release(row.id);
-    throw new ParleyError("BUSY", "the session is running; run the command when it is idle", { details: { sessionId: row.id } });
-  }
+  // The run lock, as a runner holds it (a lock held by someone else — on this instance too — is not ours to release).
+  if (!(await ctx.lock.tryAcquire(row.id))) throw new ParleyError("BUSY", "the session is running; run the command when it is idle", { details: { sessionId: row.id } });
   const controller = new AbortController();
   const stop = ctx.bus.subscribe({ teamId: row.teamId, sessionId: row.id }, (event) => {
     if (event.name === AbortRequested.name) controller.abort("Aborted by the user");
@@ -108,8 +106,16 @@ export async function runCommands(ctx: Context, row: SessionRow, input: RunComma
     } finally {
       await ctx.lock.release(row.id);
     }
-    // A prompt sent while the commands ran found the session locked: it is answered now.
+    await answerWaiting(ctx, row);
+  }
+}
+
+/** A prompt sent while the commands ran found the session locked: it is answered now (a failure is logged: the commands' own outcome stands). */
+async function answerWaiting(ctx: Context, row: SessionRow): Promise<void> {
+  try {
     if (await unanswered(ctx, row.id)) await start(ctx, row.teamId, row.id);
+  } catch (error) {
+    console.error(`[session] could not start the loop of ${row.id} after a member's commands`, error);
   }
 }
 
