@@ -307,6 +307,24 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(shared.data.type === "share" && shared.data.session.share?.url).toMatch(/\/share\//);
   });
 
+  it("C12: the built-in /review puts the session's changes (its workspace's diff) in the prompt", async () => {
+    const empty = await data<{ id: string }>("project.createEmpty", { folder: "plain" }, ann);
+    const sessionId = (await data<Info>("session.create", { projectId: empty.id, model: MODEL }, bob)).id;
+    const running = call<ShellRun>("session.shell", { sessionId, command: "printf 'first line\\n' > added.txt" }, bob);
+    await approveNext(bob, sessionId);
+    expect((await running).status).toBe(200);
+    const listed = await data<CommandList>("command.list", { sessionId }, bob);
+    expect(listed.commands.find((c) => c.name === "review")).toMatchObject({ source: "built-in" });
+    const reviewed = await command(bob, sessionId, "review", "look at naming");
+    expect(reviewed.status, reviewed.text).toBe(200);
+    const text = textOf((await lastUser(bob, sessionId)).parts);
+    expect(text).toMatch(/^Review the changes of this session/);
+    expect(text).toContain("look at naming");
+    expect(text).toContain("added added.txt (+1 -0)");
+    expect(text).toContain("+first line");
+    await idle(sessionId);
+  });
+
   it("C9: !command runs as a user-initiated bash part after approval, and its output is in what the model reads next", async () => {
     const sessionId = await newSession(bob);
     const running = call<ShellRun>("session.shell", { sessionId, command: "echo shell-output-$((6*7))" }, bob);
