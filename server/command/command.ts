@@ -18,7 +18,7 @@ import * as Publish from "../workspace/publish";
 import { sessionRow } from "../session/access";
 import type { Info } from "../session/info";
 import { intoWorkspace } from "../session/legacy";
-import type { ModelRef, UserMessage } from "../session/message";
+import { ModelRef, type UserMessage } from "../session/message";
 import * as Prompt from "../session/prompt";
 import * as Revert from "../session/revert";
 import { sessionFromRow } from "../session/rows";
@@ -196,7 +196,7 @@ export const RunInput = z.object({
   arguments: refuseNul(z.string().max(Prompt.MAX_PROMPT_CHARS), "the arguments").default(""),
   /** The agent and model the composer has chosen (the command's own come first). */
   agent: refuseNul(z.string().min(1).max(100), "an agent name").optional(),
-  model: z.object({ providerId: z.string().min(1).max(200), modelId: z.string().min(1).max(200) }).optional(),
+  model: ModelRef.optional(),
 });
 export type RunInput = z.input<typeof RunInput>;
 

@@ -13,7 +13,7 @@ import { bashRequest } from "../tool/bash";
 import { sessionRow } from "./access";
 import { intoWorkspace } from "./legacy";
 import { start, unanswered } from "./loop";
-import { type AssistantMessage, type ModelRef, type Part, type PartOf, type UserMessage, newAssistant } from "./message";
+import { type AssistantMessage, ModelRef, type Part, type PartOf, type UserMessage, newAssistant } from "./message";
 import { AbortRequested } from "./runner";
 import * as Revert from "./revert";
 import { sessionFromRow } from "./rows";
@@ -38,7 +38,7 @@ export const ShellInput = z.object({
   sessionId: Id.schema("session"),
   command: refuseNul(z.string().trim().min(1, "the command is empty").max(MAX_SHELL_CHARS, `a command is limited to ${MAX_SHELL_CHARS} characters`), "a command"),
   agent: refuseNul(z.string().min(1).max(100), "an agent name").optional(),
-  model: z.object({ providerId: z.string().min(1).max(200), modelId: z.string().min(1).max(200) }).optional(),
+  model: ModelRef.optional(),
 });
 export type ShellInput = z.input<typeof ShellInput>;
 
