@@ -89,6 +89,8 @@ export interface RunCommands {
  * error part; those after it are not run.
  */
 export async function runCommands(ctx: Context, row: SessionRow, input: RunCommands): Promise<ShellRun> {
+  const bash = ctx.tools.find((t) => t.id === "bash");
+  if (!bash) throw ParleyError.invalid("this server has no bash tool");
   await refuseDenied(ctx, row, input.agent, input.commands);
   // The run lock, as a runner holds it (a lock held by someone else — on this instance too — is not ours to release).
   if (!(await ctx.lock.tryAcquire(row.id))) throw new ParleyError("BUSY", "the session is running; run the command when it is idle", { details: { sessionId: row.id } });
@@ -98,7 +100,7 @@ export async function runCommands(ctx: Context, row: SessionRow, input: RunComma
   });
   try {
     await Status.set(ctx, row.teamId, row.id, { type: "busy" });
-    return await runLocked(ctx, row, input, controller.signal);
+    return await runLocked(ctx, row, input, bash, controller.signal);
   } finally {
     stop();
     try {
@@ -119,7 +121,7 @@ async function answerWaiting(ctx: Context, row: SessionRow): Promise<void> {
   }
 }
 
-async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, signal: AbortSignal): Promise<ShellRun> {
+async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash: Context["tools"][number], signal: AbortSignal): Promise<ShellRun> {
   // A pending revert becomes final, as before a prompt.
   await Revert.cleanup(ctx, row.teamId, row.id);
   const time = ctx.clock.now();
@@ -130,8 +132,6 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, sign
   const message = newAssistant(user, { agent: input.agent.name, directory: row.directory, now: ctx.clock.now() });
   await Store.writeMessage(ctx, row.teamId, message);
 
-  const bash = ctx.tools.find((t) => t.id === "bash");
-  if (!bash) throw ParleyError.invalid("this server has no bash tool");
   const parts: PartOf<"tool">[] = [];
   const outputs: string[] = [];
   const reporter = new PartReporter(ctx, row.teamId);
