@@ -359,6 +359,22 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(answer?.info.time.created).toBeGreaterThanOrEqual(ran.data.message.time.completed ?? Number.POSITIVE_INFINITY);
   });
 
+  it("C13: what a member's command changes is reverted with its message (/undo), and comes back with /redo", async () => {
+    const sessionId = await newSession(bob);
+    const directory = (await data<Info>("session.get", { sessionId }, bob)).directory;
+    const running = call<ShellRun>("session.shell", { sessionId, command: "echo made > made-by-shell.txt" }, bob);
+    await approveNext(bob, sessionId);
+    expect((await running).status).toBe(200);
+    expect(readFileSync(path.join(directory, "made-by-shell.txt"), "utf8")).toBe("made\n");
+    const patch = (await history(bob, sessionId)).flatMap((m) => m.parts).find((p): p is PartOf<"patch"> => p.type === "patch");
+    expect(patch?.files).toEqual(["made-by-shell.txt"]);
+
+    expect((await command(bob, sessionId, "undo")).status).toBe(200);
+    expect(existsSync(path.join(directory, "made-by-shell.txt"))).toBe(false);
+    expect((await command(bob, sessionId, "redo")).status).toBe(200);
+    expect(readFileSync(path.join(directory, "made-by-shell.txt"), "utf8")).toBe("made\n");
+  });
+
   it("A1: an agent file is listed for the picker; `tools: {write: false}` removes write and edit; its body replaces the base prompt; its temperature is sent", async () => {
     const sessionId = await newSession(bob);
     const agents = await data<AgentList>("agent.list", { sessionId }, bob);

@@ -20,6 +20,7 @@ import { sessionFromRow } from "./rows";
 import * as Status from "./status";
 import * as Store from "./store";
 import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolset";
+import { snapshotScope } from "../workspace/scope";
 
 /**
  * Commands a member runs himself in the session's sandbox: `!ls` at the start of a
@@ -28,7 +29,8 @@ import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolse
  * rules, the same question, "Always" and all), run in the sandbox in the session's working
  * tree, shown as a tool part — held by a user message saying the user ran it and an
  * assistant message holding the calls, so the output is in the history the model reads
- * next. A command the rules deny is refused before anything runs. The session must be idle:
+ * next. The files they change are snapshotted like a model step's (a patch part), so a
+ * revert to before them (/undo) restores them. A command the rules deny is refused before anything runs. The session must be idle:
  * the run lock is held while the commands run.
  */
 
@@ -134,7 +136,7 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
 
   const parts: PartOf<"tool">[] = [];
   const outputs: string[] = [];
-  const reporter = new PartReporter(ctx, row.teamId);
+  const reporter = new PartReporter(ctx, row.teamId, row.id, snapshotScope(row));
   const scope: ToolScope = {
     ...(await rulesAndReach(ctx, { teamId: row.teamId, projectId: row.projectId, agent: input.agent, sessionRules: Ruleset.safeParse(row.permission).data })),
     sessionId: row.id,
@@ -202,6 +204,12 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
       outputs.push("");
     }
   }
+  const patch = await reporter.patch(message.id);
+  if (patch) {
+    await Store.writePart(ctx, row.teamId, patch);
+    // The workspace now differs from its branch's last commit (lists show it without reading the files).
+    if (row.workspaceId) await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } });
+  }
   const finished: AssistantMessage = { ...message, finish: "stop", time: { created: message.time.created, completed: ctx.clock.now() } };
   await Store.writeMessage(ctx, row.teamId, finished);
   return { message: finished, parts, outputs };
@@ -211,10 +219,13 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
 class PartReporter {
   private readonly parts = new Map<string, PartOf<"tool">>();
   private writes: Promise<void> = Promise.resolve();
+  private start: Promise<string | undefined> | undefined;
 
   constructor(
     private readonly ctx: Context,
     private readonly teamId: string,
+    private readonly sessionId: string,
+    private readonly project: { id: string; directory: string },
   ) {}
 
   track(part: PartOf<"tool">): void {
@@ -226,9 +237,37 @@ class PartReporter {
     return state?.status === "running" ? state.metadata : undefined;
   }
 
-  /** A member's command takes no step snapshot: it is not part of a model step's patch. */
+  /** The files before the first command (once): what revert restores them to (the message's patch). */
   beforeTool(): Promise<void> {
-    return Promise.resolve();
+    this.start ??= this.snapshot();
+    return this.start.then(() => undefined);
+  }
+
+  /**
+   * After the commands: the patch part of the files they changed (none when nothing did),
+   * on their message, so that reverting to before it restores them as it does a model
+   * step's changes. Nothing when snapshots are off, the project is over its disk quota, or
+   * a snapshot fails (logged).
+   */
+  async patch(messageId: string): Promise<PartOf<"patch"> | undefined> {
+    const start = await this.start;
+    if (!start) return undefined;
+    const end = await this.snapshot();
+    if (!end || end === start) return undefined;
+    const files = await this.ctx.snapshots.changed(this.project, start, end);
+    if (!files.length) return undefined;
+    return { id: Id.ascending("part"), sessionId: this.sessionId, messageId, type: "patch", hash: start, files };
+  }
+
+  private async snapshot(): Promise<string | undefined> {
+    if (!this.ctx.snapshots.available) return undefined;
+    try {
+      if ((await this.ctx.quota.over(this.project.directory)) !== undefined) return undefined;
+      return await this.ctx.snapshots.track(this.project);
+    } catch (error) {
+      console.error(`[session] a snapshot around a member's command in ${this.sessionId} failed`, error);
+      return undefined;
+    }
   }
 
   updateTool(callId: string, patch: { title?: string; metadata?: Record<string, unknown>; approval?: { permission: string } | null }): Promise<void> {
