@@ -208,7 +208,11 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
   if (patch) {
     await Store.writePart(ctx, row.teamId, patch);
     // The workspace now differs from its branch's last commit (lists show it without reading the files).
-    if (row.workspaceId) await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } });
+    if (row.workspaceId) {
+      await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
+        console.error(`[session] the workspace of ${row.id} could not be marked changed`, error);
+      });
+    }
   }
   const finished: AssistantMessage = { ...message, finish: "stop", time: { created: message.time.created, completed: ctx.clock.now() } };
   await Store.writeMessage(ctx, row.teamId, finished);
