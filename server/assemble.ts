@@ -144,6 +144,7 @@ export function configSettings(cfg: Config): Settings {
     limits: cfg.limits,
     git: cfg.git,
     instructions: cfg.instructions,
+    commands: cfg.commands,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };
 }

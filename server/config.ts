@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { AgentsConfig, DEFAULT_SUBAGENT_MAX_DEPTH } from "./agent/agent";
+import { CommandsConfig } from "./command/config";
 import { ConfigRules, fromConfig } from "./permission/evaluate";
 import type { Ruleset } from "./permission/schema";
 import { ModelOverrides } from "./provider/models";
@@ -56,6 +57,8 @@ export const ConfigFileSchema = z
     sandbox: SandboxFile.optional(),
     /** Agents of this server besides the built-in ones: {"reviewer": {"description": "…", "tools": ["read", "grep"]}}. */
     agents: AgentsConfig.optional(),
+    /** Prompt commands of every team, as OpenCode's `command`: {"test": {"template": "Run the tests: $ARGUMENTS", "description": "…", "agent": "build", "model": "p/m", "subtask": false}}. */
+    command: CommandsConfig.optional(),
     /** Subagents: {"maxDepth": 2} — how many levels of subagent sessions a root session may have below it. */
     subagents: z.object({ maxDepth: SubagentDepth.optional() }).strict().optional(),
     /** Streaming: a part's changes that come less than `windowMs` after its last update are sent together (0: each at once). */
@@ -178,6 +181,8 @@ export interface Config {
   sandbox: SandboxSettings;
   /** Agents the configuration adds. */
   agents: AgentsConfig;
+  /** Prompt commands the configuration adds (`command`). */
+  commands: CommandsConfig;
   /** Subagent sessions nest at most `maxDepth` levels below a root session. */
   subagents: { maxDepth: number };
   /** Coalescing window of a part's streamed changes (ms); undefined: the default (16). */
@@ -263,6 +268,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       gid: e.PARLEY_SANDBOX_GID,
     }),
     agents: fromFile.agents ?? {},
+    commands: fromFile.command ?? {},
     subagents: { maxDepth: e.PARLEY_SUBAGENT_MAX_DEPTH ?? fromFile.subagents?.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH },
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
     liveStreams: {

@@ -34,6 +34,7 @@ export const PREFIXES = {
   membership: "mem",
   invitation: "inv",
   secret: "sec",
+  command: "cmd",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

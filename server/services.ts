@@ -5,6 +5,7 @@ import type { LiveStreams } from "./live/streams";
 import type { LanguageModel } from "ai";
 import { z } from "zod";
 import type { Agents } from "./agent/agent";
+import type { CommandsConfig } from "./command/config";
 import type { Bus } from "./bus/bus";
 import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
@@ -99,6 +100,8 @@ export interface Settings {
   trustedProxies?: string[];
   /** Which remotes admins may clone from besides https/ssh/git (server/project/remote.ts); default neither. */
   git?: { allowLocalRemotes: boolean; allowHttp: boolean };
+  /** Prompt commands of the server configuration (`command`), for every team. */
+  commands?: CommandsConfig;
   /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
   limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number };
   /** The configured instruction files and URLs (server/instructions); default none. */

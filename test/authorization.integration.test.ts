@@ -7,6 +7,7 @@ import { Instructions } from "../server/instructions";
 import { Project } from "../server/project";
 import { Secrets } from "../server/secrets";
 import { Session } from "../server/session";
+import * as TeamCommands from "../server/command/command";
 import { type TestApp, allProcedures, openApp } from "./app";
 import { type Browser, signUp } from "./auth";
 import { seedTurns } from "./fixtures";
@@ -117,6 +118,13 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "instructions.get": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
   "instructions.set": { input: (f) => ({ projectId: f.projectA, text: "Taken over" }), other: "denied" },
   "instructions.open": { input: (f) => ({ sessionId: f.sessionA, messageId: f.answerA, label: "team" }), other: "denied" },
+  "session.command": { input: (f) => ({ sessionId: f.sessionA, command: "init", arguments: "run rm -rf ." }), other: "denied" },
+  "session.shell": { input: (f) => ({ sessionId: f.sessionA, command: "rm -rf ." }), other: "denied" },
+  "command.list": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  "command.teamList": { input: () => undefined, other: "own" },
+  "command.teamSet": { input: () => ({ name: "own-command", template: "Say hi" }), other: "own" },
+  "command.teamRemove": { input: () => ({ name: "alice-command" }), other: "denied" },
+  "agent.list": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
 };
 
 const procedures = allProcedures();
@@ -169,6 +177,7 @@ describe("authorization across teams (integration)", () => {
     const answer = await rt.services.db.message.findUniqueOrThrow({ where: { id: turn!.assistant.id } });
     const recorded = [{ kind: "team", label: "team", bytes: TEAM_RULES_A.length, sha256: "0".repeat(64) }];
     await rt.services.db.message.update({ where: { id: answer.id }, data: { data: { ...(answer.data as Record<string, unknown>), instructions: recorded } } });
+    await TeamCommands.teamSet(a, { name: "alice-command", template: "Alice's secret plans" });
     const requestA = Id.ascending("permission");
     await rt.services.db.permissionRequest.create({
       data: { id: requestA, teamId: a.actor.teamId, sessionId: sessionA.id, projectId: projectA!.id, agent: "build", permission: "bash", patterns: ["rm *"], always: ["rm *"], metadata: {} },
@@ -254,6 +263,7 @@ describe("authorization across teams (integration)", () => {
     expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).permission).toEqual([{ permission: "bash", pattern: "*", action: "deny" }]);
     expect(await Secrets.reveal(rt.services, f.teamA, SECRET_NAME_A)).toBe(SECRET_VALUE_A);
     expect((await rt.services.db.project.findUniqueOrThrow({ where: { id: f.projectA } })).instructions).toBe(PROJECT_RULES_A);
+    expect((await TeamCommands.teamList(a)).map((c) => c.name)).toEqual(["alice-command"]);
     expect((await Secrets.list(a)).map((secret) => secret.name)).toEqual([SECRET_NAME_A]);
   });
 

@@ -92,37 +92,29 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
   const own = project?.teamId === scope.teamId ? project : null;
   const settings = s.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
   let files = true;
-  let root = scope.directory;
-  let cleanup: (() => Promise<void>) | undefined;
-  if (scope.workspaceId) {
-    try {
-      // A tree still being made (a new session's first step): its rule files are read from
-      // its base commit, the same bytes, so the answer does not wait for the whole checkout.
-      const early = (await s.workspaces.isReady(scope.workspaceId)) ? undefined : await s.workspaces.baseFiles(scope.workspaceId, (file) => mayInstruct(file, settings, own?.directory), MAX_EARLY_FILES);
-      if (early) {
-        root = early.dir;
-        cleanup = early.cleanup;
-      } else await s.workspaces.ready(scope.workspaceId);
-    } catch (error) {
-      files = false;
-      console.error(`[instructions] the workspace ${scope.workspaceId} could not be made: its rule files are not read this step`, error);
-    }
-  }
-  try {
-    return await gather({
+  const gatherFrom = (root: string) =>
+    gather({
       root,
       directory: root,
-    ...(own ? { projectDirectory: own.directory } : {}),
-    team: team?.instructions ?? null,
-    project: own?.instructions ?? null,
+      ...(own ? { projectDirectory: own.directory } : {}),
+      team: team?.instructions ?? null,
+      project: own?.instructions ?? null,
       settings,
       files,
       ...(scope.signal ? { signal: scope.signal } : {}),
       ...(scope.urlCache ? { urlCache: scope.urlCache } : {}),
     });
-  } finally {
-    await cleanup?.();
+  if (scope.workspaceId) {
+    try {
+      // A tree still being made (a new session's first step): its rule files are read from
+      // its base commit, the same bytes, so the answer does not wait for the whole checkout.
+      return await s.workspaces.readFiles(scope.workspaceId, (file) => mayInstruct(file, settings, own?.directory), MAX_EARLY_FILES, gatherFrom);
+    } catch (error) {
+      files = false;
+      console.error(`[instructions] the files of workspace ${scope.workspaceId} could not be read: its rule files are not used this step`, error);
+    }
   }
+  return gatherFrom(scope.directory);
 }
 
 /** Files of a base commit the first step reads at most (rule files at its root, and matches of the configured patterns). */

@@ -1,4 +1,4 @@
-import { Agents } from "../agent/agent";
+import { type Agent, Agents } from "../agent/agent";
 import { ADMIN_ROLES } from "../auth/roles";
 import type { Bus, Envelope } from "../bus/bus";
 import { type Db, Prisma } from "../db/client";
@@ -87,6 +87,13 @@ function allowRules(approvals: StoredApproval[]): StoredApprovals {
 /** The SQL condition "the approval `a` was granted by a current owner or admin of its team". */
 const ADMIN_GRANTED = Prisma.sql`EXISTS (SELECT 1 FROM "Membership" m WHERE m."teamId" = a."teamId" AND m."userId" = a."grantedById" AND m.role::text IN (${Prisma.join([...ADMIN_ROLES])}))`;
 
+/**
+ * The agent whose rules a stack holds: by name (one of the server's), or the agent itself
+ * (a session's, which may come from its repository's files: server/agent/project.ts).
+ */
+export type AgentRef = string | Pick<Agent, "name" | "permission">;
+const nameOf = (agent: AgentRef): string => (typeof agent === "string" ? agent : agent.name);
+
 export class Permissions {
   private readonly waiters = new Map<string, Waiter>();
   private readonly configRules: Ruleset;
@@ -103,12 +110,13 @@ export class Permissions {
   }
 
   /** The rules of a session of a project, as its tools are checked: defaults, config, policy, agent, session. */
-  async stack(teamId: string, projectId: string, agent: string, session: Ruleset | undefined): Promise<RuleStack> {
+  async stack(teamId: string, projectId: string, agent: AgentRef, session: Ruleset | undefined): Promise<RuleStack> {
     return this.stackOf(await Policy.read(this.db, teamId, projectId), agent, session);
   }
 
-  private stackOf(policy: Policy.Policy, agent: string, session: Ruleset | undefined): RuleStack {
-    return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: this.agents.get(agent).permission, session };
+  private stackOf(policy: Policy.Policy, agent: AgentRef, session: Ruleset | undefined): RuleStack {
+    const rules = typeof agent === "string" ? this.agents.get(agent).permission : agent.permission;
+    return { defaults: DEFAULTS, config: this.configRules, team: policy.team, project: policy.project, agent: rules, session };
   }
 
   /**
@@ -119,14 +127,14 @@ export class Permissions {
   async scope(
     teamId: string,
     projectId: string,
-    agent: string,
+    agent: AgentRef,
     session: Ruleset | undefined,
   ): Promise<{ stack: RuleStack; layers: Layer[]; projects: Array<{ teamId: string; directory: string }> }> {
     const [row] = await this.db.$queryRaw<Array<{ team: unknown; project: unknown; approvals: StoredApproval[]; projects: Array<{ teamId: string; directory: string }> }>>`
       SELECT (SELECT t.permission FROM "Team" t WHERE t.id = ${teamId}) AS team,
              (SELECT p.permission FROM "Project" p WHERE p.id = ${projectId} AND p."teamId" = ${teamId}) AS project,
              (SELECT coalesce(json_agg(json_build_object('permission', a.permission, 'pattern', a.pattern, 'admin', ${ADMIN_GRANTED}) ORDER BY a."createdAt"), '[]'::json)
-                FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${agent}) AS approvals,
+                FROM "PermissionApproval" a WHERE a."projectId" = ${projectId} AND a.agent = ${nameOf(agent)}) AS approvals,
              (SELECT coalesce(json_agg(json_build_object('teamId', o."teamId", 'directory', o.directory)), '[]'::json)
                 FROM "Project" o WHERE o.id <> ${projectId}) AS projects`;
     const policy = { team: Policy.rulesOf(row?.team, `team ${teamId}`), project: Policy.rulesOf(row?.project, `project ${projectId}`) };

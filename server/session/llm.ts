@@ -34,6 +34,8 @@ export interface LlmRequest {
   system: string;
   messages: ModelMessage[];
   tools?: ToolSet;
+  /** The agent's sampling temperature (an agent file's `temperature`); the provider's default when unset. */
+  temperature?: number;
   abortSignal: AbortSignal;
 }
 
@@ -204,6 +206,7 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
       system: request.system,
       messages: request.messages,
       ...(tools ? { tools } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       abortSignal: signal,
     });
     try {

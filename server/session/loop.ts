@@ -26,6 +26,7 @@ import { systemPrompt } from "./system";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
 import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
+import { sessionAgents } from "../agent/project";
 
 /**
  * The prompt loop: one runner per session (across instances, by the run lock) lets the
@@ -177,7 +178,7 @@ async function failTurn(s: Services, teamId: string, sessionId: string, error: u
     user = { id: last.id, sessionId, role: "user", time: { created: last.timeCreated.getTime() }, agent: s.agents.get(undefined).name, model: s.models.default() };
   }
   const reason = error instanceof Error ? error.message : String(error);
-  await failBeforeStart(s, teamId, assistantFor(s, user, session.directory), new Error(`the turn could not run: ${reason}`));
+  await failBeforeStart(s, teamId, assistantFor(s.agents, s, user, session.directory), new Error(`the turn could not run: ${reason}`));
 }
 
 /** What one run of the loop carries from step to step. */
@@ -243,7 +244,9 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await runSubtask(s, { caller: await callerOf(s, row, user.agent, true), user, subtask, signal: p.signal });
     return "continue";
   }
-  const assistant = assistantFor(s, user, row.directory);
+  // The session's agents: the server's and its working tree's agent files, read again each step.
+  const { agents } = await sessionAgents(s, row);
+  const assistant = assistantFor(agents, s, user, row.directory);
   let model: ResolvedModel;
   try {
     model = s.models.resolve(user.model);
@@ -262,7 +265,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await Compaction.create(s, compactionFor(p, user));
     return "continue";
   }
-  return step(s, p, { messages, user, assistant, model, caller: await callerOf(s, row, user.agent, Agent.allows(s.agents.get(user.agent), "task")) });
+  return step(s, p, { messages, user, assistant, model, agents, caller: await callerOf(s, row, user.agent, Agent.allows(agents.get(user.agent), "task")) });
 }
 
 /**
@@ -288,8 +291,8 @@ async function callerOf(s: Services, row: SessionRow, agent: string, startsSubag
   };
 }
 
-function assistantFor(s: Services, user: UserMessage, directory: string): AssistantMessage {
-  return newAssistant(user, { agent: s.agents.get(user.agent).name, directory, now: s.clock.now() });
+function assistantFor(agents: Agent.Agents, s: Services, user: UserMessage, directory: string): AssistantMessage {
+  return newAssistant(user, { agent: agents.get(user.agent).name, directory, now: s.clock.now() });
 }
 
 function compactionFor(p: Pass, user: UserMessage): Compaction.CreateInput {
@@ -311,6 +314,8 @@ interface StepInput {
   user: UserMessage;
   assistant: AssistantMessage;
   model: ResolvedModel;
+  /** The session's agents (server/agent/project.ts). */
+  agents: Agent.Agents;
   caller: SubagentCaller;
 }
 
@@ -321,7 +326,7 @@ interface StepInput {
 async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "continue"> {
   const { state, signal } = p;
   const { messages, user, assistant, model } = input;
-  const agent = s.agents.get(user.agent);
+  const agent = input.agents.get(user.agent);
   state.step++;
   const lastStep = state.step >= agent.steps;
   // What the team, the project and the repository tell the agent, read again every step
@@ -340,12 +345,13 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const scope: ToolScope | undefined = lastStep
     ? undefined
     : {
-        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.caller.projectId, agent: agent.name, sessionRules: input.caller.permission })),
+        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.caller.projectId, agent, sessionRules: input.caller.permission })),
         sessionId: p.sessionId,
         teamId: p.teamId,
         projectId: input.caller.projectId,
         messageId: assistant.id,
         agent,
+        agents: input.agents,
         directory: input.caller.directory,
         caller: input.caller,
         signal,
@@ -358,6 +364,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep, instructions: instructions.texts }),
     messages: toModelMessages(messages, { images: model.images }),
     tools: scope ? toolSet(s, scope) : {},
+    ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
     abortSignal: signal,
   };
   const result = await s.runners.streaming(p.sessionId, processor, () => processor.run(() => LLM.stream(request)));

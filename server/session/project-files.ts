@@ -8,6 +8,7 @@ import { fn } from "../fn";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
 import { decide, describeDenial } from "../permission/layers";
+import type { AgentRef } from "../permission/permission";
 import { Ruleset } from "../permission/schema";
 import type { Context } from "../services";
 import { errorCode, isBinaryHandle, walk } from "../tool/files";
@@ -118,10 +119,11 @@ export interface MentionedFile {
  * the model. Refused: a path leaving the project (`..`, absolute, or a symlink leading out),
  * a folder, a binary or too large file, and a file the rules deny reading (a deny of the
  * server config, the team's or project's policy, or the session). A read the rules would
- * ask about is allowed: the member asked for it themselves. `row` is a session the caller
- * may use (read through sessionRow).
+ * ask about is allowed: the member asked for it themselves — unless `strict` (a command's
+ * template named the file, not the member: a read the rules ask about is refused too).
+ * `row` is a session the caller may use (read through sessionRow).
  */
-export async function mentionedFile(ctx: Context, row: SessionRow, filePath: string, agent: string): Promise<MentionedFile> {
+export async function mentionedFile(ctx: Context, row: SessionRow, filePath: string, agent: AgentRef, options: { strict?: boolean } = {}): Promise<MentionedFile> {
   const wanted = MentionPath.parse(filePath);
   const root = await projectRoot(ctx, row);
   if (path.isAbsolute(wanted)) throw ParleyError.invalid(`@${wanted}: name a file by its path inside the project`);
@@ -135,6 +137,9 @@ export async function mentionedFile(ctx: Context, row: SessionRow, filePath: str
   const { layers } = await rulesAndReach(ctx, { teamId: row.teamId, projectId: row.projectId, agent, sessionRules: Ruleset.safeParse(row.permission).data });
   const decision = decide("read", shown, layers);
   if (decision.action === "deny") throw new ParleyError("FORBIDDEN", describeDenial("read", shown, decision));
+  if (decision.action === "ask" && options.strict) {
+    throw new ParleyError("FORBIDDEN", `@${shown}: the rules ask before this file is read, and the command's template (not you) names it; mention it yourself to include it`);
+  }
 
   let handle: FileHandle;
   try {

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import type { Agents } from "../agent/agent";
+import { type Agents, isSubagent } from "../agent/agent";
+import { sessionAgents } from "../agent/project";
+import type { AgentRef } from "../permission/permission";
 import { ParleyError } from "../errors";
 import { fn } from "../fn";
 import * as Id from "../id";
@@ -37,8 +39,11 @@ export const PromptPart = z.discriminatedUnion("type", [
     filename: refuseNul(z.string().max(500), "a file name").optional(),
     url: refuseNul(z.string().max(10_000_000), "a file's URL"),
   }),
-  /** `@src/greet.ts`: a file of the project, read when the message is written and stored as a file part with its content. */
-  z.object({ type: z.literal("mention"), path: MentionPath }),
+  /**
+   * `@src/greet.ts`: a file of the project, read when the message is written and stored as a file part with its content.
+   * `strict`: a file the rules would ask about reading is refused too (a command's template named it, not the member).
+   */
+  z.object({ type: z.literal("mention"), path: MentionPath, strict: z.literal(true).optional() }),
 ]);
 
 export const PromptInput = z.object({
@@ -61,11 +66,16 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   // A session made before workspaces moves into one of its own first (legacy.ts).
   const row = await intoWorkspace(ctx, await sessionRow(ctx, data.sessionId));
   const session = sessionFromRow(row);
-  const agent = ctx.agents.choose(data.agent ?? session.agent).name;
+  const wanted = data.agent ?? session.agent;
+  // One of the server's agents is known at once; another may be an agent file of the working tree (made for it).
+  const unknown = (name: string | undefined) => name !== undefined && !ctx.agents.find(name);
+  const named = data.parts.flatMap((p) => (p.type === "text" ? [/^\s*@([A-Za-z][\w-]*)\s/.exec(p.text)?.[1]] : []));
+  const agents = unknown(wanted) || named.some(unknown) ? (await sessionAgents(ctx, row)).agents : ctx.agents;
+  const agent = agents.choose(wanted).name;
   // The working tree is made beside the answer, not before it: the first tool finds it ready.
   if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
-  const inputs = await readMentions(ctx, row, data.parts, agent);
+  const inputs = await readMentions(ctx, row, data.parts, agents.get(agent));
   // A pending revert becomes final: the messages it hid are deleted.
   await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
@@ -82,7 +92,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     if (p.type === "file") {
       return { ...base, type: "file", mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}), ...("source" in p ? { source: p.source } : {}) };
     }
-    const mention = subtaskOf(ctx.agents, p.text);
+    const mention = subtaskOf(agents, p.text);
     if (mention) return { ...base, type: "subtask", ...mention };
     return { ...base, type: "text", text: p.text, time: { start: time, end: time } };
   });
@@ -110,7 +120,7 @@ type ReadPart = Exclude<PromptInputPart, { type: "mention" }> | ({ type: "file" 
  * each through a non-blocking, checked open (project-files.ts); once the deadline has
  * passed, the mentions left are not read and the message says so instead.
  */
-async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[1], parts: PromptInputPart[], agent: string): Promise<ReadPart[]> {
+async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[1], parts: PromptInputPart[], agent: AgentRef): Promise<ReadPart[]> {
   const deadline = ctx.clock.now() + MENTIONS_DEADLINE_MS;
   const out: ReadPart[] = [];
   for (const p of parts) {
@@ -119,7 +129,7 @@ async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[
     } else if (ctx.clock.now() > deadline) {
       out.push({ type: "text", text: `(@${p.path} was not read: reading the mentioned files took longer than ${MENTIONS_DEADLINE_MS / 1000} s.)` });
     } else {
-      out.push({ type: "file", ...(await mentionedFile(ctx, row, p.path, agent)) });
+      out.push({ type: "file", ...(await mentionedFile(ctx, row, p.path, agent, { strict: p.strict === true })) });
     }
   }
   return out;
@@ -129,7 +139,7 @@ async function readMentions(ctx: Context, row: Parameters<typeof mentionedFile>[
 export function subtaskOf(agents: Agents, text: string): { agent: string; prompt: string; description: string } | undefined {
   const m = /^\s*@([A-Za-z][\w-]*)\s+([\s\S]*\S)\s*$/.exec(text);
   const agent = m?.[1] ? agents.find(m[1]) : undefined;
-  if (!m?.[2] || agent?.mode !== "subagent") return undefined;
+  if (!m?.[2] || !agent || !isSubagent(agent)) return undefined;
   const words = m[2].split(/\s+/).slice(0, 6).join(" ");
   return { agent: agent.name, prompt: m[2], description: words.length > 60 ? `${words.slice(0, 59)}…` : words };
 }

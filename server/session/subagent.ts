@@ -1,4 +1,5 @@
-import { type Agent, inheritedRules } from "../agent/agent";
+import { type Agent, inheritedRules, isSubagent } from "../agent/agent";
+import { sessionAgents } from "../agent/project";
 import { isParleyError } from "../errors";
 import type { Ruleset } from "../permission/schema";
 import { type Services, type SubagentCaller, type SubagentProgress, withActor } from "../services";
@@ -48,17 +49,19 @@ function askingOf(part: Extract<Part, { type: "tool" }>, childId: string): Subag
 }
 
 export async function runSubagent(s: Services, caller: SubagentCaller, request: SubagentRequest, io: SubagentIo): Promise<SubagentResult> {
-  const agent = s.agents.find(request.agent);
-  if (!agent || agent.mode !== "subagent") {
-    const known = s.agents.subagents().map((a) => a.name).join(", ");
+  // The session's agents: the server's and its working tree's agent files.
+  const { agents } = await sessionAgents(s, caller);
+  const agent = agents.find(request.agent);
+  if (!agent || !isSubagent(agent)) {
+    const known = agents.subagents().map((a) => a.name).join(", ");
     throw new ToolError(`There is no subagent "${request.agent}". Use one of: ${known}.`);
   }
   if (caller.depth >= s.agents.maxDepth) throw new ToolError(tooDeep(s.agents.maxDepth));
   // The child's prompt may itself start a subagent (`@explore …`): refused before the child is made when the child is at the cap.
-  if (caller.depth + 1 >= s.agents.maxDepth && Prompt.subtaskOf(s.agents, request.prompt)) throw new ToolError(tooDeep(s.agents.maxDepth));
+  if (caller.depth + 1 >= s.agents.maxDepth && Prompt.subtaskOf(agents, request.prompt)) throw new ToolError(tooDeep(s.agents.maxDepth));
   // The child acts for the parent session's author, inside the parent's team.
   const ctx = withActor(s, { userId: caller.authorId, teamId: caller.teamId });
-  const child = await childSession(ctx, caller, request, agent);
+  const child = await childSession(ctx, caller, request, agent, agents.get(caller.agent));
 
   const calls = new Map<string, ChildCall>();
   /** Tool parts of the child waiting on a question, oldest first. */
@@ -162,8 +165,8 @@ export class ReplyWatch {
 }
 
 /** A new child session, or with `taskId` the earlier child to continue in. */
-async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentCaller, request: SubagentRequest, agent: Agent): Promise<Info> {
-  const inherited = inheritedRules(ctx.agents.get(parent.agent), ctx.tools.map((tool) => tool.id));
+async function childSession(ctx: ReturnType<typeof withActor>, parent: SubagentCaller, request: SubagentRequest, agent: Agent, parentAgent: Agent): Promise<Info> {
+  const inherited = inheritedRules(parentAgent, ctx.tools.map((tool) => tool.id));
   if (request.taskId) {
     let found: Info;
     try {

@@ -2,15 +2,19 @@ import type { Agent } from "../agent/agent";
 import type { ModelRef } from "./message";
 
 /**
- * The system prompt of a turn: who the agent is, where it works, what the team, the
- * project and the repository tell it (`instructions`: "Instructions from: …" blocks in
- * their order, server/instructions), the agent's own prompt, and the rules.
+ * The system prompt of a turn: who the agent is (an agent file's body replaces the base
+ * prompt, as in OpenCode), where it works, what the team, the project and the repository
+ * tell it (`instructions`: "Instructions from: …" blocks in their order,
+ * server/instructions), the agent's own prompt, and the rules.
  */
 export function systemPrompt(input: { agent: Agent; directory: string; model: ModelRef; lastStep: boolean; now?: Date; instructions?: readonly string[] }): string {
-  const lines = [
+  const base = input.agent.replacesPrompt && input.agent.prompt ? [input.agent.prompt] : [
     "You are Parley's coding agent. You help a team with the project in the working directory:",
     "read and edit its files and run commands with the tools you have, then answer concisely.",
     "Prefer small, verifiable steps. Never access files outside the project directory.",
+  ];
+  const lines = [
+    ...base,
     "",
     `<env>`,
     `  Working directory: ${input.directory}`,
@@ -20,7 +24,7 @@ export function systemPrompt(input: { agent: Agent; directory: string; model: Mo
     `</env>`,
   ];
   for (const text of input.instructions ?? []) lines.push("", text);
-  if (input.agent.prompt) lines.push("", input.agent.prompt);
+  if (input.agent.prompt && !input.agent.replacesPrompt) lines.push("", input.agent.prompt);
   if (input.lastStep) {
     lines.push(
       "",

@@ -4,7 +4,7 @@ import { type ToolSet, jsonSchema, tool as aiTool } from "ai";
 import { z } from "zod";
 import * as Agent from "../agent/agent";
 import { type Layer, type LayerName, type RuleStack, disabled } from "../permission/layers";
-import { verdictOf } from "../permission/permission";
+import { type AgentRef, verdictOf } from "../permission/permission";
 import type { Ruleset } from "../permission/schema";
 import type { Services, SubagentCaller } from "../services";
 import type { Boundary } from "../tool/paths";
@@ -31,10 +31,12 @@ export interface ToolScope {
   projectId: string;
   messageId: string;
   agent: Agent.Agent;
+  /** The session's agents (the task tool lists their subagents). */
+  agents: Agent.Agents;
   directory: string;
   signal: AbortSignal;
-  /** The processor of the step: running tools report to it. */
-  processor: Processor;
+  /** The processor of the step: running tools report to it (a tool a member runs directly reports to its own part: shell.ts). */
+  processor: Pick<Processor, "updateTool" | "beforeTool">;
   /** The tool calls made since the user's last message (for the doom-loop check). */
   calls: Call[];
   /** The rules of this step's calls (approvals are re-read at every question). */
@@ -68,7 +70,7 @@ export function turnCalls(messages: WithParts[], userId: string): Call[] {
  */
 export async function rulesAndReach(
   s: Services,
-  input: { teamId: string; projectId: string; agent: string; sessionRules: Ruleset | undefined },
+  input: { teamId: string; projectId: string; agent: AgentRef; sessionRules: Ruleset | undefined },
 ): Promise<Pick<ToolScope, "stack" | "layers" | "boundary">> {
   const { stack, layers, projects } = await s.permissions.scope(input.teamId, input.projectId, input.agent, input.sessionRules);
   const others = projects.filter((p) => p.teamId !== input.teamId).map((p) => p.directory);
@@ -128,33 +130,53 @@ function inputSchemaOf(parameters: z.ZodType): JsonSchema {
   return schema;
 }
 
+/**
+ * One call of a tool in a scope: its doom-loop check, its permission questions, the
+ * session's working tree made, the step's snapshot taken, then the tool run with the
+ * step's reach. The model's calls come here, and so does a command a member runs himself
+ * (`!cmd`: server/session/shell.ts).
+ */
+export async function runCall(
+  s: Services,
+  scope: ToolScope,
+  t: Services["tools"][number],
+  input: unknown,
+  callId: string,
+  signal: AbortSignal,
+  savedOutputs: () => Promise<string[]>,
+): Promise<Awaited<ReturnType<Services["executeTool"]>>> {
+  const ask = (request: PermissionRequest) => askFor(s, scope, request, callId, signal);
+  const call = { tool: t.id, input };
+  const loop = isDoomLoop(scope.calls, call);
+  scope.calls.push(call);
+  if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
+  // The session's working tree, made when a tool first needs it (workspace.ts).
+  const workspace = scope.caller.workspaceId ? await s.workspaces.ready(scope.caller.workspaceId) : undefined;
+  // The step's files as they were before its first tool (the patch and revert need them).
+  await scope.processor.beforeTool();
+  const boundary: Boundary = { ...scope.boundary, savedOutputs: await savedOutputs() };
+  const context = toolContext(s, { ...scope, boundary }, callId, signal, ask);
+  return s.executeTool(t, input, workspace ? { ...context, gitObjects: workspace.objects } : context);
+}
+
+/** The saved-output folders a call of this session may read (its ancestors'), read once per step. */
+export function savedOutputsOf(s: Services, scope: Pick<ToolScope, "teamId" | "sessionId">): () => Promise<string[]> {
+  let ancestors: Promise<string[]> | undefined;
+  return () => (ancestors ??= ancestorOutputs(s, scope.teamId, scope.sessionId));
+}
+
 export function toolSet(s: Services, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
-  let ancestors: Promise<string[]> | undefined;
-  const savedOutputs = () => (ancestors ??= ancestorOutputs(s, scope.teamId, scope.sessionId));
+  const savedOutputs = savedOutputsOf(s, scope);
   for (const t of s.tools) {
     if (!Agent.allows(scope.agent, t.id)) continue;
     // A session as deep as subagents may go starts none.
     if (t.id === "task" && scope.caller.depth >= s.agents.maxDepth) continue;
     if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
-      description: t.describe?.({ subagents: s.agents.subagents() }) ?? t.description,
+      description: t.describe?.({ subagents: scope.agents.subagents() }) ?? t.description,
       inputSchema: jsonSchema(inputSchemaOf(t.parameters)),
-      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
-        const signal = options.abortSignal ?? scope.signal;
-        const ask = (request: PermissionRequest) => askFor(s, scope, request, options.toolCallId, signal);
-        const call = { tool: t.id, input };
-        const loop = isDoomLoop(scope.calls, call);
-        scope.calls.push(call);
-        if (loop) await ask({ permission: "doom_loop", patterns: [t.id], always: [t.id], metadata: { tool: t.id, input, kind: loop } });
-        // The session's working tree, made when a tool first needs it (workspace.ts).
-        const workspace = scope.caller.workspaceId ? await s.workspaces.ready(scope.caller.workspaceId) : undefined;
-        // The step's files as they were before its first tool (the patch and revert need them).
-        await scope.processor.beforeTool();
-        const boundary: Boundary = { ...scope.boundary, savedOutputs: await savedOutputs() };
-        const context = toolContext(s, { ...scope, boundary }, options.toolCallId, signal, ask);
-        return s.executeTool(t, input, workspace ? { ...context, gitObjects: workspace.objects } : context);
-      },
+      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => runCall(s, scope, t, input, options.toolCallId, options.abortSignal ?? scope.signal, savedOutputs),
       toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
     });
   }

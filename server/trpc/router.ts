@@ -1,4 +1,6 @@
 import { router } from "./init";
+import { agentRouter } from "./routers/agent";
+import { commandRouter } from "./routers/command";
 import { dashboardRouter } from "./routers/dashboard";
 import { instructionsRouter } from "./routers/instructions";
 import { messageRouter } from "./routers/message";
@@ -23,5 +25,7 @@ export const appRouter = router({
   secret: secretRouter,
   workspace: workspaceRouter,
   instructions: instructionsRouter,
+  command: commandRouter,
+  agent: agentRouter,
 });
 export type AppRouter = typeof appRouter;

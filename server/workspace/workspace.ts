@@ -207,6 +207,26 @@ export class Workspaces {
     return { dir, cleanup };
   }
 
+  /**
+   * Reads files of a session's workspace with `read(root)` without waiting for its tree:
+   * when the tree is made, from it; while it is being made, from the files of its base
+   * commit `wanted` accepts (baseFiles — the same bytes the tree will hold); when the base
+   * cannot be read that way, once the tree is made.
+   */
+  async readFiles<T>(id: string, wanted: (file: string) => boolean, limit: number, read: (root: string) => Promise<T>): Promise<T> {
+    if (!(await this.isReady(id))) {
+      const early = await this.baseFiles(id, wanted, limit);
+      if (early) {
+        try {
+          return await read(early.dir);
+        } finally {
+          await early.cleanup();
+        }
+      }
+    }
+    return read((await this.ready(id)).directory);
+  }
+
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
   warm(id: string): void {
     this.ready(id).catch((error: unknown) => {

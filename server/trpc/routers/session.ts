@@ -1,6 +1,8 @@
 import { z } from "zod";
 import * as Id from "../../id";
+import * as Command from "../../command/command";
 import { Session } from "../../session";
+import * as Shell from "../../session/shell";
 import { procedure, router, workProcedure } from "../init";
 
 const ById = z.object({ sessionId: Id.schema("session") });
@@ -23,6 +25,10 @@ export const sessionRouter = router({
   revert: procedure.input(Session.RevertInput).mutation(({ ctx, input }) => Session.revert(ctx, input)),
   unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
   rerun: workProcedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
+  /** `/name arguments`: a prompt command (server/command/command.ts). */
+  command: workProcedure.input(Command.RunInput).mutation(({ ctx, input }) => Command.run(ctx, input)),
+  /** `!command`: run by the member in the session's sandbox, its output kept for the next prompt. */
+  shell: workProcedure.input(Shell.ShellInput).mutation(({ ctx, input }) => Shell.shell(ctx, input)),
   compact: workProcedure.input(Session.CompactInput).mutation(({ ctx, input }) => Session.compact(ctx, input)),
   /** Files of the session's project matching what follows an `@` in the composer. */
   files: procedure.input(Session.FilesInput).query(({ ctx, input }) => Session.files(ctx, input)),
