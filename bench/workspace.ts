@@ -1,5 +1,5 @@
 /**
- * npm run bench:workspace [-- --sessions 20 --runs 20 --build]
+ * npm run bench:workspace [-- --sessions 20 --runs 20 --dir /var/tmp --build]
  *
  * What session workspaces (server/workspace) cost a user, on a generated project of
  * 10,000 files in 100 directories, 100 MB in all (bench/generated-project.ts, the one of
@@ -33,11 +33,16 @@
  *      then the app left to go quiet), so nothing of a workspace is made during its answer.
  *    Target: the new session's median first token ≤ 50 ms later than the baseline's.
  *
+ * The data directory is made in --dir (default: the system's temporary folder); its
+ * filesystem is printed, since making a tree of 10,000 files is mostly the filesystem's
+ * work (an ext4 without a journal, say, skips inodes freed in the last minutes when it
+ * allocates new ones, so it makes files much more slowly right after many were deleted).
+ *
  * Exits 0 when every target PASSes, 1 otherwise (2 when the bench itself failed). The data
  * directory (project, workspaces, database) is removed at the end.
  */
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { seededRandom } from "../lib/random";
@@ -47,6 +52,7 @@ import { DIRECTORIES, FILES, SEED, generate } from "./generated-project";
 import { cpuSource, quiet } from "./process-tree";
 import type { ClientResult } from "./stream-client";
 
+const DIR = process.argv.includes("--dir") ? path.resolve(process.argv[process.argv.indexOf("--dir") + 1] ?? os.tmpdir()) : os.tmpdir();
 const SESSIONS = Math.max(20, numberArg("sessions", 20, { integer: true }));
 const RUNS = numberArg("runs", 20, { integer: true });
 /** Deltas of each answer (at 50 per second): only the first one is timed. */
@@ -66,6 +72,23 @@ async function took(work: () => Promise<unknown>): Promise<number> {
   const t0 = clock();
   await work();
   return clock() - t0;
+}
+
+/** The filesystem holding `dir` (from /proc/self/mountinfo): its type and device, and for ext4 whether it has a journal. */
+function filesystemOf(dir: string): string {
+  let best: { mountPoint: string; type: string; source: string } | undefined;
+  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+    const [left, right] = line.split(" - ");
+    const mountPoint = left?.split(" ")[4];
+    const [type, source] = right?.split(" ") ?? [];
+    if (!mountPoint || !type || !source) continue;
+    const inside = dir === mountPoint || dir.startsWith(mountPoint.endsWith("/") ? mountPoint : `${mountPoint}/`);
+    if (inside && mountPoint.length >= (best?.mountPoint.length ?? 0)) best = { mountPoint, type, source };
+  }
+  if (!best) return "unknown";
+  const journal = path.join("/sys/fs/ext4", path.basename(best.source), "journal_task");
+  const ext4 = best.type === "ext4" && existsSync(journal) ? (readFileSync(journal, "utf8").trim() === "<none>" ? ", no journal" : ", journaled") : "";
+  return `${best.type} (${best.source}${ext4}) at ${best.mountPoint}`;
 }
 
 interface Bench {
@@ -99,7 +122,7 @@ async function firstToken(b: Bench, withTree: boolean): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-workspace-"));
+  const dataDir = mkdtempSync(path.join(DIR, "parley-bench-workspace-"));
   const provider = fork(path.join(import.meta.dirname, "provider.ts"), [], { execArgv: ["--import", "tsx"] });
   let app: ChildProcess | undefined;
   let client: ChildProcess | undefined;
@@ -132,7 +155,8 @@ async function main(): Promise<number> {
     log(`\nbench:workspace — Node ${process.version}, ${os.cpus().length} cores, ${git}; the app's production build (${DIST_DIR}, pid ${appPid}) with its`);
     log("embedded PostgreSQL, a provider over HTTP and an SSE client each in their own process; this process calls tRPC over HTTP.");
     log(`Between runs the app's process tree is left to go quiet (CPU: ${cpuSource(appPid)}).`);
-    log(`Project: ${FILES.toLocaleString("en")} files in ${DIRECTORIES} directories, ${(bytes / 1e6).toFixed(1)} MB (generated in ${generated.toFixed(1)} s), data directory ${dataDir}`);
+    log(`Project: ${FILES.toLocaleString("en")} files in ${DIRECTORIES} directories, ${(bytes / 1e6).toFixed(1)} MB (generated in ${generated.toFixed(1)} s)`);
+    log(`Data directory ${dataDir}, on ${filesystemOf(dataDir)}`);
 
     let registered: { id: string } | undefined;
     const adopt = await took(async () => {
