@@ -91,6 +91,9 @@ function filesystemOf(dir: string): string {
   return `${best.type} (${best.source}${ext4}) at ${best.mountPoint}`;
 }
 
+/** The machine's 1, 5 and 15 minute load averages. */
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(" / ");
+
 interface Bench {
   api: Api;
   appPid: number;
@@ -154,7 +157,7 @@ async function main(): Promise<number> {
     const git = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();
     log(`\nbench:workspace — Node ${process.version}, ${os.cpus().length} cores, ${git}; the app's production build (${DIST_DIR}, pid ${appPid}) with its`);
     log("embedded PostgreSQL, a provider over HTTP and an SSE client each in their own process; this process calls tRPC over HTTP.");
-    log(`Between runs the app's process tree is left to go quiet (CPU: ${cpuSource(appPid)}).`);
+    log(`Between runs the app's process tree is left to go quiet (CPU: ${cpuSource(appPid)}). Load average at the start: ${loadAverage()}.`);
     log(`Project: ${FILES.toLocaleString("en")} files in ${DIRECTORIES} directories, ${(bytes / 1e6).toFixed(1)} MB (generated in ${generated.toFixed(1)} s)`);
     log(`Data directory ${dataDir}, on ${filesystemOf(dataDir)}`);
 
@@ -228,6 +231,7 @@ async function main(): Promise<number> {
     log(`   First token delayed by ${delay.toFixed(1)} ms (medians) ≤ ${TARGETS.firstTokenDelay} ms: ${verdict(tokenOk)}\n`);
 
     const ok = workspaceOk && tokenOk;
+    log(`Load average at the end: ${loadAverage()} (the machine's other work shares its ${os.cpus().length} cores).`);
     log(`Workspaces within their targets (Node ${process.version}): ${verdict(ok)}`);
     return ok ? 0 : 1;
   } finally {

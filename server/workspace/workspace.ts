@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
@@ -72,6 +73,15 @@ export function storeOf(dataDir: string, projectId: string): string {
 function branchFor(slug: string, id: string): string {
   return `parley/${slug}-${id.slice(-6)}`;
 }
+
+/**
+ * Processes writing a new working tree's files (git's parallel checkout: each worker reads
+ * the objects of its share of the files and writes them): one per core, at most 8. Below
+ * 100 files git writes them itself. On 2 cores the checkout of a 10,000-file, 100 MB tree
+ * (loose objects, borrowed through the store) takes ~0.6 s instead of ~0.8 s written by
+ * one process (bench:workspace has the whole new workspace).
+ */
+const CHECKOUT_WORKERS = Math.min(8, availableParallelism());
 
 const PREPARE_LOCK_CLASS = 0x77737063; // "wspc"
 
@@ -214,7 +224,7 @@ export class Workspaces {
       const call = { cwd: row.directory, protocols: "" };
       await git.run(["init", "-q", "-b", row.branch], call, "Making the working tree");
       await writeFile(path.join(row.directory, ".git", "objects", "info", "alternates"), `${path.join(store, "objects")}\n`);
-      await git.run(["reset", "-q", "--hard", base], call, "Checking out the base");
+      await git.run(["-c", `checkout.workers=${CHECKOUT_WORKERS}`, "reset", "-q", "--hard", base], call, "Checking out the base");
       if (row.forkOf) await this.forkFiles(row, row.forkOf, row.forkSnapshot);
     } catch (error) {
       await rm(row.directory, { recursive: true, force: true });
