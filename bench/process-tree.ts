@@ -146,6 +146,18 @@ export function cpuMs(root: number): number {
   return (tree(root).reduce((n, p) => n + p.ticks, 0) * 1000) / TICKS_PER_SECOND;
 }
 
+/** Until the tree has used no more than 10 ms of CPU (a clock tick of /proc) in each of `windows` 100 ms windows in a row. */
+export async function quiet(root: number, windows = 3): Promise<void> {
+  let calm = 0;
+  let last = cpuMs(root);
+  while (calm < windows) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuMs(root);
+    calm = now - last <= 10 ? calm + 1 : 0;
+    last = now;
+  }
+}
+
 /** CPU milliseconds used so far by the tree's processes of each command name. */
 export function cpuByName(root: number): Map<string, number> {
   const out = new Map<string, number>();

@@ -24,11 +24,8 @@ import path from "node:path";
 import { seededRandom } from "../lib/random";
 import { Snapshots } from "../server/snapshot/snapshot";
 import { type Stats, ms, stats, timed, verdict } from "./figures";
+import { DIRECTORIES, FILES, SEED, fileName, generate } from "./generated-project";
 
-const FILES = 10_000;
-const DIRECTORIES = 100;
-const FILE_BYTES = 10 * 1024;
-const SEED = 0x5eed_0011;
 const UNCHANGED_RUNS = 30;
 const CHANGED_RUNS = 20;
 const CHANGED_FILES = 10;
@@ -38,37 +35,6 @@ const TARGETS = { unchanged: 100, changed: 200, revert: 1_000 };
 
 const log = (line = "") => process.stdout.write(`${line}\n`);
 const random = seededRandom(SEED);
-const WORDS = ["const", "value", "return", "function", "project", "session", "snapshot", "parley", "export", "import", "await", "result"];
-
-function content(bytes: number): string {
-  const lines: string[] = [];
-  let size = 0;
-  while (size < bytes) {
-    const line = Array.from({ length: 8 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(" ");
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return `${lines.join("\n")}\n`.slice(0, bytes);
-}
-
-const fileName = (i: number) => path.join(`dir${String(i % DIRECTORIES).padStart(3, "0")}`, `file${String(i).padStart(5, "0")}.ts`);
-
-async function generate(project: string): Promise<number> {
-  for (let d = 0; d < DIRECTORIES; d++) await fs.mkdir(path.join(project, `dir${String(d).padStart(3, "0")}`), { recursive: true });
-  let bytes = 0;
-  const batch = 200;
-  for (let i = 0; i < FILES; i += batch) {
-    await Promise.all(
-      Array.from({ length: Math.min(batch, FILES - i) }, (_, k) => {
-        const text = content(FILE_BYTES);
-        bytes += text.length;
-        return fs.writeFile(path.join(project, fileName(i + k)), text);
-      }),
-    );
-  }
-  return bytes;
-}
-
 function pick(count: number): string[] {
   const chosen = new Set<string>();
   while (chosen.size < count) chosen.add(fileName(Math.floor(random() * FILES)));
@@ -97,7 +63,7 @@ async function main(): Promise<number> {
     log(`Node ${process.version}, ${os.cpus().length} cores; ${snapshots.describe()}`);
     if (!snapshots.available) return 1;
     const t0 = performance.now();
-    const bytes = await generate(project.directory);
+    const bytes = await generate(project.directory, random);
     log(`Project: ${FILES.toLocaleString("en")} files in ${DIRECTORIES} directories, ${(bytes / 1e6).toFixed(1)} MB (generated in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     log("What is timed: Snapshots.track / restore / diffText, as the processor and Session.revert call them (git started by the process helper, as in the server).\n");
 

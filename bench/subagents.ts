@@ -37,7 +37,7 @@ import { type Api, freePort, next, signedIn, startAppWithProvider, stopApp } fro
 import { ms, numberArg, stats, verdict } from "./figures";
 import type { OfflineProviderCounts } from "./offline-provider";
 import { InspectorGc, inspectPortOption } from "./inspector-gc";
-import { cpuMs, cpuSource } from "./process-tree";
+import { cpuMs, cpuSource, quiet } from "./process-tree";
 
 const CHILDREN = numberArg("children", 10, { integer: true });
 /**
@@ -73,18 +73,6 @@ async function answered(provider: ChildProcess, from: number, answers: number, d
 
 /** A run's work is over once the server has been quiet this long (1 s: its last writes, idle statuses, background prunes). */
 const QUIET_AFTER_WINDOWS = 10;
-
-/** Until the app's tree has used no more than 10 ms of CPU (a clock tick of /proc) in each of `windows` 100 ms windows in a row. */
-async function quiet(appPid: number, windows = 3): Promise<void> {
-  let calm = 0;
-  let last = cpuMs(appPid);
-  while (calm < windows) {
-    await sleep(100);
-    const now = cpuMs(appPid);
-    calm = now - last <= 10 ? calm + 1 : 0;
-    last = now;
-  }
-}
 
 /** Which part of a run the server is in, from the provider's counts since the run began. */
 type Phase = (since: OfflineProviderCounts) => string;
