@@ -276,6 +276,8 @@ export function makeRepository(settings: Pick<Settings, "dataDir">, directory: s
       await git.run(["init", "-q", "-b", "main"], call, "Making the folder a git repository");
       await git.run(["add", "-A"], call, "Adding the folder's files");
       await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (the folder as registered)"], call, "The first commit");
+      // One pack instead of a loose object per file: every workspace checks out from it (about twice as fast).
+      await git.run(["repack", "-a", "-d", "-q"], call, "Packing the first commit");
     } catch (error) {
       // The .git this call made holds nothing of the user's: remove it so nothing is half done.
       await rm(path.join(directory, ".git"), { recursive: true, force: true });
