@@ -34,7 +34,7 @@ export async function sessionAgents(s: { agents: Agents; workspaces: Pick<Servic
   let found: Awaited<ReturnType<typeof readMarkdown>>;
   try {
     // Read without waiting for a new session's working tree (from its base commit meanwhile).
-    found = row.workspaceId ? await s.workspaces.readFiles(row.workspaceId, inFolders, MAX_AGENT_FILES, (root) => readMarkdown(root, AGENT_FOLDERS, false)) : await readMarkdown(row.directory, AGENT_FOLDERS, false);
+    found = row.workspaceId ? await s.workspaces.readFiles(row.workspaceId, { folders: [...AGENT_FOLDERS], file: inFolders }, MAX_AGENT_FILES, (root) => readMarkdown(root, AGENT_FOLDERS, false)) : await readMarkdown(row.directory, AGENT_FOLDERS, false);
   } catch (error) {
     // The workspace could not be made: the server's agents still answer (the first tool says why).
     const reason = error instanceof Error ? error.message : String(error);

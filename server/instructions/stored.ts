@@ -108,7 +108,8 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
     try {
       // A tree still being made (a new session's first step): its rule files are read from
       // its base commit, the same bytes, so the answer does not wait for the whole checkout.
-      return await s.workspaces.readFiles(scope.workspaceId, (file) => mayInstruct(file, settings, own?.directory), MAX_EARLY_FILES, gatherFrom);
+      const want = { folders: earlyFolders(settings, own?.directory), file: (file: string) => mayInstruct(file, settings, own?.directory) };
+      return await s.workspaces.readFiles(scope.workspaceId, want, MAX_EARLY_FILES, gatherFrom);
     } catch (error) {
       files = false;
       console.error(`[instructions] the files of workspace ${scope.workspaceId} could not be read: its rule files are not used this step`, error);
@@ -119,6 +120,22 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
 
 /** Files of a base commit the first step reads at most (rule files at its root, and matches of the configured patterns). */
 const MAX_EARLY_FILES = 200;
+
+/** Where in a base commit the instruction sources may be: the rule files at its root, and the folders the configured patterns start with ("all" when one starts with a wildcard). */
+function earlyFolders(settings: InstructionSettings, projectDirectory: string | undefined): string[] | "all" {
+  const folders: string[] = [...RULE_FILES];
+  for (const entry of settings.paths) {
+    if (isUrl(entry)) continue;
+    const where = patternOf(entry, projectDirectory ?? "/", projectDirectory);
+    if (!("pattern" in where)) continue;
+    const fixed = where.pattern.split("/").findIndex((part) => /[*?[{]/.test(part));
+    const parts = where.pattern.split("/");
+    const prefix = (fixed === -1 ? parts : parts.slice(0, fixed)).join("/");
+    if (prefix === "") return "all";
+    folders.push(prefix);
+  }
+  return folders;
+}
 
 /** Whether a file of the base (a path relative to its root) may be an instruction source: a rule file at the root, or a match of a configured path. */
 function mayInstruct(file: string, settings: InstructionSettings, projectDirectory: string | undefined): boolean {

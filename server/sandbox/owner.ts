@@ -1,6 +1,8 @@
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { errorCode } from "../errno";
+import { type ProgramRunner, programHelper } from "../process/helper";
+import { findExecutable } from "./host";
 
 /**
  * Who owns a workspace's files when the server runs as root: the sandbox's own
@@ -100,4 +102,22 @@ export async function owns(owner: SandboxOwner | undefined, root: string): Promi
   if (!owner) return true;
   const stat = await fs.lstat(root);
   return stat.uid === owner.uid && stat.gid === owner.gid;
+}
+
+/**
+ * Give a tree that no one but the server can reach yet — a working tree it has just made,
+ * before any sandbox sees it — to the owner in one `chown -R -P -h` (no link followed,
+ * none can be swapped in meanwhile): much faster than `adoptTree`'s careful walk, which
+ * is for trees a sandboxed process may be changing. Falls back to that walk when `chown`
+ * is missing or fails.
+ */
+export async function adoptNewTree(owner: SandboxOwner | undefined, root: string, runner: ProgramRunner = programHelper()): Promise<void> {
+  if (!owner) return;
+  const chown = findExecutable("chown", process.env.PATH);
+  if (chown) {
+    const result = await runner.run({ file: chown, args: ["-R", "-P", "-h", `${owner.uid}:${owner.gid}`, "--", root], cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" } });
+    if (result.code === 0) return;
+    console.error(`[sandbox] chown of ${root} failed (${result.stderr.toString("utf8").trim().slice(0, 300)}): giving it file by file`);
+  }
+  await adoptTree(owner, root);
 }

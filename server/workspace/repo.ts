@@ -5,7 +5,7 @@ import path from "node:path";
 import { errorCode } from "../errno";
 import { ParleyError, isParleyError } from "../errors";
 import type { Credential, ProjectGit, ProjectGitCall, RepositoryVariable } from "../project/git";
-import { type SandboxOwner, adoptTree } from "../sandbox/owner";
+import { type SandboxOwner, adoptNewTree } from "../sandbox/owner";
 import { ProjectFiles } from "../snapshot/nofollow";
 
 /**
@@ -294,7 +294,8 @@ export class WorkspaceRepo {
       await this.git.run(["update-ref", `refs/heads/${branch}`, base, ""], own, "Creating the working tree's branch");
       // Parallel checkout: the files are written by several processes.
       await this.git.run(["-c", "checkout.workers=0", "-c", "checkout.thresholdForParallelism=1000", "read-tree", "--reset", "-u", base], own, "Checking out the working tree");
-      await adoptTree(owner, dir);
+      // No sandbox has seen the new tree yet: one chown gives it away.
+      await adoptNewTree(owner, dir);
       if (workspace !== undefined) await fs.copyFile(path.join(gitDir, "index"), path.join(await this.ensureWorkspace(store, workspace), "index"));
     } catch (error) {
       await removeWorkTree(dir);

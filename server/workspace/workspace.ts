@@ -82,6 +82,22 @@ function lockKey(id: string): number {
   return hash;
 }
 
+/** Which files of a base commit are read early: those below `folders` (paths, or "all") that `file` accepts. */
+export interface BaseFileFilter {
+  folders: string[] | "all";
+  file: (file: string) => boolean;
+}
+
+async function isDirectory(target: string): Promise<boolean> {
+  return lstat(target).then(
+    (stat) => stat.isDirectory(),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ENOTDIR") return false;
+      throw error;
+    },
+  );
+}
+
 /** Where a fork's workspace comes from: the source's snapshot store (snapshotKey), its workspace, and its files at the fork point. */
 export interface Fork {
   from: string;
@@ -171,16 +187,19 @@ export class Workspaces {
    * checkout. Undefined when the base is not known without making the project a repository
    * first (a registered folder's first session): then the caller waits for the tree.
    */
-  async baseFiles(id: string, wanted: (file: string) => boolean, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> } | undefined> {
+  async baseFiles(id: string, want: BaseFileFilter, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> } | undefined> {
     const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
     if (!row || row.state === "removed") return undefined;
     const gitDir = path.join(row.project.directory, ".git");
-    if (!(await lstat(gitDir).then((stat) => stat.isDirectory(), () => false))) return undefined;
+    if (!(await isDirectory(gitDir))) return undefined;
     const store = storeOf(this.settings.dataDir, row.projectId);
-    await this.prepareProject(row.project, store);
+    // Made already by the workspace being made (the usual case): no lock to wait for.
+    if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(row.project, store);
     const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
-    const call = { cwd: store, protocols: "", env: { GIT_DIR: store } };
-    const listed = (await this.git.run(["ls-tree", "-r", "-z", "--full-tree", base], call, "Listing the base's files")).split("\0");
+    const call = { cwd: store, protocols: "", env: { GIT_DIR: store, GIT_LITERAL_PATHSPECS: "1" } };
+    // Only below the folders asked for: a whole 10,000-file tree is not listed for three names.
+    const where = want.folders === "all" ? [] : ["--", ...want.folders];
+    const listed = (await this.git.run(["ls-tree", "-r", "-z", "--full-tree", base, ...where], call, "Listing the base's files")).split("\0");
     const files: { mode: string; oid: string; file: string }[] = [];
     for (const line of listed) {
       const match = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(line);
@@ -188,7 +207,7 @@ export class Workspaces {
       // Only a path git itself would check out: no empty, `.` or `..` part, no `.git` folder.
       const parts = match[3].split("/");
       const plain = parts.every((part) => part !== "" && part !== "." && part !== ".." && part.toLowerCase() !== ".git");
-      if (plain && (match[1] === "100644" || match[1] === "100755") && wanted(match[3])) files.push({ mode: match[1], oid: match[2], file: match[3] });
+      if (plain && (match[1] === "100644" || match[1] === "100755") && want.file(match[3])) files.push({ mode: match[1], oid: match[2], file: match[3] });
       if (files.length >= limit) break;
     }
     const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, row.projectId), "base-"));
@@ -213,9 +232,9 @@ export class Workspaces {
    * commit `wanted` accepts (baseFiles — the same bytes the tree will hold); when the base
    * cannot be read that way, once the tree is made.
    */
-  async readFiles<T>(id: string, wanted: (file: string) => boolean, limit: number, read: (root: string) => Promise<T>): Promise<T> {
+  async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string) => Promise<T>): Promise<T> {
     if (!(await this.isReady(id))) {
-      const early = await this.baseFiles(id, wanted, limit);
+      const early = await this.baseFiles(id, want, limit);
       if (early) {
         try {
           return await read(early.dir);
