@@ -263,8 +263,10 @@ export class Workspaces {
     if (first.state === "ready") return { id, directory: first.directory, objects: this.objectsOf(first, first.project.directory) };
     if (first.state === "removed") throw ParleyError.invalid("This session's workspace was removed.");
     try {
-      // The project's part first, in a transaction of its own (one connection at a time per make).
-      await this.prepareProject(first.project, storeOf(this.settings.dataDir, first.projectId));
+      // The project's part first, in a transaction of its own (one connection at a time per
+      // make) — once: a store that exists was made from a repository.
+      const store = storeOf(this.settings.dataDir, first.projectId);
+      if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(first.project, store);
       return await this.db.$transaction(
         async (tx) => {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PREPARE_LOCK_CLASS}::int4, ${lockKey(id)}::int4)`;
