@@ -304,7 +304,9 @@ export class Workspaces {
     // Made by an attempt that never finished (the row is not ready, so nothing was committed on it): gone, wherever it points.
     if (left) await this.repo.deleteBranch(store, row.branch, left);
     await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o700 });
-    await this.repo.createWorkTree(store, row.directory, { branch: row.branch, base, owner: this.owner(), workspace: row.id });
+    // Not given to the sandbox's user here: its first command does that (sandbox.ts, as for any
+    // folder it does not own yet), so a new tree costs only its checkout. File tools write as that user already.
+    await this.repo.createWorkTree(store, row.directory, { branch: row.branch, base, workspace: row.id });
     if (row.forkOf) {
       try {
         await this.forkFiles(row, row.forkOf, row.forkSnapshot);
