@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext } from "@playwright/test";
@@ -198,7 +198,15 @@ export class Cluster {
 
   /** A file in the project both instances serve. */
   writeProjectFile(name: string, content: string): void {
-    writeFileSync(path.join(this.dir, "project", name), content);
+    const project = path.join(this.dir, "project");
+    writeFileSync(path.join(project, name), content);
+    // Sessions start from the project's default branch: once an earlier session made the
+    // folder a repository, a new file reaches new sessions by a commit, as a team's would.
+    if (existsSync(path.join(project, ".git"))) {
+      const git = (...args: string[]) => execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=Test", "-c", "user.email=test@parley.test", ...args], { cwd: project, stdio: "ignore" });
+      git("add", "-f", "--", name);
+      git("commit", "-q", "--no-verify", "-m", `Add ${name}`);
+    }
   }
 
   /** A browser context on an instance, signed in as the cluster's user (or anonymous). */
