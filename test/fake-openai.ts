@@ -317,3 +317,17 @@ export async function startFakeOpenAI(options: { port?: number } = {}): Promise<
   fake.url = `http://127.0.0.1:${port}`;
   return fake;
 }
+
+/**
+ * The tag of a request: a `[word]` in one of its user messages (tests script the replies
+ * of each session by the tag its first message carries). Undefined when none has one.
+ */
+export function tagOf(request: RecordedRequest): string | undefined {
+  for (const message of request.body.messages) {
+    if (message.role !== "user") continue;
+    const text = typeof message.content === "string" ? message.content : (message.content ?? []).map((c) => c.text ?? "").join("");
+    const tag = /\[(\w+)\]/.exec(text)?.[1];
+    if (tag) return tag;
+  }
+  return undefined;
+}

@@ -9,7 +9,7 @@ import type { Part, PartOf, UserMessage, WithParts } from "../server/session/mes
 import type { ShellRun } from "../server/session/shell";
 import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
+import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -60,16 +60,6 @@ describe("commands and agent files of a repository (integration, through HTTP)",
   let bob: Browser;
   let projectId: string;
   const scripts = new Map<string, FakeReply[]>();
-
-  const tagOf = (request: RecordedRequest) => {
-    for (const message of request.body.messages) {
-      if (message.role !== "user") continue;
-      const text = typeof message.content === "string" ? message.content : (message.content ?? []).map((c) => c.text ?? "").join("");
-      const tag = /\[(\w+)\]/.exec(text)?.[1];
-      if (tag) return tag;
-    }
-    return undefined;
-  };
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();

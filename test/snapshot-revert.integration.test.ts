@@ -7,7 +7,7 @@ import type { Part, PartOf, UserMessage, WithParts } from "../server/session/mes
 import type { TurnDiff } from "../server/session/summary";
 import { type TestApp, openApp, trpcAnswer, trpcData } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, type StreamStep, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
+import { type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -43,16 +43,6 @@ describe("snapshots and revert (integration, through HTTP)", () => {
   let projectDir: string;
   /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
   const scripts = new Map<string, FakeReply[]>();
-
-  const tagOf = (request: RecordedRequest) => {
-    for (const message of request.body.messages) {
-      if (message.role !== "user") continue;
-      const text = typeof message.content === "string" ? message.content : (message.content ?? []).map((c) => c.text ?? "").join("");
-      const tag = /\[(\w+)\]/.exec(text)?.[1];
-      if (tag) return tag;
-    }
-    return undefined;
-  };
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
