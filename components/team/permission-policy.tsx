@@ -2,20 +2,16 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useState } from "react";
+import { useState } from "react";
 import { type Rule, type RuleRow, RulesEditor, RulesErrors, rulesOf, sameRules, toRows, validateRules } from "@/components/permission/rules-editor";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
 import { Section } from "./section";
-
-/** The value of the scope selector for the team's own rules (every project). */
-const ALL = "";
 
 /** Where permission rules come from, in the order they are read. */
 const ORDER = ["Built-in defaults", "Server configuration", "Team policy (all projects)", "Project policy", "Agent", "“Always allow” approvals", "The session’s own rules"];
-
-type Scope = { projectId?: string };
 
 /**
  * The team's permission policy: rules for all its projects or for one of them. Every
@@ -23,12 +19,8 @@ type Scope = { projectId?: string };
  */
 export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
-  const scopeId = useId();
-  const projects = useQuery(trpc.project.list.queryOptions());
-  const [chosen, setChosen] = useState(ALL);
-  // A project removed meanwhile falls back to the rules for all projects.
-  const project = chosen === ALL ? undefined : projects.data?.find((p) => p.id === chosen);
-  const scope: Scope = project ? { projectId: project.id } : {};
+  const scoped = useProjectScope();
+  const { project, scope } = scoped;
   const policy = useQuery(trpc.permission.policy.queryOptions(scope));
 
   return (
@@ -36,23 +28,7 @@ export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
       <PolicyOrder />
 
       <div className="mt-4 flex flex-wrap items-center gap-2">
-        <label htmlFor={scopeId} className="text-sm font-medium text-zinc-700">
-          Rules for
-        </label>
-        <select
-          id={scopeId}
-          data-testid="policy-scope"
-          value={project?.id ?? ALL}
-          onChange={(event) => setChosen(event.target.value)}
-          className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
-        >
-          <option value={ALL}>All projects</option>
-          {(projects.data ?? []).map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
+        <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} />
       </div>
 
       {isAdmin ? null : (
@@ -68,7 +44,7 @@ export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
           <ErrorNotice title="Could not load the rules">{errorMessage(policy.error)}</ErrorNotice>
         ) : (
           <PolicyForm
-            key={project?.id ?? ALL}
+            key={scoped.key}
             scope={scope}
             initial={policy.data.rules}
             readOnly={!isAdmin}
@@ -119,7 +95,7 @@ function PolicyOrder() {
 }
 
 /** The rules of one scope: editable for admins (Save replaces them all), text for members. */
-function PolicyForm({ scope, initial, readOnly, emptyText }: { scope: Scope; initial: Rule[]; readOnly: boolean; emptyText: string }) {
+function PolicyForm({ scope, initial, readOnly, emptyText }: { scope: ProjectScope; initial: Rule[]; readOnly: boolean; emptyText: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [rows, setRows] = useState<RuleRow[]>(() => toRows(initial));

@@ -1,18 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
 import { Section } from "./section";
 
-/** The value of the scope selector for the team's own instructions (every project). */
-const ALL = "";
 /** Characters one text may have (server/instructions/stored.ts MAX_STORED_CHARS). */
 const MAX_CHARS = 32_000;
-
-type Scope = { projectId?: string };
 
 /**
  * What the team (every project) or one project tells the agent, before the repository's
@@ -21,11 +18,8 @@ type Scope = { projectId?: string };
  */
 export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
-  const scopeId = useId();
-  const projects = useQuery(trpc.project.list.queryOptions());
-  const [chosen, setChosen] = useState(ALL);
-  const project = chosen === ALL ? undefined : projects.data?.find((p) => p.id === chosen);
-  const scope: Scope = project ? { projectId: project.id } : {};
+  const scoped = useProjectScope();
+  const { project, scope } = scoped;
   const stored = useQuery(trpc.instructions.get.queryOptions(scope));
 
   return (
@@ -35,23 +29,7 @@ export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
       description="Told to the agent at the start of every turn, before the repository’s own AGENTS.md (labelled “team” and “project”)."
     >
       <div className="flex flex-wrap items-center gap-2">
-        <label htmlFor={scopeId} className="text-sm font-medium text-zinc-700">
-          Instructions for
-        </label>
-        <select
-          id={scopeId}
-          data-testid="instructions-scope"
-          value={project?.id ?? ALL}
-          onChange={(event) => setChosen(event.target.value)}
-          className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
-        >
-          <option value={ALL}>The whole team</option>
-          {(projects.data ?? []).map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
+        <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
       </div>
       {isAdmin ? null : (
         <p data-testid="instructions-read-only" className="mt-3 text-sm text-zinc-500">
@@ -64,14 +42,14 @@ export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
         ) : stored.isError ? (
           <ErrorNotice title="Could not load the instructions">{errorMessage(stored.error)}</ErrorNotice>
         ) : (
-          <InstructionsForm key={project?.id ?? ALL} scope={scope} initial={stored.data.text} readOnly={!isAdmin || !stored.data.editable} label={project ? project.name : "the whole team"} />
+          <InstructionsForm key={scoped.key} scope={scope} initial={stored.data.text} readOnly={!isAdmin || !stored.data.editable} label={project ? project.name : "the whole team"} />
         )}
       </div>
     </Section>
   );
 }
 
-function InstructionsForm({ scope, initial, readOnly, label }: { scope: Scope; initial: string; readOnly: boolean; label: string }) {
+function InstructionsForm({ scope, initial, readOnly, label }: { scope: ProjectScope; initial: string; readOnly: boolean; label: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [text, setText] = useState(initial);
