@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { ProjectSourcesSection } from "./pages/team-page";
 import { tag } from "./support/people";
 import { type GitServer, createBareRepo, startGitServer } from "../test/git-server";
 
@@ -27,20 +28,11 @@ test("an owner adds a project from a repository with a token secret, and creates
   const folders = [`cloned-${tag()}`, `empty-${tag()}`];
   try {
     await page.goto("/team");
-    const secrets = page.getByTestId("team-secrets");
-    await secrets.getByLabel("Secret name").fill(secret);
-    await secrets.getByLabel("Kind").selectOption({ label: "Git token" });
-    await secrets.getByTestId("secret-value").fill(token);
-    await secrets.getByRole("button", { name: "Save" }).click();
-    await expect(secrets.locator(`[data-testid="secret"][data-name="${secret}"]`)).toBeVisible();
+    const sources = new ProjectSourcesSection(page);
+    await sources.saveGitToken(secret, token);
 
     // From the repository: the URL carries no credential; the secret is picked by name.
-    await page.getByRole("button", { name: "Add from repository" }).click();
-    const form = page.getByTestId("project-clone-form");
-    await form.getByLabel("Repository URL").fill(server.httpUrl("app"));
-    await form.getByLabel("Credential").selectOption({ label: `${secret} (git-token)` });
-    await form.getByLabel("User name").fill("robot");
-    await form.getByLabel("Folder").fill(folders[0]!);
+    const form = await sources.fillClone({ url: server.httpUrl("app"), secret, user: "robot", folder: folders[0]! });
     await form.getByRole("button", { name: "Clone" }).click();
     const cloned = page.getByTestId("project").filter({ hasText: `cloned from ${server.httpUrl("app")}` });
     await expect(cloned).toBeVisible({ timeout: 30_000 });

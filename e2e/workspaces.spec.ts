@@ -5,6 +5,7 @@ import { Session } from "../server/session";
 import { type GitServer, createBareRepo, git, startGitServer } from "../test/git-server";
 import { expect, test } from "./fixtures";
 import { Chat } from "./pages/chat";
+import { ProjectSourcesSection } from "./pages/team-page";
 import { inviteMember } from "./support/invite";
 import { tag } from "./support/people";
 
@@ -70,19 +71,9 @@ test("two members work on one repository, each on a branch of their own: commit 
   try {
     // The admin: a token secret, then the project from the repository URL.
     await page.goto("/team");
-    const secrets = page.getByTestId("team-secrets");
-    await secrets.getByLabel("Secret name").fill(secret);
-    await secrets.getByLabel("Kind").selectOption({ label: "Git token" });
-    await secrets.getByTestId("secret-value").fill(token);
-    await secrets.getByRole("button", { name: "Save" }).click();
-    await expect(secrets.locator(`[data-testid="secret"][data-name="${secret}"]`)).toBeVisible();
-    await page.getByRole("button", { name: "Add from repository" }).click();
-    const form = page.getByTestId("project-clone-form");
-    await form.getByLabel("Repository URL").fill(server.httpUrl("shop"));
-    await form.getByLabel("Credential").selectOption({ label: `${secret} (git-token)` });
-    await form.getByLabel("User name").fill("robot");
-    await form.getByLabel("Folder").fill(folder);
-    await form.getByLabel("Pull request link").fill("https://forge.example/org/shop/compare/{branch}?expand=1");
+    const sources = new ProjectSourcesSection(page);
+    await sources.saveGitToken(secret, token);
+    const form = await sources.fillClone({ url: server.httpUrl("shop"), secret, user: "robot", folder, pullRequestUrl: "https://forge.example/org/shop/compare/{branch}?expand=1" });
     await form.getByRole("button", { name: "Clone" }).click();
     const project = page.locator(`[data-testid="project"][data-name="${folder}"]`);
     await expect(project.getByTestId("project-git")).toContainText("default branch trunk", { timeout: 30_000 });

@@ -53,3 +53,30 @@ export class PermissionPolicySection {
     return this.rules.nth(index);
   }
 }
+
+/** The Team page's "Secrets" section and its "Add from repository" form. */
+export class ProjectSourcesSection {
+  constructor(readonly page: Page) {}
+
+  /** Saves a git-token secret named `name` and waits until it is listed. */
+  async saveGitToken(name: string, value: string): Promise<void> {
+    const secrets = this.page.getByTestId("team-secrets");
+    await secrets.getByLabel("Secret name").fill(name);
+    await secrets.getByLabel("Kind").selectOption({ label: "Git token" });
+    await secrets.getByTestId("secret-value").fill(value);
+    await secrets.getByRole("button", { name: "Save" }).click();
+    await expect(secrets.locator(`[data-testid="secret"][data-name="${name}"]`)).toBeVisible();
+  }
+
+  /** Fills the "Add from repository" form (the credential picked by the secret's name); the caller clicks Clone. */
+  async fillClone(input: { url: string; secret: string; user: string; folder: string; pullRequestUrl?: string }): Promise<Locator> {
+    await this.page.getByRole("button", { name: "Add from repository" }).click();
+    const form = this.page.getByTestId("project-clone-form");
+    await form.getByLabel("Repository URL").fill(input.url);
+    await form.getByLabel("Credential").selectOption({ label: `${input.secret} (git-token)` });
+    await form.getByLabel("User name").fill(input.user);
+    await form.getByLabel("Folder").fill(input.folder);
+    if (input.pullRequestUrl) await form.getByLabel("Pull request link").fill(input.pullRequestUrl);
+    return form;
+  }
+}
