@@ -62,7 +62,9 @@ export function assemble(parts: Parts): Services {
       root: path.join(parts.settings.dataDir, "snapshot"),
       ...(parts.settings.limits?.snapshotMb === undefined ? {} : { maxNewBytes: parts.settings.limits.snapshotMb * 1024 * 1024 }),
     });
-  const workspaceSettings = { dataDir: parts.settings.dataDir, maxPerProject: parts.settings.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES };
+  const workspaceSettings = { dataDir: parts.settings.dataDir, maxPerProject: parts.settings.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
+    spares: parts.settings.limits?.spareWorkspaces ?? 0,
+  };
   const services: Services = {
     db: parts.db,
     bus: parts.bus,

@@ -173,3 +173,16 @@ describe("instructions", () => {
     expect(() => loadConfig({ PARLEY_INSTRUCTION_URLS: "yes" }, dir)).toThrow(ConfigError);
   });
 });
+
+describe("workspace limits", () => {
+  it("keep 50 live workspaces and 1 spare tree per project by default; the file sets them, the environment wins, 0 spares turns them off; the settings carry them", () => {
+    expect(loadConfig({}, dir).limits).toMatchObject({ workspacesPerProject: 50, spareWorkspaces: 1 });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ limits: { workspacesPerProject: 9, spareWorkspaces: 2 } }));
+    expect(loadConfig({}, dir).limits).toMatchObject({ workspacesPerProject: 9, spareWorkspaces: 2 });
+    const cfg = loadConfig({ PARLEY_SPARE_WORKSPACES: "0", PARLEY_DATA_DIR: path.join(dir, "data") }, dir);
+    expect(cfg.limits.spareWorkspaces).toBe(0);
+    expect(configSettings(cfg).limits).toMatchObject({ workspacesPerProject: 9, spareWorkspaces: 0 });
+    expect(() => loadConfig({ PARLEY_SPARE_WORKSPACES: "9" }, dir)).toThrow(ConfigError);
+    expect(() => loadConfig({ PARLEY_SPARE_WORKSPACES: "-1" }, dir)).toThrow(ConfigError);
+  });
+});

@@ -13,7 +13,7 @@ import { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./live/limits";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./provider/limits";
 import { DEFAULT_PROJECT_DISK_MB } from "./project/quota";
 import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
-import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
+import { DEFAULT_MAX_WORKSPACES, DEFAULT_SPARE_WORKSPACES } from "./workspace/scope";
 import { parseServerKey } from "./secrets/seal";
 import type { InstructionSettings } from "./instructions/sources";
 
@@ -33,6 +33,7 @@ const TimeLimit = z.number().int().min(100).max(86_400_000);
 const DiskMb = z.number().int().min(1).max(16_777_216);
 /** Live workspaces one project may have at once. */
 const WorkspaceCap = z.number().int().min(1).max(100_000);
+const SpareCount = z.number().int().min(0).max(8);
 
 export const ConfigFileSchema = z
   .object({
@@ -87,7 +88,7 @@ export const ConfigFileSchema = z
     /** Whether the server fetches the URLs among `instructions` (5 s each, 64 KB at most); off by default. */
     instructionUrls: z.boolean().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
-    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional() }).strict().optional(),
+    limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional(), spareWorkspaces: SpareCount.optional() }).strict().optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -134,6 +135,7 @@ const EnvSchema = z.object({
   PARLEY_PROJECT_DISK_MB: z.coerce.number().pipe(DiskMb).optional(),
   PARLEY_SNAPSHOT_MAX_MB: z.coerce.number().pipe(DiskMb).optional(),
   PARLEY_WORKSPACES_PER_PROJECT: z.coerce.number().pipe(WorkspaceCap).optional(),
+  PARLEY_SPARE_WORKSPACES: z.coerce.number().pipe(SpareCount).optional(),
   PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
   PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
@@ -194,7 +196,7 @@ export interface Config {
   /** What a provider may send: sizes, and the clocks of a step (server/provider/limits.ts). */
   provider: ProviderLimits;
   /** A project's disk quota and the new files one snapshot may store (MB). */
-  limits: { projectDiskMb: number; snapshotMb: number; workspacesPerProject: number };
+  limits: { projectDiskMb: number; snapshotMb: number; workspacesPerProject: number; spareWorkspaces: number };
   /** Remotes admins may clone from besides https/ssh/git: file:// and local paths, http://. */
   git: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** The configured instruction files and URLs, and whether URLs are fetched (server/instructions). */
@@ -290,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
       snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
       workspacesPerProject: e.PARLEY_WORKSPACES_PER_PROJECT ?? fromFile.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
+      spareWorkspaces: e.PARLEY_SPARE_WORKSPACES ?? fromFile.limits?.spareWorkspaces ?? DEFAULT_SPARE_WORKSPACES,
     },
     git: {
       allowLocalRemotes: flag(e.PARLEY_GIT_ALLOW_LOCAL_REMOTES, fromFile.git?.allowLocalRemotes ?? false),

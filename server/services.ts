@@ -102,8 +102,8 @@ export interface Settings {
   git?: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** Prompt commands of the server configuration (`command`), for every team. */
   commands?: CommandsConfig;
-  /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. */
-  limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number };
+  /** A project's disk quota and the new files one snapshot may store (MB); defaults in quota.ts and snapshot.ts. Live workspaces per project, and spare trees per project (none when unset). */
+  limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number; spareWorkspaces?: number };
   /** The configured instruction files and URLs (server/instructions); default none. */
   instructions?: InstructionSettings;
 }

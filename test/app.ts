@@ -51,6 +51,8 @@ export async function openApp(label: string, env: (dir: string) => Record<string
       rt,
       call: (procedure, input, headers) => trpcCall(trpc, procedure, input, headers),
       async close() {
+        // Spare trees being checked out in the background (server/workspace/spare.ts) end before their folder goes.
+        await rt.services.workspaces.spares.settled();
         await rt.bridge.close();
         await rt.services.lock.close();
         await rt.services.db.$disconnect();

@@ -520,11 +520,12 @@ export async function setDefaultBranch(ctx: Context, projectId: string, branch: 
   return info(await ctx.db.project.update({ where: { id: row.id }, data: { defaultBranch: branch } }));
 }
 
-/** Unregisters a project (owners and admins only); refused while sessions use it. Its files stay. */
+/** Unregisters a project (owners and admins only); refused while sessions use it. Its files and its workspaces' store (the session branches) stay; its spare trees go. */
 export async function remove(ctx: Context, projectId: string): Promise<void> {
   await requireRole(ctx, ADMIN_ROLES, "remove projects");
   const row = await projectRow(ctx, projectId);
   const sessions = await ctx.db.session.count({ where: { projectId: row.id } });
   if (sessions > 0) throw new ParleyError("CONFLICT", `${row.name} still has ${sessions} session${sessions === 1 ? "" : "s"}: delete them first`);
   await ctx.db.project.delete({ where: { id: row.id } });
+  await ctx.workspaces.spares.forget(row.id);
 }

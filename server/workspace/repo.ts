@@ -61,6 +61,9 @@ export type UpdateResult =
 export type MergeResult = { kind: "up-to-date"; target: string } | { kind: "merged"; target: string; fastForward: boolean } | { kind: "conflict"; files: string[] };
 
 /** The empty tree (a diff from nothing). */
+/** The branch a checked-out tree is on until a session takes it over: unborn, never created. */
+const UNBORN_BRANCH = "parley-spare";
+
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -266,15 +269,22 @@ export class WorkspaceRepo {
    * Makes the working tree `dir` (it must not exist; its parent must) of session branch
    * `branch`, which is created in the store at `base` (CONFLICT when it exists): a
    * repository of its own (objects borrowed from the store, read-only) checked out at
-   * `base` on `branch`. Given to `owner`; `workspace` (the name `workTreeTree` takes)
-   * gets the checkout's index as its first (a faster first `workTreeTree`). On any
-   * failure, nothing is left: neither `dir` nor the branch.
+   * `base` on `branch` (checkOut, then takeOver). On any failure, nothing is left:
+   * neither `dir` nor the branch.
    */
   async createWorkTree(store: string, dir: string, options: { branch: string; base: string; owner?: SandboxOwner; workspace?: string }): Promise<void> {
-    const { branch, base, owner, workspace } = options;
-    assertBranchName(branch);
+    await this.checkOut(store, dir, options.base);
+    await this.takeOver(store, dir, options);
+  }
+
+  /**
+   * A tree checked out at `base` in the new folder `dir` (it must not exist; its parent
+   * must), on no branch yet (an unborn `parley-spare`): a repository of its own whose
+   * objects borrow the store's. A spare (spare.ts) until `takeOver` makes it a session's.
+   * On failure `dir` is gone.
+   */
+  async checkOut(store: string, dir: string, base: string): Promise<void> {
     assertId(base, "base");
-    if (workspace !== undefined) this.workspaceDir(store, workspace);
     const { code } = await this.git.exec(["cat-file", "-e", `${base}^{commit}`], this.inStore(store, { accept: [1, 128] }), "Finding the base");
     if (code !== 0) throw ParleyError.invalid(`The base ${base} is not a commit of the project.`);
     try {
@@ -283,25 +293,51 @@ export class WorkspaceRepo {
       if (errorCode(error) === "EEXIST") throw new ParleyError("CONFLICT", `${dir} already exists.`, { cause: error });
       throw error;
     }
+    try {
+      const gitDir = path.join(dir, ".git");
+      await this.git.run(["init", "--quiet", "--template=", `--initial-branch=${UNBORN_BRANCH}`, dir], { cwd: dir, protocols: "" }, "Creating the working tree");
+      await this.git.alternates(gitDir, path.join(store, "objects"));
+      // Parallel checkout: the files are written by several processes.
+      await this.git.run(["-c", "checkout.workers=0", "-c", "checkout.thresholdForParallelism=1000", "read-tree", "--reset", "-u", base], this.own(dir), "Checking out the working tree");
+    } catch (error) {
+      await removeWorkTree(dir);
+      throw error;
+    }
+  }
+
+  /**
+   * Makes the tree `dir` that `checkOut` made at `base` (and nobody has used since) the
+   * session branch `branch`'s: the branch created in the store at `base` (CONFLICT when it
+   * exists) and in the tree's repository, its HEAD on it. Given to `owner`; `workspace`
+   * (the name `workTreeTree` takes) gets the checkout's index as its first (a faster first
+   * `workTreeTree`). On any failure, nothing is left: neither `dir` nor the branch.
+   */
+  async takeOver(store: string, dir: string, options: { branch: string; base: string; owner?: SandboxOwner; workspace?: string }): Promise<void> {
+    const { branch, base, owner, workspace } = options;
     let branchMade = false;
     try {
+      assertBranchName(branch);
+      assertId(base, "base");
+      if (workspace !== undefined) this.workspaceDir(store, workspace);
       await this.moveRef(store, `refs/heads/${branch}`, base, "", "parley: new session branch");
       branchMade = true;
-      const gitDir = path.join(dir, ".git");
-      await this.git.run(["init", "--quiet", "--template=", `--initial-branch=${branch}`, dir], { cwd: dir, protocols: "" }, "Creating the working tree");
-      await this.git.alternates(gitDir, path.join(store, "objects"));
-      const own = { cwd: dir, protocols: "", env: { GIT_DIR: gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: path.join(gitDir, "index"), GIT_NO_REPLACE_OBJECTS: "1" } };
+      const own = this.own(dir);
       await this.git.run(["update-ref", `refs/heads/${branch}`, base, ""], own, "Creating the working tree's branch");
-      // Parallel checkout: the files are written by several processes.
-      await this.git.run(["-c", "checkout.workers=0", "-c", "checkout.thresholdForParallelism=1000", "read-tree", "--reset", "-u", base], own, "Checking out the working tree");
+      await this.git.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`], own, "Creating the working tree's branch");
       // No sandbox has seen the new tree yet: one chown gives it away.
       await adoptNewTree(owner, dir);
-      if (workspace !== undefined) await fs.copyFile(path.join(gitDir, "index"), path.join(await this.ensureWorkspace(store, workspace), "index"));
+      if (workspace !== undefined) await fs.copyFile(path.join(dir, ".git", "index"), path.join(await this.ensureWorkspace(store, workspace), "index"));
     } catch (error) {
       await removeWorkTree(dir);
       if (branchMade) await this.deleteBranch(store, branch, base);
       throw error;
     }
+  }
+
+  /** A call in a working tree's own repository, while it is being made (before any agent has seen it). */
+  private own(dir: string): ProjectGitCall {
+    const gitDir = path.join(dir, ".git");
+    return { cwd: dir, protocols: "", env: { GIT_DIR: gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: path.join(gitDir, "index"), GIT_NO_REPLACE_OBJECTS: "1" } };
   }
 
   /**

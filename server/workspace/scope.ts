@@ -1,3 +1,6 @@
+/** Spare trees a project keeps checked out ahead by default (config `limits.spareWorkspaces`; 0 = none; spare.ts). */
+export const DEFAULT_SPARE_WORKSPACES = 1;
+
 /** Live (not removed) workspaces a project may have at once, by default (config `limits.workspacesPerProject`). */
 export const DEFAULT_MAX_WORKSPACES = 50;
 

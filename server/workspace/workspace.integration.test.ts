@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { parleyError } from "../../test/fixtures";
 import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
 import { Dashboard } from "../dashboard";
+import { Project } from "../project";
 import { Session } from "../session";
 import { Workspace } from ".";
 import { storeOf } from "./workspace";
@@ -21,10 +22,16 @@ import { storeOf } from "./workspace";
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-ws-life-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function team(limit = 50) {
-  const services = testServices(new Bus(), { settings: { dataDir, forbidden: [dataDir], limits: { workspacesPerProject: limit } } });
+async function team(limit = 50, spareWorkspaces = 0) {
+  const services = testServices(new Bus(), { settings: { dataDir, forbidden: [dataDir], limits: { workspacesPerProject: limit, spareWorkspaces } } });
   return makeTeam({ services });
 }
+
+const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8" }).trim();
+const sparesOf = (projectId: string) => {
+  const folder = path.join(dataDir, "workspaces", projectId, "spares");
+  return existsSync(folder) ? readdirSync(folder) : [];
+};
 
 const refs = (store: string) => execFileSync("git", ["--git-dir", store, "for-each-ref", "--format=%(refname)", "refs/heads"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
 
@@ -109,5 +116,95 @@ describe("session workspaces: lifecycle (integration, real git)", () => {
     expect(existsSync(path.join(ready.directory, "moved.txt"))).toBe(true);
     expect(existsSync(path.join(ready.directory, "half"))).toBe(false);
     expect(execFileSync("git", ["--git-dir", store, "rev-parse", `refs/heads/${row.branch}`], { encoding: "utf8" }).trim()).toBe(execFileSync("git", ["-C", project.directory, "rev-parse", "HEAD"], { encoding: "utf8" }).trim());
+  });
+
+  it("W6: after a workspace is made the project keeps a spare tree at its base; the next workspace is that tree (renamed into place) on its own branch, clean, and a new spare follows", async () => {
+    const { ctx, projectId } = await team(50, 1);
+    const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
+    mkdirSync(path.join(project.directory, "src", "deep"), { recursive: true });
+    writeFileSync(path.join(project.directory, "README.md"), "# readme\n");
+    writeFileSync(path.join(project.directory, "src", "deep", "data.bin"), Buffer.from([0, 1, 2, 255, 13, 10]));
+    const first = await Session.create(ctx, { projectId });
+    await ctx.workspaces.ready(first.workspaceId ?? "");
+    await ctx.workspaces.spares.settled();
+    const base = git(["-C", project.directory, "rev-parse", "HEAD"]);
+    const [spare] = sparesOf(projectId);
+    expect(spare).toMatch(new RegExp(`^${base}-[0-9a-f]{12}$`));
+    const spareInode = statSync(path.join(dataDir, "workspaces", projectId, "spares", spare ?? "")).ino;
+
+    const second = await Session.create(ctx, { projectId });
+    const row = await ctx.db.workspace.findUniqueOrThrow({ where: { id: second.workspaceId ?? "" } });
+    const tree = (await ctx.workspaces.ready(row.id)).directory;
+    expect(statSync(tree).ino).toBe(spareInode);
+    expect(git(["-C", tree, "symbolic-ref", "HEAD"])).toBe(`refs/heads/${row.branch}`);
+    expect(git(["-C", tree, "rev-parse", "HEAD"])).toBe(base);
+    expect(git(["-C", tree, "status", "--porcelain"])).toBe("");
+    expect(git(["--git-dir", storeOf(dataDir, projectId), "rev-parse", `refs/heads/${row.branch}`])).toBe(base);
+    const files = git(["-C", project.directory, "ls-files"]).split("\n").filter(Boolean);
+    expect(files).toEqual(["README.md", "src/deep/data.bin"]);
+    for (const file of files) expect(readFileSync(path.join(tree, file))).toEqual(readFileSync(path.join(project.directory, file)));
+    // What the session does is its own: a change shows in its summary of changes as usual.
+    writeFileSync(path.join(tree, "mine.txt"), "mine\n");
+    expect((await Workspace.status(ctx, { sessionId: second.id })).uncommitted).toBe(true);
+    await ctx.workspaces.spares.settled();
+    const [next] = sparesOf(projectId);
+    expect(next).toMatch(new RegExp(`^${base}-`));
+    expect(next).not.toBe(spare);
+  });
+
+  it("W6: once the base branch moves, a spare at the old base is never taken (the new workspace holds the new commit) and the next refill removes it", async () => {
+    const { ctx, projectId } = await team(50, 1);
+    await ctx.workspaces.ready((await Session.create(ctx, { projectId })).workspaceId ?? "");
+    await ctx.workspaces.spares.settled();
+    const [stale] = sparesOf(projectId);
+    const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
+    writeFileSync(path.join(project.directory, "moved.txt"), "moved\n");
+    execFileSync("git", ["-C", project.directory, "add", "moved.txt"]);
+    execFileSync("git", ["-C", project.directory, "-c", "user.name=T", "-c", "user.email=t@t", "commit", "-qm", "Moved"]);
+    const moved = git(["-C", project.directory, "rev-parse", "HEAD"]);
+    const tree = (await ctx.workspaces.ready((await Session.create(ctx, { projectId })).workspaceId ?? "")).directory;
+    expect(readFileSync(path.join(tree, "moved.txt"), "utf8")).toBe("moved\n");
+    expect(git(["-C", tree, "rev-parse", "HEAD"])).toBe(moved);
+    await ctx.workspaces.spares.settled();
+    const left = sparesOf(projectId);
+    expect(left).not.toContain(stale);
+    expect(left).toEqual([expect.stringMatching(new RegExp(`^${moved}-`))]);
+  });
+
+  it("W6: two workspaces made at once with one spare: one takes it, the other is checked out; each is its own tree on its own branch", async () => {
+    const { ctx, projectId } = await team(50, 1);
+    await ctx.workspaces.ready((await Session.create(ctx, { projectId })).workspaceId ?? "");
+    await ctx.workspaces.spares.settled();
+    const a = await Session.create(ctx, { projectId });
+    const b = await Session.create(ctx, { projectId });
+    const [ta, tb] = await Promise.all([ctx.workspaces.ready(a.workspaceId ?? ""), ctx.workspaces.ready(b.workspaceId ?? "")]);
+    expect(ta?.directory).not.toBe(tb?.directory);
+    for (const [session, ready] of [[a, ta], [b, tb]] as const) {
+      const row = await ctx.db.workspace.findUniqueOrThrow({ where: { id: session.workspaceId ?? "" } });
+      expect(git(["-C", ready.directory, "symbolic-ref", "HEAD"])).toBe(`refs/heads/${row.branch}`);
+      expect(git(["-C", ready.directory, "status", "--porcelain"])).toBe("");
+    }
+    writeFileSync(path.join(ta.directory, "only-a.txt"), "a\n");
+    expect(existsSync(path.join(tb.directory, "only-a.txt"))).toBe(false);
+    await ctx.workspaces.spares.settled();
+  });
+
+  it("W6: with limits.spareWorkspaces 0 no spare tree is made", async () => {
+    const { ctx, projectId } = await team(50, 0);
+    await ctx.workspaces.ready((await Session.create(ctx, { projectId })).workspaceId ?? "");
+    await ctx.workspaces.spares.settled();
+    expect(sparesOf(projectId)).toEqual([]);
+  });
+
+  it("W6: unregistering a project removes its spare trees; its store (the session branches) stays", async () => {
+    const { ctx, projectId } = await team(50, 1);
+    const session = await Session.create(ctx, { projectId });
+    await ctx.workspaces.ready(session.workspaceId ?? "");
+    await ctx.workspaces.spares.settled();
+    expect(sparesOf(projectId)).toHaveLength(1);
+    await Session.remove(ctx, session.id);
+    await Project.remove(ctx, projectId);
+    expect(existsSync(path.join(dataDir, "workspaces", projectId, "spares"))).toBe(false);
+    expect(existsSync(storeOf(dataDir, projectId))).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import type { Snapshots } from "../snapshot/snapshot";
 import { makeRepository, projectGit } from "../project/project";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
+import { Spares } from "./spare";
 
 /**
  * Session workspaces (SPEC §15): every root session works in a working tree of its own,
@@ -58,6 +59,8 @@ export interface ReadyWorkspace {
 export interface WorkspaceSettings {
   dataDir: string;
   maxPerProject: number;
+  /** Spare trees each project keeps checked out ahead (spare.ts); 0 = none. */
+  spares: number;
 }
 
 /** Where a project's workspaces and store live. */
@@ -107,13 +110,17 @@ export interface Fork {
 
 export class Workspaces {
   private readonly making = new Map<string, Promise<ReadyWorkspace>>();
+  /** The trees checked out ahead, which new workspaces take (spare.ts). */
+  readonly spares: Spares;
 
   constructor(
     private readonly db: Db,
     private readonly settings: WorkspaceSettings,
     private readonly snapshots: Snapshots,
     private readonly owner: () => SandboxOwner | undefined,
-  ) {}
+  ) {
+    this.spares = new Spares({ dataDir: settings.dataDir, count: settings.spares }, () => this.repo, (projectId) => projectFolder(settings.dataDir, projectId));
+  }
 
   /** The server's own git (server/project/git.ts). */
   get git(): ProjectGit {
@@ -306,7 +313,11 @@ export class Workspaces {
     await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o700 });
     // Not given to the sandbox's user here: its first command does that (sandbox.ts, as for any
     // folder it does not own yet), so a new tree costs only its checkout. File tools write as that user already.
-    await this.repo.createWorkTree(store, row.directory, { branch: row.branch, base, workspace: row.id });
+    const tree = { branch: row.branch, base, workspace: row.id };
+    // A spare checked out ahead at this base, else a checkout now; then the next spare, in the background.
+    if (await this.spares.take(row.projectId, base, row.directory)) await this.repo.takeOver(store, row.directory, tree);
+    else await this.repo.createWorkTree(store, row.directory, tree);
+    this.spares.refill(row.projectId, store, base);
     if (row.forkOf) {
       try {
         await this.forkFiles(row, row.forkOf, row.forkSnapshot);
