@@ -2,7 +2,8 @@ import { getAuth } from "./auth/instance";
 import { type SignedIn, signedInFromHeaders } from "./auth/member";
 import { ParleyError } from "./errors";
 import { runtime } from "./runtime";
-import type { Actor, Services } from "./services";
+import type { Services } from "./services";
+import type { Actor } from "./actor";
 
 /**
  * The context of a request: the runtime's services and who is acting. `actor` is the

@@ -3,7 +3,8 @@ import type { AccessWatch } from "./live/access";
 import type { StreamLimits } from "./live/limits";
 import type { LiveStreams } from "./live/streams";
 import type { LanguageModel } from "ai";
-import { z } from "zod";
+import type { Actor } from "./actor";
+import type { Clock } from "./clock";
 import type { Agents } from "./agent/agent";
 import type { CommandsConfig } from "./command/config";
 import type { Bus } from "./bus/bus";
@@ -29,28 +30,8 @@ import type { ChildCall, SubagentRequest, SubagentResult, Tool, ToolContext, Too
  * acting. Every domain function takes one of the two; none reaches for a global.
  */
 
-/** Where "now" comes from, so tests can move time. */
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
 
-/** Who is acting: a user working inside one of their teams. */
-export interface Actor {
-  userId: string;
-  teamId: string;
-  /** The sign-in a request came through (live streams end with it: server/live/access.ts). */
-  authSessionId?: string;
-}
 
-/** One item of a session's todo list (the todowrite and todoread tools, the chat's list). */
-export const Todo = z.object({
-  id: z.string(),
-  content: z.string(),
-  status: z.enum(["pending", "in_progress", "completed", "cancelled"]),
-  priority: z.enum(["high", "medium", "low"]),
-});
-export type Todo = z.infer<typeof Todo>;
 
 /** A model ready to call, with what the loop needs to know about it. */
 export interface ResolvedModel {

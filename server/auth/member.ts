@@ -1,7 +1,6 @@
 import type { Db } from "../db/client";
 import type { Auth } from "./auth";
-
-export type TeamRole = "owner" | "admin" | "member";
+import type { TeamRole } from "./roles";
 
 export interface TeamInfo {
   id: string;

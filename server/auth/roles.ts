@@ -1,6 +1,7 @@
 import { ParleyError } from "../errors";
-import type { Context } from "../services";
-import type { TeamRole } from "./member";
+import type { Acting } from "../actor";
+
+export type TeamRole = "owner" | "admin" | "member";
 
 /** Team admins: owners and admins. */
 export const ADMIN_ROLES: readonly TeamRole[] = ["owner", "admin"];
@@ -9,7 +10,7 @@ export const ADMIN_ROLES: readonly TeamRole[] = ["owner", "admin"];
  * The actor's role in their team, read from the database (not from the request), so a
  * demotion or removal takes effect at once. FORBIDDEN unless it is one of `roles`.
  */
-export async function requireRole(ctx: Pick<Context, "db" | "actor">, roles: readonly TeamRole[], action: string): Promise<TeamRole> {
+export async function requireRole(ctx: Acting, roles: readonly TeamRole[], action: string): Promise<TeamRole> {
   const membership = await ctx.db.membership.findUnique({
     where: { teamId_userId: { teamId: ctx.actor.teamId, userId: ctx.actor.userId } },
     select: { role: true },

@@ -13,7 +13,7 @@ import { fn } from "../fn";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
 import type { Context, Services } from "../services";
-import { isInside } from "../tool/paths";
+import { isInside } from "../inside";
 import * as Publish from "../workspace/publish";
 import { sessionRow } from "../session/access";
 import type { Info } from "../session/info";

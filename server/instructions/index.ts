@@ -1,3 +1,3 @@
 export * as Instructions from "./stored";
 export { type Gathered, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, type UrlCache, gather } from "./sources";
-export { type NearbyRules, type NestedRule, StepRules, loadedRules } from "./nested";
+export { StepRules, loadedRules } from "./nested";

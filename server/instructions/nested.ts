@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { WithParts } from "../session/message";
-import { isInside } from "../tool/paths";
+import { isInside } from "../inside";
+import type { NearbyRules, NestedRule } from "../tool/tool";
 import { labelOf, present, readConfined } from "./read";
 import { DEFAULT_MAX_FILE_BYTES, RULE_FILES, block, cutNote } from "./sources";
 
@@ -14,17 +15,6 @@ import { DEFAULT_MAX_FILE_BYTES, RULE_FILES, block, cutNote } from "./sources";
  * what it appended (`loaded`), which is how later steps know.
  */
 
-export interface NestedRule {
-  /** Its path relative to the workspace. */
-  label: string;
-  /** "Instructions from: <label>" and its text. */
-  text: string;
-}
-
-/** What `read` uses: the rules near a file it read (`readable`: whether the rules let the agent read one; a denied one is left out). */
-export interface NearbyRules {
-  near(file: string, readable?: (label: string) => boolean): Promise<NestedRule[]>;
-}
 
 /** The rule files earlier read results still in view appended (compacted results no longer count). */
 export function loadedRules(messages: WithParts[]): Set<string> {

@@ -1,7 +1,8 @@
 import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
 import { errorCode, looksBinary } from "../tool/files";
-import { isInside, openChecked, realLocation } from "../tool/paths";
+import { openChecked, realLocation } from "../tool/paths";
+import { isInside } from "../inside";
 import { ToolError } from "../tool/tool";
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { errorCode } from "../tool/files";
-import { isInside } from "../tool/paths";
+import { isInside } from "../inside";
 import type { InstructionSource } from "../session/message";
 import { cutText, labelOf, present, readConfined } from "./read";
 

@@ -10,7 +10,7 @@ import { sessionRow } from "../session/access";
 import type { InstructionSource } from "../session/message";
 import { messageFromRow, partFromRow } from "../session/rows";
 import { readConfined } from "./read";
-import { isInside } from "../tool/paths";
+import { isInside } from "../inside";
 import { DEFAULT_MAX_FILE_BYTES, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, fetchText, type Gathered, gather, isUrl, patternOf, sha256, type UrlCache } from "./sources";
 
 /**

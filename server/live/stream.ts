@@ -1,7 +1,8 @@
 import type { Bus } from "../bus/bus";
 import { ParleyError } from "../errors";
 import { sseResponse } from "../http";
-import type { Actor, Context } from "../services";
+import type { Context } from "../services";
+import type { Actor } from "../actor";
 import { Session } from "../session";
 import type { AccessWatch } from "./access";
 import { type Feed, eventSource } from "./feed";

@@ -4,7 +4,7 @@ import type { Bus, Envelope } from "../bus/bus";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Actor } from "../services";
+import type { Actor } from "../actor";
 import type { PermissionRequest, Verdict } from "../tool/tool";
 import { DEFAULTS } from "./evaluate";
 import { Asked, Replied, type Reply, Request } from "./events";

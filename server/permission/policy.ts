@@ -3,7 +3,7 @@ import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
-import type { Context } from "../services";
+import type { Acting } from "../actor";
 import { Ruleset } from "./schema";
 import { parse } from "../fn";
 
@@ -45,14 +45,14 @@ export async function read(db: Db, teamId: string, projectId: string): Promise<P
   };
 }
 
-async function ownProject(ctx: Pick<Context, "db" | "actor">, projectId: string) {
+async function ownProject(ctx: Acting, projectId: string) {
   const row = await ctx.db.project.findUnique({ where: { id: projectId }, select: { id: true, teamId: true, permission: true } });
   if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("project", projectId);
   return row;
 }
 
 /** The rules of the team (no project) or of one of its projects; every member may read them. */
-export async function get(ctx: Pick<Context, "db" | "actor">, input: PolicyScope): Promise<{ rules: Ruleset }> {
+export async function get(ctx: Acting, input: PolicyScope): Promise<{ rules: Ruleset }> {
   const scope = PolicyScope.parse(input);
   if (scope.projectId) return { rules: rulesOf((await ownProject(ctx, scope.projectId)).permission, `project ${scope.projectId}`) };
   const team = await ctx.db.team.findUnique({ where: { id: ctx.actor.teamId }, select: { permission: true } });
@@ -60,7 +60,7 @@ export async function get(ctx: Pick<Context, "db" | "actor">, input: PolicyScope
 }
 
 /** Replace the rules of the team or of one project (owners and admins only). */
-export async function set(ctx: Pick<Context, "db" | "actor">, input: SetPolicyInput): Promise<{ rules: Ruleset }> {
+export async function set(ctx: Acting, input: SetPolicyInput): Promise<{ rules: Ruleset }> {
   const { projectId, rules } = parse(SetPolicyInput, input);
   await requireRole(ctx, ADMIN_ROLES, "change the permission policy");
   const value = rules.length > 0 ? rules : undefined;
@@ -74,7 +74,7 @@ export async function set(ctx: Pick<Context, "db" | "actor">, input: SetPolicyIn
 }
 
 /** Members may give a session rules that ask or deny; allowing beyond the policy is for owners and admins. */
-export async function checkSessionRules(ctx: Pick<Context, "db" | "actor">, rules: Ruleset | null | undefined): Promise<void> {
+export async function checkSessionRules(ctx: Acting, rules: Ruleset | null | undefined): Promise<void> {
   if (!rules?.some((rule) => rule.action === "allow")) return;
   await requireRole(ctx, ADMIN_ROLES, 'add "allow" rules to a session (members may add "ask" and "deny" rules)');
 }

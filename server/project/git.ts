@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/pr
 import path from "node:path";
 import { ParleyError } from "../errors";
 import { type ProgramResult, type ProgramRunner, programHelper } from "../process/helper";
-import { redactor } from "../secrets";
+import { redactor } from "../secrets/redact";
 import { type Git, findGit } from "../snapshot/git";
 
 /**

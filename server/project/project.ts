@@ -1,4 +1,4 @@
-import { lstat, mkdir, realpath, rm, stat } from "node:fs/promises";
+import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
@@ -9,8 +9,10 @@ import { refuseNul } from "../nul";
 import { Secrets } from "../secrets";
 import { projectRow } from "../session/access";
 import type { Context, Settings } from "../services";
-import { type Credential, ProjectGit } from "./git";
+import type { Credential } from "./git";
+import { headBranch, isRepository, makeRepository, projectGit } from "./repository";
 import { type Remote, type RemotePolicy, allowedProtocols, parseRemote } from "./remote";
+import { isInside } from "../inside";
 
 export const Source = z.enum(["directory", "clone", "empty"]);
 export type Source = z.infer<typeof Source>;
@@ -70,11 +72,6 @@ export const CreateInput = z.object({
 });
 export type CreateInput = z.infer<typeof CreateInput>;
 
-/** Whether `child` is `parent` or lies below it (both absolute, normalized). */
-function within(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
-}
 
 /** The real path of an existing directory (INVALID when it is missing or not a directory). */
 export async function realDirectory(directory: string, what: string): Promise<string> {
@@ -111,9 +108,9 @@ async function currentLocation(directory: string): Promise<string> {
 export async function resolveDirectory(root: string, directory: string): Promise<{ directory: string; root: string }> {
   const realRoot = await realDirectory(root, "The projects root");
   const asWritten = path.resolve(root, directory);
-  if (!within(path.resolve(root), asWritten)) throw ParleyError.invalid(`${directory} is outside the projects root ${root}`);
+  if (!isInside(path.resolve(root), asWritten)) throw ParleyError.invalid(`${directory} is outside the projects root ${root}`);
   const real = await realDirectory(asWritten, "The directory");
-  if (!within(realRoot, real)) throw ParleyError.invalid(`${directory} leads outside the projects root ${root} (through a symbolic link)`);
+  if (!isInside(realRoot, real)) throw ParleyError.invalid(`${directory} leads outside the projects root ${root} (through a symbolic link)`);
   if (real === realRoot) throw ParleyError.invalid(`Choose a folder inside the projects root ${root}, not the root itself`);
   return { directory: real, root: realRoot };
 }
@@ -126,7 +123,7 @@ export async function resolveDirectory(root: string, directory: string): Promise
  */
 async function reachesParleyData(directory: string, root: string, forbidden: string[]): Promise<boolean> {
   const places = await Promise.all(forbidden.map(currentLocation));
-  return places.some((place) => within(directory, place) || (within(place, directory) && !within(place, root)));
+  return places.some((place) => isInside(directory, place) || (isInside(place, directory) && !isInside(place, root)));
 }
 
 /** Where project directories may be registered (a server path): for the owners and admins who register them. */
@@ -172,7 +169,7 @@ export async function insert(tx: Prisma.TransactionClient, project: NewProject, 
   for (const other of others) {
     if (other.teamId === project.teamId) {
       if (other.places.includes(project.directory)) throw new ParleyError("CONFLICT", `${asGiven} is already a project of this team`);
-    } else if (other.places.some((place) => within(place, project.directory) || within(project.directory, place))) {
+    } else if (other.places.some((place) => isInside(place, project.directory) || isInside(project.directory, place))) {
       // Whose project it is stays unsaid: another team's folders are none of this team's business.
       throw new ParleyError("CONFLICT", `This folder cannot be used: it is inside, around or equal to a folder already registered (${asGiven}).`);
     }
@@ -210,14 +207,6 @@ export async function create(ctx: Pick<Context, "db" | "actor" | "settings">, in
 // ---------------------------------------------------------------------------------------
 // Git-backed projects: a registered folder made a repository, a clone, an empty repository.
 
-const gits = new Map<string, ProjectGit>();
-/** The server's git for projects of a data directory (one credential helper, one known-hosts file). */
-export function projectGit(settings: Pick<Settings, "dataDir">): ProjectGit {
-  let git = gits.get(settings.dataDir);
-  if (!git) gits.set(settings.dataDir, (git = new ProjectGit(settings.dataDir)));
-  return git;
-}
-
 /** What remotes the operator allows (config `git`). */
 export function remotePolicy(settings: Settings): RemotePolicy {
   return { allowLocalRemotes: settings.git?.allowLocalRemotes ?? false, allowHttp: settings.git?.allowHttp ?? false };
@@ -227,24 +216,6 @@ export function remotePolicy(settings: Settings): RemotePolicy {
 async function author(ctx: Pick<Context, "db" | "actor">): Promise<{ name: string; email: string }> {
   const user = await ctx.db.user.findUnique({ where: { id: ctx.actor.userId }, select: { name: true, email: true } });
   return { name: user?.name || "Parley", email: user?.email ?? "parley@localhost" };
-}
-
-/** The branch HEAD names (unborn or not), or null when HEAD is detached. */
-async function headBranch(git: ProjectGit, directory: string): Promise<string | null> {
-  // symbolic-ref -q exits 1, silently, on a detached HEAD: the project then has no default branch yet.
-  const out = await git.run(["symbolic-ref", "-q", "--short", "HEAD"], { cwd: directory, protocols: "", accept: [1] }, "Reading the current branch");
-  return out.trim() || null;
-}
-
-/** Whether a project folder has a `.git` of its own (projects registered before git-backed projects may not). */
-async function isRepository(directory: string): Promise<boolean> {
-  return lstat(path.join(directory, ".git")).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return false;
-      throw error;
-    },
-  );
 }
 
 /**
@@ -259,37 +230,6 @@ async function adopt(ctx: Pick<Context, "db" | "actor" | "settings">, directory:
   return makeRepository(ctx.settings, directory, await author(ctx));
 }
 
-/**
- * `adopt` for a folder registered before projects were repositories, when a session first
- * needs a workspace of it: the first commit is Parley's. Folders of one process are made
- * repositories one at a time (a second call finds the first's `.git`).
- */
-/** The folders this process is making repositories now. */
-const adopting = new Map<string, Promise<string | null>>();
-export function makeRepository(settings: Pick<Settings, "dataDir">, directory: string, by?: { name: string; email: string }): Promise<string | null> {
-  const previous = adopting.get(directory) ?? Promise.resolve(null);
-  const next = previous.catch(() => null).then(async () => {
-    const git = projectGit(settings);
-    if (await isRepository(directory)) return headBranch(git, directory);
-    const call = { cwd: directory, protocols: "", ...(by ? { author: by } : {}) };
-    try {
-      await git.run(["init", "-q", "-b", "main"], call, "Making the folder a git repository");
-      await git.run(["add", "-A"], call, "Adding the folder's files");
-      await git.run(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (the folder as registered)"], call, "The first commit");
-      // One pack instead of a loose object per file: every workspace checks out from it (about twice as fast).
-      await git.run(["repack", "-a", "-d", "-q"], call, "Packing the first commit");
-    } catch (error) {
-      // The .git this call made holds nothing of the user's: remove it so nothing is half done.
-      await rm(path.join(directory, ".git"), { recursive: true, force: true });
-      throw error;
-    }
-    return "main";
-  });
-  adopting.set(directory, next);
-  return next.finally(() => {
-    if (adopting.get(directory) === next) adopting.delete(directory);
-  });
-}
 /** A new folder's name in the projects root: one segment. */
 const FolderName = refuseNul(z.string().trim().min(1).max(100), "a folder name").refine(
   (name) => /^[A-Za-z0-9._-]+$/.test(name) && name !== "." && name !== ".." && !name.startsWith("-"),

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isInside } from "../inside";
 
 /**
  * The bubblewrap command line of one sandboxed process (pure: the facts about the host
@@ -56,15 +57,11 @@ export interface MountSpec {
 const MOUNTED_ROOTS = ["/usr", "/etc"];
 const FORBIDDEN_ROOTS = ["/proc", "/dev"];
 
-export function isWithin(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /** Ancestors of `target` strictly between `top` (exclusive) and `target` (exclusive), outermost first. */
 function between(top: string, target: string): string[] {
   const out: string[] = [];
-  for (let dir = path.dirname(target); dir !== top && isWithin(top, dir) && dir !== path.dirname(dir); dir = path.dirname(dir)) out.unshift(dir);
+  for (let dir = path.dirname(target); dir !== top && isInside(top, dir) && dir !== path.dirname(dir); dir = path.dirname(dir)) out.unshift(dir);
   return out;
 }
 
@@ -113,12 +110,12 @@ function bindArgs(binds: { path: string; writable: boolean }[], sources: Readonl
   const created = new Set<string>();
   const readOnlyAfter: string[] = [];
   for (const bind of binds) {
-    if (FORBIDDEN_ROOTS.some((root) => isWithin(root, bind.path)) || bind.path === "/" || bind.path === "/tmp") {
+    if (FORBIDDEN_ROOTS.some((root) => isInside(root, bind.path)) || bind.path === "/" || bind.path === "/tmp") {
       throw new Error(`cannot bind ${bind.path} into the sandbox`);
     }
     let top = "/";
-    if (MOUNTED_ROOTS.some((root) => isWithin(root, bind.path))) top = bind.path;
-    else if (isWithin("/tmp", bind.path)) {
+    if (MOUNTED_ROOTS.some((root) => isInside(root, bind.path))) top = bind.path;
+    else if (isInside("/tmp", bind.path)) {
       const first = path.join("/tmp", path.relative("/tmp", bind.path).split(path.sep)[0] ?? "");
       top = first;
       if (first !== bind.path && !created.has(first)) {

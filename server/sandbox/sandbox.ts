@@ -3,7 +3,8 @@ import { promises as fs, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { type HostLayout, bwrapArgs, isWithin } from "./bwrap";
+import { type HostLayout, bwrapArgs } from "./bwrap";
+import { isInside } from "../inside";
 import { type CallCgroups, Cgroups, JOIN_SCRIPT } from "./cgroup";
 import { findExecutable, hostLayout } from "./host";
 import { DEFAULT_MOUNT_BASE, MOUNT_SCRIPT, MountPoints } from "./mounts";
@@ -284,11 +285,11 @@ export class Sandbox {
     const { limits } = this.settings;
     const { drop } = state;
     const project = realpathSync(spec.project);
-    const writable = (spec.writable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p));
-    const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isWithin(project, p) && !writable.some((w) => isWithin(w, p)));
+    const writable = (spec.writable ?? []).map((p) => realpathSync(p)).filter((p) => !isInside(project, p));
+    const readable = (spec.readable ?? []).map((p) => realpathSync(p)).filter((p) => !isInside(project, p) && !writable.some((w) => isInside(w, p)));
     const program = spec.argv[0];
     // A helper that lives outside the system directories is shown to the process on its own.
-    if (program && path.isAbsolute(program) && !isWithin("/usr", program) && !readable.includes(program)) readable.push(program);
+    if (program && path.isAbsolute(program) && !isInside("/usr", program) && !readable.includes(program)) readable.push(program);
     // The process runs as the sandbox's user: the workspace is that user's. Other writable
     // paths (outside folders a policy opens) keep their owners: the process changes there
     // only what the host's permissions let that user change, never with the server's rights.

@@ -3,8 +3,16 @@ import { MAX_SECRET_VALUE_BYTES, SECRET_KINDS, SECRET_NAME_PATTERN, SECRET_NAME_
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError, isParleyError } from "../errors";
 import * as Id from "../id";
-import type { Context, Services } from "../services";
+import type { Acting } from "../actor";
+import type { Clock } from "../clock";
+import type { Db } from "../db/client";
 import { type Keyring, sealedKeyId } from "./seal";
+
+/** Who stores a secret: the acting member, the keys it is sealed under, and the clock of "updated at". */
+interface SealingActor extends Acting {
+  keyring: Keyring;
+  clock: Clock;
+}
 
 /**
  * A team's secrets (SPEC §16): git credentials, provider keys, tool-server headers. Their
@@ -45,7 +53,7 @@ export type Info = z.infer<typeof Info>;
 const METADATA = { name: true, kind: true, createdAt: true, updatedAt: true, updatedById: true } as const;
 type Row = { name: string; kind: string; createdAt: Date; updatedAt: Date; updatedById: string | null };
 
-async function infos(db: Services["db"], rows: Row[]): Promise<Info[]> {
+async function infos(db: Db, rows: Row[]): Promise<Info[]> {
   const ids = [...new Set(rows.flatMap((row) => (row.updatedById ? [row.updatedById] : [])))];
   const users = ids.length ? await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
   const names = new Map(users.map((user) => [user.id, user.name]));
@@ -62,14 +70,14 @@ async function infos(db: Services["db"], rows: Row[]): Promise<Info[]> {
 }
 
 /** The team's secrets, by name: any member may see them (never their values). */
-export async function list(ctx: Context): Promise<Info[]> {
+export async function list(ctx: Acting): Promise<Info[]> {
   await requireRole(ctx, [...ADMIN_ROLES, "member"], "see the team's secrets");
   const rows = await ctx.db.teamSecret.findMany({ where: { teamId: ctx.actor.teamId }, select: METADATA, orderBy: { name: "asc" } });
   return infos(ctx.db, rows);
 }
 
 /** Creates or replaces a secret of the actor's team (owners and admins). */
-export async function set(ctx: Context, input: SetInput): Promise<Info> {
+export async function set(ctx: SealingActor, input: SetInput): Promise<Info> {
   await requireRole(ctx, ADMIN_ROLES, "set team secrets");
   const { name, kind, value } = SetInput.parse(input);
   const teamId = ctx.actor.teamId;
@@ -87,7 +95,7 @@ export async function set(ctx: Context, input: SetInput): Promise<Info> {
 }
 
 /** Removes a secret of the actor's team (owners and admins); NOT_FOUND when it has none of that name. */
-export async function remove(ctx: Context, name: string): Promise<void> {
+export async function remove(ctx: Acting, name: string): Promise<void> {
   await requireRole(ctx, ADMIN_ROLES, "remove team secrets");
   const { count } = await ctx.db.teamSecret.deleteMany({ where: { teamId: ctx.actor.teamId, name: Name.parse(name) } });
   if (count === 0) throw ParleyError.notFound("Team secret", name);
@@ -98,14 +106,14 @@ export async function remove(ctx: Context, name: string): Promise<void> {
  * provider call): never returned by a transport, never put in an event, a log line, an
  * error, a sandbox's environment or a file. NOT_FOUND when the team has no such secret.
  */
-export async function reveal(s: Pick<Services, "db" | "keyring">, teamId: string, name: string): Promise<string> {
+export async function reveal(s: { db: Db; keyring: Keyring }, teamId: string, name: string): Promise<string> {
   const row = await s.db.teamSecret.findUnique({ where: { teamId_name: { teamId, name } }, select: { sealed: true } });
   if (!row) throw ParleyError.notFound("Team secret", name);
   return s.keyring.open({ teamId, name }, row.sealed);
 }
 
 /** Whether the team has a secret of that name (and its kind): for checks before a process needs the value. */
-export async function kindOf(s: Pick<Services, "db">, teamId: string, name: string): Promise<Kind | undefined> {
+export async function kindOf(s: { db: Db }, teamId: string, name: string): Promise<Kind | undefined> {
   const row = await s.db.teamSecret.findUnique({ where: { teamId_name: { teamId, name } }, select: { kind: true } });
   return row ? Kind.parse(row.kind) : undefined;
 }
@@ -117,7 +125,7 @@ export async function kindOf(s: Pick<Services, "db">, teamId: string, name: stri
  * value), and the others are still re-sealed.
  */
 export async function rotate(
-  s: Pick<Services, "db">,
+  s: { db: Db },
   keyring: Keyring,
 ): Promise<{ resealed: number; current: number; failed: { teamId: string; name: string; reason: string }[] }> {
   const currentId = await keyring.currentId();

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { define } from "../bus/bus";
 import { Info, Status } from "./info";
-import { Todo } from "../services";
+import { Todo } from "./todo-item";
 import { FileDiff, Message, MessageError, Part } from "./message";
 
 /** Session and message events. */
 
 export { Status } from "./info";
-export { Todo } from "../services";
+export { Todo } from "./todo-item";
 
 export const Created = define("session.created", z.object({ info: Info }), { audience: ["member", "viewer", "team"] });
 export const Updated = define("session.updated", z.object({ info: Info }), { audience: ["member", "viewer", "team"] });

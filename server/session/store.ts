@@ -1,11 +1,20 @@
 import { type Db, Prisma } from "../db/client";
 import type { Message as MessageRow, Part as PartRow } from "../db/generated/client";
-import type { Services } from "../services";
+import type { Bus } from "../bus/bus";
+import type { Clock } from "../clock";
 import * as Event from "./events";
 import type { Info } from "./info";
 import { type RowWithAuthor, authorsOfJoined } from "./authors";
 import type { Author, FileDiff, Message, Part, Tokens, UserMessage, WithParts } from "./message";
 import { SHARE_COLUMNS, type SessionWithShareColumns, messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow, withShare } from "./rows";
+
+/** What the store writes and publishes with (the server's services have them all). */
+export interface StoreServices {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  settings: { publicUrl?: string | undefined };
+}
 
 /**
  * The one write path of session data. Only this module writes message and part rows and
@@ -83,7 +92,7 @@ export async function toolOutputTokensBound(db: Db, sessionId: string): Promise<
 // ---------------------------------------------------------------- messages and parts
 
 /** Write (create or replace) a message and tell everyone. A user message's author is stored when it is created, never changed. */
-export async function writeMessage(s: Services, teamId: string, info: Message): Promise<void> {
+export async function writeMessage(s: StoreServices, teamId: string, info: Message): Promise<void> {
   // Several times per step: one plain statement.
   await s.db.$executeRaw`
     INSERT INTO "Message" (id, "sessionId", role, "authorId", data, "timeCreated")
@@ -97,7 +106,7 @@ export async function writeMessage(s: Services, teamId: string, info: Message): 
  * author: `authorId`, the member who wrote it, or — for a message the server writes
  * itself — the session's author). Returns the message as published.
  */
-export async function createUserMessage(s: Services, teamId: string, info: UserMessage, parts: Part[], authorId?: string): Promise<UserMessage> {
+export async function createUserMessage(s: StoreServices, teamId: string, info: UserMessage, parts: Part[], authorId?: string): Promise<UserMessage> {
   // One statement (atomic on its own): the message, then its parts; it answers with the author's name.
   const rows = JSON.stringify(parts.map((part) => ({ id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) })));
   const [author] = await s.db.$queryRaw<Author[]>`
@@ -124,7 +133,7 @@ export async function createUserMessage(s: Services, teamId: string, info: UserM
  * streamed delta is published `trusted`: it was built by the processor from typed parts,
  * and re-validating the whole part on every token would cost time proportional to its length.
  */
-export function publishPart(s: Services, teamId: string, part: Part, delta?: string): void {
+export function publishPart(s: StoreServices, teamId: string, part: Part, delta?: string): void {
   s.bus.publish(Event.PartUpdated, delta === undefined ? { part } : { part, delta }, scope(teamId, part.sessionId), { trusted: delta !== undefined });
 }
 
@@ -144,19 +153,19 @@ export async function persistParts(db: Db, parts: Part[]): Promise<number> {
 }
 
 /** Write one part and tell everyone. */
-export async function writePart(s: Services, teamId: string, part: Part, delta?: string): Promise<void> {
+export async function writePart(s: StoreServices, teamId: string, part: Part, delta?: string): Promise<void> {
   await persistParts(s.db, [part]);
   publishPart(s, teamId, part, delta);
 }
 
-export async function removePart(s: Services, teamId: string, part: Pick<Part, "id" | "sessionId" | "messageId">): Promise<number> {
+export async function removePart(s: StoreServices, teamId: string, part: Pick<Part, "id" | "sessionId" | "messageId">): Promise<number> {
   const { count } = await s.db.part.deleteMany({ where: { id: part.id, messageId: part.messageId, sessionId: part.sessionId } });
   s.bus.publish(Event.PartRemoved, { sessionId: part.sessionId, messageId: part.messageId, partId: part.id }, scope(teamId, part.sessionId));
   return count;
 }
 
 /** Delete a message with its parts; returns whether it existed (published only then). */
-export async function removeMessage(s: Services, teamId: string, sessionId: string, messageId: string): Promise<boolean> {
+export async function removeMessage(s: StoreServices, teamId: string, sessionId: string, messageId: string): Promise<boolean> {
   const removed = await s.db.$transaction([
     s.db.part.deleteMany({ where: { messageId, sessionId } }),
     s.db.message.deleteMany({ where: { id: messageId, sessionId } }),
@@ -186,7 +195,7 @@ export function deleteContents(db: Db, sessionId: string) {
 // ---------------------------------------------------------------- the session row
 
 /** Tell everyone about a session's new state. */
-export function publishSession(s: Services, info: Info): void {
+export function publishSession(s: StoreServices, info: Info): void {
   s.bus.publish(Event.Updated, { info }, scope(info.teamId, info.id));
 }
 
@@ -196,7 +205,7 @@ export function publishSession(s: Services, info: Info): void {
  * For the occasional changes (title, rules, revert…); those every turn makes go through
  * `changeSession` below.
  */
-export async function updateSession(s: Services, sessionId: string, data: Prisma.SessionUpdateInput): Promise<Info> {
+export async function updateSession(s: StoreServices, sessionId: string, data: Prisma.SessionUpdateInput): Promise<Info> {
   const [row, share] = await Promise.all([s.db.session.update({ where: { id: sessionId }, data }), s.db.share.findUnique({ where: { sessionId } })]);
   const info = sessionFromRow({ ...row, share }, s.settings.publicUrl);
   publishSession(s, info);
@@ -208,14 +217,14 @@ export async function updateSession(s: Services, sessionId: string, data: Prisma
  * summary): the row is changed and read back with its share link by one UPDATE … RETURNING.
  * `set` is the SET list, in SQL.
  */
-async function changeSession(s: Services, sessionId: string, set: Prisma.Sql): Promise<Info> {
+async function changeSession(s: StoreServices, sessionId: string, set: Prisma.Sql): Promise<Info> {
   const info = await changeSessionIf(s, sessionId, set, Prisma.empty);
   if (!info) throw new Prisma.PrismaClientKnownRequestError(`No session ${sessionId} to update`, { code: "P2025", clientVersion: Prisma.prismaVersion.client });
   return info;
 }
 
 /** `changeSession` only when `condition` (SQL, `AND …`) holds too; undefined when nothing was changed. */
-async function changeSessionIf(s: Services, sessionId: string, set: Prisma.Sql, condition: Prisma.Sql): Promise<Info | undefined> {
+async function changeSessionIf(s: StoreServices, sessionId: string, set: Prisma.Sql, condition: Prisma.Sql): Promise<Info | undefined> {
   const [row] = await s.db.$queryRaw<SessionWithShareColumns[]>`
     WITH changed AS (UPDATE "Session" SET ${set} WHERE id = ${sessionId} ${condition} RETURNING *)
     SELECT changed.*, ${SHARE_COLUMNS} FROM changed LEFT JOIN "Share" sh ON sh."sessionId" = changed.id`;
@@ -226,17 +235,17 @@ async function changeSessionIf(s: Services, sessionId: string, set: Prisma.Sql, 
 }
 
 /** Name the session `title` unless it was renamed from `from` meanwhile (a generated title never overwrites a rename). */
-export function renameFrom(s: Services, sessionId: string, from: string, title: string): Promise<Info | undefined> {
+export function renameFrom(s: StoreServices, sessionId: string, from: string, title: string): Promise<Info | undefined> {
   return changeSessionIf(s, sessionId, Prisma.sql`title = ${title}`, Prisma.sql`AND title = ${from}`);
 }
 
 /** The session was used now (a prompt): its `timeUpdated`, which orders lists. */
-export function touchSession(s: Services, sessionId: string, time: number): Promise<Info> {
+export function touchSession(s: StoreServices, sessionId: string, time: number): Promise<Info> {
   return changeSession(s, sessionId, Prisma.sql`"timeUpdated" = ${new Date(time)}`);
 }
 
 /** Add a finished step's usage to the session's totals (kept on the row for the dashboard). */
-export async function addUsage(s: Services, sessionId: string, step: Tokens, cost: number): Promise<Info> {
+export async function addUsage(s: StoreServices, sessionId: string, step: Tokens, cost: number): Promise<Info> {
   const total = step.input + step.output + step.reasoning + step.cache.read + step.cache.write;
   return changeSession(
     s,
@@ -253,7 +262,7 @@ export async function addUsage(s: Services, sessionId: string, step: Tokens, cos
 }
 
 /** Store the session's summary (what its turns changed, from its first snapshot to its last). */
-export async function setSummary(s: Services, sessionId: string, diffs: FileDiff[]): Promise<Info> {
+export async function setSummary(s: StoreServices, sessionId: string, diffs: FileDiff[]): Promise<Info> {
   const additions = diffs.reduce((sum, d) => sum + d.additions, 0);
   const deletions = diffs.reduce((sum, d) => sum + d.deletions, 0);
   return changeSession(

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
-import { type Services, Todo } from "../services";
+import { type Services } from "../services";
+import { Todo } from "./todo-item";
 import * as Event from "./events";
 
 /** The session's todo list (todowrite/todoread), one row per session. */

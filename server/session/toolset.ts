@@ -7,7 +7,7 @@ import { type Layer, type LayerName, type RuleStack, disabled } from "../permiss
 import { type AgentRef, verdictOf } from "../permission/permission";
 import type { Ruleset } from "../permission/schema";
 import type { Services, SubagentCaller } from "../services";
-import type { Boundary } from "../tool/paths";
+import type { Boundary } from "../tool/tool";
 import type { PermissionRequest, ToolContext } from "../tool/tool";
 import { projectQuota } from "../project/quota";
 import { outputDirectory } from "../tool/truncate";
@@ -15,7 +15,7 @@ import { type Call, isDoomLoop } from "./doom";
 import type { WithParts } from "./message";
 import type { Processor } from "./processor";
 import * as Todo from "./todo";
-import type { NearbyRules } from "../instructions/nested";
+import type { NearbyRules } from "../tool/tool";
 
 /**
  * The tools of one step as the model sees them: the agent's tools that the rules do not

@@ -1,7 +1,12 @@
 import type { Db } from "../db/client";
-import type { Services } from "../services";
 import type { Message, Part } from "./message";
 import * as Store from "./store";
+
+/** What a turn's writer uses: the store's services, the streamed-writes batcher and the stream window. */
+export interface WriterServices extends Store.StoreServices {
+  streamedWrites: StreamedWrites;
+  settings: { publicUrl?: string | undefined; streamWindowMs?: number | undefined };
+}
 
 /**
  * Writes a running assistant turn through the write path (store.ts).
@@ -46,7 +51,7 @@ export class TurnWriter {
   writes = 0;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: WriterServices,
     private readonly teamId: string,
   ) {
     this.windowMs = services.settings.streamWindowMs ?? STREAM_WINDOW_MS;

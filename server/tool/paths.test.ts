@@ -1,7 +1,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isInside, realLocation, resolvePath } from "./paths";
+import { realLocation, resolvePath } from "./paths";
+import { isInside } from "../inside";
 import { fakeContext, eachTempProject } from "./testing";
 
 const t = eachTempProject();

@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { DEFAULTS } from "../permission/evaluate";
 import { decide, type Layer } from "../permission/layers";
+import { isInside } from "../inside";
 import { errorCode } from "./files";
-import { ToolError, type ToolContext } from "./tool";
+import { type Boundary, ToolError, type ToolContext } from "./tool";
 
 /**
  * Path confinement: every path a tool receives is resolved against the project directory,
@@ -25,20 +26,6 @@ import { ToolError, type ToolContext } from "./tool";
  * the server's own rights.
  */
 
-export interface Boundary {
-  /** Real paths no tool may reach (the data directory, the projects root, other teams' projects). */
-  forbidden: string[];
-  /** Real paths of this team's other projects: reachable after the question, although they lie in the projects root. */
-  teamProjects: string[];
-  /** Saved outputs of the sessions this one runs for (its parent, their parents): read without a question, never written. */
-  savedOutputs?: string[];
-  /**
-   * The layers that decide whether a place outside the project may be reached at all:
-   * the built-in defaults, the server configuration, the team's and the project's policy
-   * (missing: the built-in defaults alone, which deny it).
-   */
-  policy?: Layer[];
-}
 
 export interface ResolvedPath {
   /** Absolute path as given (symlinks not followed): what the tool opens. */
@@ -58,15 +45,6 @@ const MAX_SYMLINK_HOPS = 40;
 /** The policy when a boundary names none: the built-in defaults. */
 const BUILT_IN: Layer[] = [{ name: "defaults", rules: DEFAULTS, final: false }];
 
-/** Whether `child` is `parent` or lies below it (both absolute and normalized). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!path.isAbsolute(rel) && !isDotDotSegment(rel));
-}
-
-function isDotDotSegment(rel: string): boolean {
-  return rel === ".." || rel.startsWith(`..${path.sep}`);
-}
 
 function realOrSelf(p: string): string {
   try {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, vi } from "vitest";
 import { DEFAULTS, evaluate } from "../permission/evaluate";
 import { Sandbox } from "../sandbox/sandbox";
 import { sandboxSettings } from "../sandbox/settings";
-import type { Todo } from "../services";
+import type { Todo } from "../session/todo-item";
 import type { PermissionRequest, ToolContext, Verdict } from "./tool";
 import { errorCode } from "./files";
 import { outputDirectory } from "./truncate";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Todo } from "../services";
+import { Todo } from "../session/todo-item";
 import { define } from "./tool";
 
 function summary(todos: Todo[]): string {

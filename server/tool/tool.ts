@@ -1,9 +1,36 @@
 import type { z } from "zod";
 import type { Agent } from "../agent/agent";
-import type { NearbyRules } from "../instructions/nested";
 import type { Sandbox } from "../sandbox/sandbox";
-import type { Todo } from "../services";
-import type { Boundary } from "./paths";
+import type { Todo } from "../session/todo-item";
+import type { Layer } from "../permission/layers";
+
+/** Where a tool may reach besides its project (tool/paths.ts resolves every path against it). */
+export interface Boundary {
+  /** Real paths no tool may reach (the data directory, the projects root, other teams' projects). */
+  forbidden: string[];
+  /** Real paths of this team's other projects: reachable after the question, although they lie in the projects root. */
+  teamProjects: string[];
+  /** Saved outputs of the sessions this one runs for (its parent, their parents): read without a question, never written. */
+  savedOutputs?: string[];
+  /**
+   * The layers that decide whether a place outside the project may be reached at all:
+   * the built-in defaults, the server configuration, the team's and the project's policy
+   * (missing: the built-in defaults alone, which deny it).
+   */
+  policy?: Layer[];
+}
+
+export interface NestedRule {
+  /** Its path relative to the workspace. */
+  label: string;
+  /** "Instructions from: <label>" and its text. */
+  text: string;
+}
+
+/** What `read` uses: the rules near a file it read (`readable`: whether the rules let the agent read one; a denied one is left out). */
+export interface NearbyRules {
+  near(file: string, readable?: (label: string) => boolean): Promise<NestedRule[]>;
+}
 
 /**
  * A tool the agent can call: a zod input schema, a description for the model,

@@ -5,7 +5,8 @@ import { type ParleyErrorCode, isParleyError } from "../errors";
 import type { SignedIn } from "../auth/member";
 import { requestContext, requireActor } from "../context";
 import { assertSameOrigin } from "../origin";
-import type { Actor, Context } from "../services";
+import type { Context } from "../services";
+import type { Actor } from "../actor";
 import { Session } from "../session";
 
 /** What a member procedure gets: the acting user in their active team, and the services. */

@@ -5,7 +5,7 @@ import { ParleyError } from "../errors";
 import * as Id from "../id";
 import type { SandboxOwner } from "../sandbox/owner";
 import type { Snapshots } from "../snapshot/snapshot";
-import { makeRepository, projectGit } from "../project/project";
+import { makeRepository, projectGit } from "../project/repository";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
 import { Spares } from "./spare";

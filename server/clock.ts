@@ -1,0 +1,5 @@
+/** Where "now" comes from, so tests can move time. */
+export interface Clock {
+  now(): number;
+}
+export const systemClock: Clock = { now: () => Date.now() };
