@@ -3,7 +3,7 @@ import { type ParleyError, type ParleyErrorCode, isParleyError } from "../server
 import * as Id from "../server/id";
 import type { Context } from "../server/services";
 import type { AssistantMessage, Part, TextPart, UserMessage } from "../server/session/message";
-import { updateMessage, updatePart } from "../server/session/storage";
+import { updateMessage, updatePart } from "../server/session/transcript";
 
 /** Builders of valid messages and parts for tests, and a recorder of bus events. */
 

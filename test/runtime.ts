@@ -8,7 +8,7 @@ import type { Ruleset } from "../server/permission/schema";
 import type { Context, ExecuteTool, Models, Services, Settings } from "../server/services";
 import type { Clock } from "../server/clock";
 import type { RunLock } from "../server/session/lock";
-import { testSandbox } from "../server/tool/testing";
+import { testSandbox } from "./tools";
 import type { Tool } from "../server/tool/tool";
 import { databaseUrl, testDb } from "./db";
 import { titleModel } from "./title-model";

@@ -3,7 +3,7 @@ import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bash } from "../tool/bash";
-import { eventually, fakeContext, hostPids, tempProject, testSandbox, type TempProject } from "../tool/testing";
+import { eventually, fakeContext, hostPids, tempProject, testSandbox, type TempProject } from "../../test/tools";
 import { DENIED_SYSCALLS, seccompBytes, seccompFilter, seccompProgram } from "./seccomp";
 import { Sandbox } from "./sandbox";
 import { DEFAULT_SANDBOX_ID, sandboxSettings } from "./settings";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { databaseUrl } from "../../test/db";
 import { bash } from "../tool/bash";
-import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type TempProject } from "../tool/testing";
+import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type TempProject } from "../../test/tools";
 
 /**
  * The real sandbox (bubblewrap on this machine), as the bash tool uses it after the user

@@ -12,7 +12,7 @@ export {
   removePart,
   MessagesInput,
   type MessagePage,
-} from "./storage";
+} from "./transcript";
 export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info";
 export { prompt, compact, abort, rerun, recoverInterrupted, assertAccepting, RETRY_AFTER_S, PromptInput, CompactInput, RerunInput } from "./prompt";
 export { start as startRunner } from "./loop";

@@ -10,7 +10,7 @@ import { withActor } from "../services";
 import { ShareView } from "../share";
 import * as Event from "./events";
 import type { Message, UserMessage } from "./message";
-import { messagePage } from "./storage";
+import { messagePage } from "./transcript";
 import { Session } from ".";
 
 /**

@@ -29,7 +29,7 @@ import * as Prompt from "./prompt";
 import { messageData, messageFromRow, partFromRow } from "./rows";
 import * as Status from "./status";
 import type { Tool } from "../tool/tool";
-import { eventually } from "../tool/testing";
+import { eventually } from "../../test/tools";
 import { Session } from ".";
 import { type Services, withActor } from "../services";
 import { testServices } from "../../test/runtime";

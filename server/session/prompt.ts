@@ -20,7 +20,7 @@ import { closeStrandedTools, recover } from "./recovery";
 import { messageFromRow, sessionFromRow } from "./rows";
 import { AbortRequested, Runners } from "./runner";
 import * as Revert from "./revert";
-import { message as readMessage } from "./storage";
+import { message as readMessage } from "./transcript";
 import * as Store from "./store";
 import * as Title from "./title";
 

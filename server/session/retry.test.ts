@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MessageError } from "./message";
-import { DEFAULT_MAX_ATTEMPTS, MAX_RETRY_DELAY, delay, retryable, sleep } from "./retry";
+import { DEFAULT_MAX_ATTEMPTS, MAX_RETRY_DELAY, delay, retryable } from "./retry";
+import { sleep } from "../abort";
 
 const api = (statusCode: number | undefined, extra: Partial<Extract<MessageError, { name: "APIError" }>> = {}): MessageError => ({
   name: "APIError",

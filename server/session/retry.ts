@@ -11,8 +11,6 @@ const MAX_DELAY_WITHOUT_HEADERS = 30_000;
  * it fires at once). The member can stop the turn meanwhile.
  */
 export const MAX_RETRY_DELAY = 600_000;
-/** setTimeout's longest delay; a longer one fires at once. */
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 const TRANSIENT = /rate.?limit|too many requests|overloaded|capacity|temporarily unavailable|try again/i;
 
@@ -64,29 +62,4 @@ function askedDelay(error: MessageError, now: number): number | undefined {
   return undefined;
 }
 
-/** Wait `ms`, or reject at once with an AbortError when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.min(Math.max(0, ms), MAX_TIMER_DELAY));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
-export function abortError(signal?: AbortSignal): Error {
-  const reason: unknown = signal?.reason;
-  if (reason instanceof Error && reason.name === "AbortError") return reason;
-  const error = new Error(typeof reason === "string" ? reason : "aborted");
-  error.name = "AbortError";
-  return error;
-}

@@ -10,7 +10,7 @@ import type { Info } from "../session/info";
 import type { APIError, FileDiff, InstructionSource, Message, MessageError, Part, PartOf } from "../session/message";
 import { sessionFromRow, shareUrl } from "../session/rows";
 import { type PathScope, relativeRecord, relativeText, rewrite, swapsOf } from "./paths";
-import { type MessagePage, messagePage } from "../session/storage";
+import { type MessagePage, messagePage } from "../session/transcript";
 import { parse } from "../fn";
 import type { Services } from "../services";
 import { type TurnDiff, turnDiff } from "../session/summary";

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox, commandEnvironment } from "../sandbox/sandbox";
 import { sandboxSettings } from "../sandbox/settings";
 import { bash, createBashTool } from "./bash";
-import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type FakeContext, type TempProject } from "./testing";
+import { eventually, fakeContext, hostPids, isRunning, tempProject, testSandbox, type FakeContext, type TempProject } from "../../test/tools";
 
 let t: TempProject;
 const started: number[] = [];

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { edit } from "./edit";
-import { fakeContext, SECRET, eachTempProject } from "./testing";
+import { fakeContext, SECRET, eachTempProject } from "../../test/tools";
 
 const t = eachTempProject();
 

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { glob } from "./glob";
-import { fakeContext, eachTempProject } from "./testing";
+import { fakeContext, eachTempProject } from "../../test/tools";
 
 const t = eachTempProject();
 

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { grep } from "./grep";
-import { fakeContext, eachTempProject, watchAccess } from "./testing";
+import { fakeContext, eachTempProject, watchAccess } from "../../test/tools";
 
 const t = eachTempProject();
 

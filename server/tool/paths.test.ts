@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { realLocation, resolvePath } from "./paths";
 import { isInside } from "../inside";
-import { fakeContext, eachTempProject } from "./testing";
+import { fakeContext, eachTempProject } from "../../test/tools";
 
 const t = eachTempProject();
 

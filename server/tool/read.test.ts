@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { read } from "./read";
-import { fakeContext, SECRET, eachTempProject, type TempProject, watchAccess } from "./testing";
+import { fakeContext, SECRET, eachTempProject, type TempProject, watchAccess } from "../../test/tools";
 import { ToolError } from "./tool";
 
 const t = eachTempProject();

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { builtinTools, executeTool } from "./registry";
-import { fakeContext, eachTempProject } from "./testing";
+import { fakeContext, eachTempProject } from "../../test/tools";
 import { define, ToolError } from "./tool";
 
 const t = eachTempProject();

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempProject, type TempProject } from "./testing";
+import { tempProject, type TempProject } from "../../test/tools";
 import { MAX_BYTES, RETENTION_MS, outputDirectory, sweepToolOutput, truncateOutput } from "./truncate";
 
 let t: TempProject;

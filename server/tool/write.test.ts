@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { edit } from "./edit";
-import { fakeContext, SECRET, eachTempProject, watchAccess } from "./testing";
+import { fakeContext, SECRET, eachTempProject, watchAccess } from "../../test/tools";
 import { outputDirectory } from "./truncate";
 import { write } from "./write";
 

@@ -13,6 +13,7 @@ import {
 import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./constants";
 import type { Failure } from "./parse";
 import { type Turn, nextTurn, outputText } from "./script";
+import { abortError, sleep } from "../../abort";
 
 export { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./constants";
 
@@ -322,35 +323,11 @@ export class ConnectionResetError extends Error {
   }
 }
 
-function abortError(signal?: AbortSignal): Error {
-  const reason: unknown = signal?.reason;
-  if (reason instanceof Error && reason.name === "AbortError") return reason;
-  const error = new Error(typeof reason === "string" ? reason : "The operation was aborted", reason === undefined ? undefined : { cause: reason });
-  error.name = "AbortError";
-  return error;
-}
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortError(signal);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** Resolves when `signal` aborts; never without one (that is what a hang is). */
 function waitForAbort(signal: AbortSignal | undefined): Promise<void> {

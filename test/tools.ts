@@ -3,13 +3,13 @@ import fsCallback, { promises as fs, readFileSync, readdirSync, realpathSync } f
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
-import { DEFAULTS, evaluate } from "../permission/evaluate";
-import { Sandbox } from "../sandbox/sandbox";
-import { sandboxSettings } from "../sandbox/settings";
-import type { Todo } from "../session/todo-item";
-import type { PermissionRequest, ToolContext, Verdict } from "./tool";
-import { errorCode } from "./files";
-import { outputDirectory } from "./truncate";
+import { DEFAULTS, evaluate } from "../server/permission/evaluate";
+import { Sandbox } from "../server/sandbox/sandbox";
+import { sandboxSettings } from "../server/sandbox/settings";
+import type { Todo } from "../server/session/todo-item";
+import type { PermissionRequest, ToolContext, Verdict } from "../server/tool/tool";
+import { errorCode } from "../server/tool/files";
+import { outputDirectory } from "../server/tool/truncate";
 
 /** The real sandbox of this machine (bubblewrap), as the server would use it. */
 export const testSandbox: Sandbox = await Sandbox.create(sandboxSettings(undefined, {}));
