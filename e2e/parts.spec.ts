@@ -1,9 +1,9 @@
+import { PART_TYPES } from "../server/session/message";
 import { expect, test } from "./fixtures";
 import { SessionPage } from "./pages/session-page";
 import { ToolCard } from "./pages/tool-card";
 import { seedShowcase } from "./support/showcase";
 
-const PART_TYPES = ["text", "reasoning", "file", "tool", "step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "retry", "compaction"] as const;
 const TOOL_STATES = { pending: "Pending", running: "Running", completed: "Completed", error: "Error" } as const;
 
 test.describe("session page renders stored messages", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Part, ToolPart } from "../server/session/message";
-import { ABORTED_TOOL, abortTool, canMove, closePart, isNewer, isOpen } from "./part-lifecycle";
+import { ABORTED_TOOL, abortTool, canMove, closePart, complete, fail, isNewer, isOpen } from "./part-lifecycle";
 
 const base = { id: "prt_1", sessionId: "ses_1", messageId: "msg_1" };
 const text = (value: string, end?: number): Part => ({ ...base, type: "text", text: value, time: end === undefined ? { start: 1 } : { start: 1, end } });
@@ -19,6 +19,26 @@ describe("part lifecycle", () => {
     expect(canMove("completed", "error")).toBe(false);
     expect(canMove("error", "running")).toBe(false);
     expect(canMove("running", "pending")).toBe(false);
+  });
+
+  it("completes only a running tool, its result's metadata joining what it reported; anything else is an illegal move", () => {
+    expect(complete(running, { output: "done", title: "ls", metadata: { exit: 0 } }, 9)?.state).toEqual({
+      status: "completed",
+      input: { command: "ls" },
+      output: "done",
+      title: "ls",
+      metadata: { output: "a\n", exit: 0 },
+      time: { start: 5, end: 9 },
+    });
+    expect(complete(pending, { output: "x", title: "x" }, 9)).toBeUndefined();
+    expect(complete(completed, { output: "x", title: "x" }, 9)).toBeUndefined();
+  });
+
+  it("fails a pending or running tool (keeping a running one's metadata and start), never one that ended", () => {
+    expect(fail(running, "boom", 9)?.state).toEqual({ status: "error", input: { command: "ls" }, error: "boom", metadata: { output: "a\n" }, time: { start: 5, end: 9 } });
+    expect(fail(pending, "boom", 9)?.state).toEqual({ status: "error", input: {}, error: "boom", time: { start: 9, end: 9 } });
+    expect(fail(completed, "boom", 9)).toBeUndefined();
+    expect(abortTool(completed, 9)).toBe(completed);
   });
 
   it("closes open parts: text gets its end, a tool becomes aborted keeping what it reported", () => {

@@ -31,19 +31,61 @@ export function canMove(from: ToolStatus, to: ToolStatus): boolean {
   return MOVES[from].includes(to);
 }
 
-/** A tool that did not finish, closed as aborted at `now`. */
-export function abortTool(part: ToolPart, now: number): ToolPart {
+type CompletedState = Extract<ToolPart["state"], { status: "completed" }>;
+
+/** What a finished tool call returned. */
+export interface ToolResultFields {
+  output: string;
+  title: string;
+  metadata?: Record<string, unknown>;
+  attachments?: CompletedState["attachments"];
+}
+
+/**
+ * The one shape of a completed tool: a running tool completed at `now` with `result` (its
+ * metadata joins what the tool reported while running), or undefined when the tool is not
+ * running (the move is illegal: it never moves back or twice).
+ */
+export function complete(part: ToolPart, result: ToolResultFields, now: number): ToolPart | undefined {
+  const { state } = part;
+  if (state.status !== "running") return undefined;
+  return {
+    ...part,
+    state: {
+      status: "completed",
+      input: state.input,
+      output: result.output,
+      title: result.title,
+      metadata: { ...state.metadata, ...result.metadata },
+      time: { start: state.time.start, end: now },
+      ...(result.attachments?.length ? { attachments: result.attachments } : {}),
+    },
+  };
+}
+
+/**
+ * The one shape of a failed tool: a pending or running tool ended at `now` with `error`,
+ * keeping what a running tool had reported (its metadata, its start), or undefined when
+ * it has ended already.
+ */
+export function fail(part: ToolPart, error: string, now: number): ToolPart | undefined {
+  if (!canMove(part.state.status, "error")) return undefined;
   const running = part.state.status === "running" ? part.state : undefined;
   return {
     ...part,
     state: {
       status: "error",
       input: part.state.input,
-      error: ABORTED_TOOL,
+      error,
       ...(running?.metadata ? { metadata: running.metadata } : {}),
       time: { start: running?.time.start ?? now, end: now },
     },
   };
+}
+
+/** A tool that did not finish, closed as aborted at `now` (one that ended is returned as it is). */
+export function abortTool(part: ToolPart, now: number): ToolPart {
+  return fail(part, ABORTED_TOOL, now) ?? part;
 }
 
 /** Whether a part is still open (streaming text or reasoning, an unfinished tool). */

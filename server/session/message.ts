@@ -242,20 +242,8 @@ export type TextPart = z.infer<typeof TextPart>;
 export type ToolPart = z.infer<typeof ToolPart>;
 export type FilePart = z.infer<typeof FilePart>;
 
-export const PART_TYPES = [
-  "text",
-  "reasoning",
-  "file",
-  "tool",
-  "step-start",
-  "step-finish",
-  "snapshot",
-  "patch",
-  "agent",
-  "subtask",
-  "retry",
-  "compaction",
-] as const satisfies readonly PartType[];
+/** Every part type, read from the schema (a new type is listed by adding it to `Part`). */
+export const PART_TYPES: readonly PartType[] = Part.options.map((option) => option.shape.type.value);
 
 // ---------------------------------------------------------------- messages
 

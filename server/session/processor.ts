@@ -1,4 +1,4 @@
-import { canMove, closePart } from "../../lib/part-lifecycle";
+import { canMove, closePart, complete, fail } from "../../lib/part-lifecycle";
 import * as Id from "../id";
 import { withoutNul } from "../nul";
 import type { Services } from "../services";
@@ -386,54 +386,27 @@ export class Processor {
 
   private async completeTool(callId: string, result: ToolOutcome): Promise<void> {
     const part = this.tools.get(callId);
-    if (part?.state.status !== "running") return;
+    if (!part) return;
     const attachments = result.attachments?.map((a) => ({ ...this.base(), type: "file" as const, mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}) }));
     const end = this.now();
+    const completed = complete(part, { output: result.output, title: result.title, metadata: result.metadata, ...(attachments ? { attachments } : {}) }, end);
+    if (!completed) return;
     try {
-      await this.savePart({
-        ...part,
-        state: {
-          status: "completed",
-          input: part.state.input,
-          output: result.output,
-          title: result.title,
-          metadata: { ...part.state.metadata, ...result.metadata },
-          time: { start: part.state.time.start, end },
-          ...(attachments?.length ? { attachments } : {}),
-        },
-      });
+      await this.savePart(completed);
     } catch (error) {
       // The result could not be stored: the tool ends as an error saying so, and the turn
       // goes on (a tool part left "running" would stay so forever). When even that write
       // fails, the database is what is wrong and the turn fails with it.
       console.error(`[session] the result of tool call ${callId} could not be stored: ${errorText(error)}`);
-      await this.savePart({
-        ...part,
-        state: {
-          status: "error",
-          input: part.state.input,
-          error: `${RESULT_NOT_STORED}: ${errorText(error)}`,
-          ...(part.state.metadata ? { metadata: part.state.metadata } : {}),
-          time: { start: part.state.time.start, end },
-        },
-      });
+      const failed = fail(part, `${RESULT_NOT_STORED}: ${errorText(error)}`, end);
+      if (failed) await this.savePart(failed);
     }
   }
 
   private async failTool(callId: string, toolName: string, error: unknown): Promise<void> {
-    const part = this.toolFor(callId, toolName);
-    if (!canMove(part.state.status, "error")) return;
-    const running = part.state.status === "running" ? part.state : undefined;
-    await this.savePart({
-      ...part,
-      state: {
-        status: "error",
-        input: part.state.input,
-        error: errorText(error),
-        ...(running?.metadata ? { metadata: running.metadata } : {}),
-        time: { start: running?.time.start ?? this.now(), end: this.now() },
-      },
-    });
+    const failed = fail(this.toolFor(callId, toolName), errorText(error), this.now());
+    if (!failed) return;
+    await this.savePart(failed);
     if (this.turn.isRejection?.(error)) this.blocked = true;
   }
 

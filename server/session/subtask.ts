@@ -3,6 +3,7 @@ import type { Services, SubagentCaller } from "../services";
 import { taskOutput } from "../tool/task";
 import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
 import * as Store from "./store";
+import { complete, fail } from "../../lib/part-lifecycle";
 
 /**
  * A subtask the user started (`@explore find …` in the composer): the user message holds a
@@ -64,30 +65,12 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
         );
       },
     });
-    const running = part.state.status === "running" ? part.state : undefined;
-    await save({
-      ...part,
-      state: {
-        status: "completed",
-        input,
-        output: taskOutput(result),
-        title: subtask.description,
-        metadata: { ...running?.metadata, sessionId: result.sessionId, summary: result.summary },
-        time: { start: started, end: s.clock.now() },
-      },
-    });
+    // The result joins what the child reported while running (its session, its summary).
+    const done = complete(part, { output: taskOutput(result), title: subtask.description, metadata: { sessionId: result.sessionId, summary: result.summary } }, s.clock.now());
+    if (done) await save(done);
   } catch (error) {
-    const running = part.state.status === "running" ? part.state : undefined;
-    await save({
-      ...part,
-      state: {
-        status: "error",
-        input,
-        error: error instanceof Error ? error.message : String(error),
-        ...(running?.metadata ? { metadata: running.metadata } : {}),
-        time: { start: started, end: s.clock.now() },
-      },
-    });
+    const failed = fail(part, error instanceof Error ? error.message : String(error), s.clock.now());
+    if (failed) await save(failed);
   }
   await Store.writeMessage(s, teamId, { ...assistant, finish: "tool-calls", time: { created: started, completed: s.clock.now() } });
 }
