@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { UnifiedDiff } from "@/components/parts/diff-view";
 import { Icon } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
@@ -10,17 +10,12 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
 import type { AppRouter } from "@/server/trpc/router";
-import { type Outcome, outcomeText, parleyCode, splitPatch, statusBadge, workState } from "./view";
+import { parleyCode, splitPatch, statusBadge, workState } from "./view";
+import { WorkspaceActions } from "./workspace-actions";
 
 type Outputs = inferRouterOutputs<AppRouter>["workspace"];
 type Status = Outputs["status"];
 type DiffFile = Outputs["diff"]["files"][number];
-
-const AGENT_WORKING = "The agent is working in this session: try again when it is idle.";
-
-function failure(error: unknown): string {
-  return parleyCode(error) === "BUSY" ? AGENT_WORKING : errorMessage(error);
-}
 
 /**
  * The session header's "Changes" button and its panel: the session's branch, its whole diff
@@ -136,7 +131,7 @@ function Body({ status, target, busy }: { status: Status; target: string; busy: 
         </p>
       ) : null}
       <Summary status={status} />
-      <Actions status={status} target={target} busy={busy} />
+      <WorkspaceActions status={status} target={target} busy={busy} />
       <DiffSection sessionId={status.sessionId} busy={busy} head={`${status.head ?? ""}:${status.changes.files}:${status.changes.additions}:${status.changes.deletions}`} />
     </>
   );
@@ -168,183 +163,6 @@ function Summary({ status }: { status: Status }) {
       </div>
     </dl>
   );
-}
-
-type Message = { tone: "ok" | "error"; text: string; files?: string[] };
-
-/** Commit, push or merge, update from the base, download a patch. */
-function Actions({ status, target, busy }: { status: Status; target: string; busy: boolean }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const sessionId = status.sessionId;
-  const [message, setMessage] = useState<Message>();
-  const [draft, setDraft] = useState<string>();
-  const settle = (next: Status) => {
-    queryClient.setQueryData(trpc.workspace.status.queryKey({ sessionId }), next);
-    void queryClient.invalidateQueries({ queryKey: trpc.workspace.diff.queryKey({ sessionId }) });
-    void queryClient.invalidateQueries({ queryKey: trpc.session.list.pathKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.dashboard.list.pathKey() });
-  };
-  const fail = (error: unknown) => setMessage({ tone: "error", text: failure(error) });
-  const drafting = useMutation(
-    trpc.workspace.draftMessage.mutationOptions({
-      onMutate: () => {
-        setMessage(undefined);
-        setDraft("");
-      },
-      onSuccess: (out) => setDraft(out.message),
-      onError: (error) => {
-        setDraft(undefined);
-        fail(error);
-      },
-    }),
-  );
-  const commit = useMutation(
-    trpc.workspace.commit.mutationOptions({
-      onSuccess: (next) => {
-        setDraft(undefined);
-        setMessage({ tone: "ok", text: `Committed on ${next.branch}.` });
-        settle(next);
-      },
-      onError: fail,
-    }),
-  );
-  const push = useMutation(
-    trpc.workspace.push.mutationOptions({
-      onSuccess: (next) => {
-        setMessage({ tone: "ok", text: `Pushed ${next.branch}.` });
-        settle(next);
-      },
-      onError: fail,
-    }),
-  );
-  const outcome = (action: "merge" | "update") => (out: Outcome & { status?: Status }) => {
-    setMessage(out.kind === "conflict" ? { tone: "error", text: outcomeText(action, out, target), files: out.files } : { tone: "ok", text: outcomeText(action, out, action === "merge" ? target : status.baseBranch) });
-    if (out.status) settle(out.status);
-  };
-  const merge = useMutation(trpc.workspace.merge.mutationOptions({ onSuccess: outcome("merge"), onError: fail }));
-  const update = useMutation(trpc.workspace.update.mutationOptions({ onSuccess: outcome("update"), onError: fail }));
-  const [downloading, setDownloading] = useState(false);
-
-  async function download(kind: "series" | "diff") {
-    setDownloading(true);
-    setMessage(undefined);
-    try {
-      const patch = await queryClient.fetchQuery({ ...trpc.workspace.patch.queryOptions({ sessionId, kind }), staleTime: 0 });
-      saveText(patch.filename, patch.text);
-    } catch (error) {
-      fail(error);
-    } finally {
-      setDownloading(false);
-    }
-  }
-
-  function submitCommit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (draft?.trim()) commit.mutate({ sessionId, message: draft });
-  }
-
-  const working = busy || drafting.isPending || commit.isPending || push.isPending || merge.isPending || update.isPending || downloading;
-  const hasCommits = status.commits > 0;
-  return (
-    <section className="space-y-3" aria-label="Get the work out">
-      <div className="flex flex-wrap gap-2">
-        <Button size="sm" variant="primary" data-testid="changes-commit" disabled={working || !status.uncommitted || draft !== undefined} onClick={() => drafting.mutate({ sessionId })}>
-          {drafting.isPending ? <Spinner className="size-3.5" /> : null}
-          Commit…
-        </Button>
-        {status.remote ? (
-          <Button size="sm" data-testid="changes-push" disabled={working || !hasCommits || status.pushed} onClick={() => push.mutate({ sessionId })}>
-            {push.isPending ? <Spinner className="size-3.5" /> : null}
-            Push
-          </Button>
-        ) : (
-          <Button size="sm" data-testid="changes-merge" disabled={working || !hasCommits || status.merged} onClick={() => merge.mutate({ sessionId })}>
-            {merge.isPending ? <Spinner className="size-3.5" /> : null}
-            Merge into {target}
-          </Button>
-        )}
-        <Button size="sm" data-testid="changes-update" disabled={working} onClick={() => update.mutate({ sessionId })}>
-          {update.isPending ? <Spinner className="size-3.5" /> : null}
-          Update from {status.baseBranch}
-        </Button>
-        <Button size="sm" variant="ghost" data-testid="changes-download-series" disabled={working || !hasCommits} title="The branch's commits as a git format-patch series" onClick={() => void download("series")}>
-          Download patches
-        </Button>
-        <Button size="sm" variant="ghost" data-testid="changes-download-diff" disabled={working || status.changes.files === 0} title="Everything changed since the base as one diff" onClick={() => void download("diff")}>
-          Download diff
-        </Button>
-      </div>
-      {draft !== undefined ? (
-        <form onSubmit={submitCommit} className="space-y-2" data-testid="commit-form">
-          <label className="block text-xs font-medium text-zinc-600" htmlFor={`${sessionId}-commit-message`}>
-            Commit message {drafting.isPending ? <span className="font-normal text-zinc-500">(drafting…)</span> : null}
-          </label>
-          <textarea
-            id={`${sessionId}-commit-message`}
-            data-testid="commit-message"
-            value={draft}
-            disabled={drafting.isPending || commit.isPending}
-            onChange={(event) => setDraft(event.target.value)}
-            rows={5}
-            className="w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
-          />
-          <div className="flex gap-2">
-            <Button type="submit" size="sm" variant="primary" data-testid="commit-confirm" disabled={working || !draft.trim()}>
-              {commit.isPending ? <Spinner className="size-3.5" /> : null}
-              Commit
-            </Button>
-            <Button size="sm" variant="ghost" disabled={commit.isPending} onClick={() => setDraft(undefined)}>
-              Cancel
-            </Button>
-          </div>
-        </form>
-      ) : null}
-      {status.pushed ? (
-        <p data-testid="changes-pushed" className="text-sm text-zinc-700">
-          Pushed as <code className="font-mono">{status.branch}</code>
-          {status.pullRequestUrl ? (
-            <>
-              {" · "}
-              <a href={status.pullRequestUrl} target="_blank" rel="noopener noreferrer" data-testid="pull-request-link" className="font-medium text-indigo-600 hover:text-indigo-800">
-                Open pull request
-              </a>
-            </>
-          ) : null}
-        </p>
-      ) : null}
-      {status.merged ? (
-        <p data-testid="changes-merged" className="text-sm text-zinc-700">
-          Merged into {target}.
-        </p>
-      ) : null}
-      {message ? (
-        <div role={message.tone === "error" ? "alert" : "status"} data-testid="changes-message" className={`rounded-lg px-3 py-2 text-sm ${message.tone === "error" ? "bg-red-50 text-red-800" : "bg-emerald-50 text-emerald-800"}`}>
-          <p>{message.text}</p>
-          {message.files && message.files.length > 0 ? (
-            <ul data-testid="conflict-files" className="mt-1 list-inside list-disc font-mono text-xs">
-              {message.files.map((file) => (
-                <li key={file}>{file}</li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      ) : null}
-    </section>
-  );
-}
-
-/** Hands `text` to the browser as a file download named `filename`. */
-function saveText(filename: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/x-patch;charset=utf-8" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // After the click the browser holds its own reference to the download.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 /** The session's whole diff against its base, per file, each patch opened on request. */
