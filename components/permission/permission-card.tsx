@@ -1,19 +1,16 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import Link from "next/link";
-import { type ReactNode, useEffect, useEffectEvent, useId, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import { Icon, type IconName } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { errorMessage } from "@/components/ui/feedback";
 import { useMayBypassPolicy } from "./always";
-import { ANSWER_KEYS, type KeyAnswer, offersAlways as canOfferAlways } from "./keys";
+import { Answers, RejectForm, type Reply } from "./answers";
+import { type KeyAnswer, offersAlways as canOfferAlways } from "./keys";
 import { revealElement } from "./reveal";
 import type { PermissionRequest } from "./use-permission-requests";
-
-type Reply = "once" | "always" | "reject";
 
 const KINDS: Record<string, { label: string; icon: IconName; what: string }> = {
   bash: { label: "Run a command", icon: "terminal", what: "Command" },
@@ -73,19 +70,10 @@ export interface PermissionCardProps {
   bind: (requestId: string, handle: CardHandle | null) => void;
 }
 
-/**
- * One pending permission question: what the agent wants to do, the command or paths, and
- * the answers "Allow once", "Always allow" (naming the patterns that will be remembered),
- * "Reject" and "Reject with feedback…" (the model receives the feedback). The oldest
- * question shows the single keys that answer it (handled by PermissionPrompt).
- */
-export function PermissionCard({ request, oldest, inline, onAnswered, onGone, revealSeq, claimReveal, bind }: PermissionCardProps) {
+/** The card's reply, its being brought into view when asked, and its handle for the key handler (the oldest question's). */
+function useCardWiring({ request, oldest, onAnswered, onGone, revealSeq, claimReveal, bind }: PermissionCardProps, rejecting: boolean, feedback: string) {
   const trpc = useTRPC();
-  const headingId = useId();
-  const feedbackId = useId();
   const card = useRef<HTMLElement>(null);
-  const [rejecting, setRejecting] = useState(false);
-  const [feedback, setFeedback] = useState("");
   const reply = useMutation(
     trpc.permission.reply.mutationOptions({
       onSuccess: onAnswered,
@@ -94,10 +82,6 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
       },
     }),
   );
-  const kind = kindOf(request.permission);
-  const description = text(request.metadata.description);
-  const offersAlways = canOfferAlways(request, useMayBypassPolicy());
-  const busy = reply.isPending;
   const answer = (value: Reply, withFeedback = false) =>
     reply.mutate({ requestId: request.id, reply: value, ...(withFeedback && value === "reject" && feedback.trim() ? { feedback: feedback.trim() } : {}) });
 
@@ -120,7 +104,7 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
   }, [revealSeq]);
 
   // The key handler answers through the card, so the answer shows here (busy, errors).
-  const keys = !rejecting && !busy;
+  const keys = !rejecting && !reply.isPending;
   const latestAnswer = useRef(answer);
   useEffect(() => {
     latestAnswer.current = answer;
@@ -132,7 +116,25 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
     bind(id, { element, keys, answer: (given) => latestAnswer.current(given) });
     return () => bind(id, null);
   }, [oldest, keys, bind, id]);
+  return { card, reply, answer };
+}
 
+/**
+ * One pending permission question: what the agent wants to do, the command or paths, and
+ * the answers "Allow once", "Always allow" (naming the patterns that will be remembered),
+ * "Reject" and "Reject with feedback…" (the model receives the feedback). The oldest
+ * question shows the single keys that answer it (handled by PermissionPrompt).
+ */
+export function PermissionCard(props: PermissionCardProps) {
+  const { request, oldest, inline } = props;
+  const headingId = useId();
+  const [rejecting, setRejecting] = useState(false);
+  const [feedback, setFeedback] = useState("");
+  const { card, reply, answer } = useCardWiring(props, rejecting, feedback);
+  const kind = kindOf(request.permission);
+  const description = text(request.metadata.description);
+  const offersAlways = canOfferAlways(request, useMayBypassPolicy());
+  const pending = { busy: reply.isPending, reply: reply.variables?.reply };
   return (
     <article
       ref={card}
@@ -157,98 +159,13 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
       </header>
       <div className="space-y-3 px-4 py-3">
         {description ? <p className="text-sm text-zinc-600">{description}</p> : null}
-        <div className="space-y-1">
-          <h4 className="text-[11px] font-semibold tracking-wider text-zinc-500 uppercase">{kind.what}</h4>
-          <ul data-testid="permission-patterns" className="space-y-1">
-            {request.patterns.map((pattern) => (
-              <li key={pattern}>
-                <code className="block rounded-lg bg-zinc-900 px-3 py-1.5 font-mono text-[12.5px] break-all whitespace-pre-wrap text-zinc-100">{pattern}</code>
-              </li>
-            ))}
-          </ul>
-        </div>
+        <Patterns what={kind.what} patterns={request.patterns} />
         <Details request={request} />
         {request.tool && !inline ? <ToolLink tool={request.tool} /> : null}
-
         {rejecting ? (
-          <form
-            className="space-y-2"
-            onSubmit={(event) => {
-              event.preventDefault();
-              answer("reject", true);
-            }}
-          >
-            <label htmlFor={feedbackId} className="block text-sm font-medium text-zinc-700">
-              Tell the agent why, or what to do instead <span className="font-normal text-zinc-500">(optional)</span>
-            </label>
-            <textarea
-              id={feedbackId}
-              autoFocus
-              rows={2}
-              maxLength={10_000}
-              value={feedback}
-              onChange={(event) => setFeedback(event.target.value)}
-              placeholder="Without feedback the agent stops and waits for your next message."
-              className="block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-500 focus:ring-2 focus:ring-indigo-600 focus:outline-none"
-            />
-            <div className="flex flex-wrap gap-2">
-              <Button type="submit" size="sm" variant="danger" disabled={busy}>
-                {busy && reply.variables?.reply === "reject" ? <Spinner className="size-3.5" /> : null}
-                {feedback.trim() ? "Reject with feedback" : "Reject"}
-              </Button>
-              <Button size="sm" variant="ghost" disabled={busy} onClick={() => setRejecting(false)}>
-                Back
-              </Button>
-            </div>
-          </form>
+          <RejectForm feedback={feedback} setFeedback={setFeedback} pending={pending} onReject={() => answer("reject", true)} onBack={() => setRejecting(false)} />
         ) : (
-          <div className="flex flex-col gap-2">
-            <div role="group" aria-label="Answer" data-answers className="flex flex-wrap gap-2">
-              <AnswerButton answer="once" keys={oldest} variant="primary" busy={busy} pending={reply.variables?.reply} onClick={() => answer("once")}>
-                Allow once
-              </AnswerButton>
-              {offersAlways ? (
-                <AnswerButton answer="always" keys={oldest} busy={busy} pending={reply.variables?.reply} onClick={() => answer("always")} describedBy={`${headingId}-always`}>
-                  Always allow
-                </AnswerButton>
-              ) : null}
-              <AnswerButton answer="reject" keys={oldest} variant="ghost" className="text-red-700 hover:bg-red-50 hover:text-red-800" busy={busy} pending={reply.variables?.reply} onClick={() => answer("reject")}>
-                Reject
-              </AnswerButton>
-              <Button size="sm" variant="ghost" className="text-zinc-600" disabled={busy} onClick={() => setRejecting(true)}>
-                Reject with feedback…
-              </Button>
-            </div>
-            {oldest ? (
-              <p data-testid="permission-keys" className="text-xs text-zinc-600">
-                Keys, when you are not typing: <Kbd>Y</Kbd> or <Kbd>Enter</Kbd> allows once{offersAlways ? <>, <Kbd>A</Kbd> always allows</> : null}, <Kbd>N</Kbd> rejects.
-              </p>
-            ) : null}
-            {offersAlways ? (
-              <p id={`${headingId}-always`} data-testid="permission-always" className="text-xs text-zinc-600">
-                “Always allow” remembers{" "}
-                {request.always.map((pattern, i) => (
-                  <span key={pattern}>
-                    {i > 0 ? ", " : ""}
-                    <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[11.5px] text-zinc-700">{pattern}</code>
-                  </span>
-                ))}{" "}
-                for <span className="font-mono">{request.permission}</span> in this project, for the whole team (admins can revoke it on the{" "}
-                <Link href="/team/approvals" className="font-medium text-indigo-700 hover:text-indigo-900">
-                  Approvals page
-                </Link>
-                ).
-              </p>
-            ) : (
-              <p data-testid="permission-always" className="text-xs text-zinc-600">
-                {request.mustAsk
-                  ? `This cannot be allowed always: ${text(request.metadata.unparsed) ?? "it could not be fully checked"}, so it asks every time.`
-                  : request.policy && request.always.length > 0
-                    ? "The team's permission policy asks this every time: only team owners and admins can always allow it."
-                    : "This cannot be allowed always: it asks every time."}
-              </p>
-            )}
-          </div>
+          <Answers request={request} oldest={oldest} offersAlways={offersAlways} alwaysId={`${headingId}-always`} pending={pending} answer={answer} onRejecting={() => setRejecting(true)} />
         )}
         {reply.error && !isGone(reply.error) ? (
           <p role="alert" data-testid="permission-reply-error" className="text-sm text-red-700">
@@ -260,52 +177,19 @@ export function PermissionCard({ request, oldest, inline, onAnswered, onGone, re
   );
 }
 
-function Kbd({ children }: { children: ReactNode }) {
-  return <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1 font-mono text-[11px] text-zinc-700">{children}</kbd>;
-}
-
-/** An answer's button; on the oldest question it shows its key (and announces it as its shortcut). */
-function AnswerButton({
-  answer,
-  keys,
-  variant = "secondary",
-  className = "",
-  busy,
-  pending,
-  onClick,
-  describedBy,
-  children,
-}: {
-  answer: KeyAnswer;
-  keys: boolean;
-  variant?: "primary" | "secondary" | "ghost";
-  className?: string;
-  busy: boolean;
-  pending: Reply | undefined;
-  onClick: () => void;
-  describedBy?: string;
-  children: ReactNode;
-}) {
-  const key = ANSWER_KEYS[answer];
+/** The command, paths or patterns asked for. */
+function Patterns({ what, patterns }: { what: string; patterns: string[] }) {
   return (
-    <Button
-      size="sm"
-      variant={variant}
-      className={className}
-      disabled={busy}
-      onClick={onClick}
-      aria-describedby={describedBy}
-      aria-keyshortcuts={keys ? key.shortcuts : undefined}
-      data-answer={answer}
-    >
-      {busy && pending === answer ? <Spinner className="size-3.5" /> : null}
-      {children}
-      {keys ? (
-        <kbd aria-hidden="true" data-testid="answer-key" className="ml-0.5 rounded border border-current/30 px-1 font-mono text-[11px] leading-4 opacity-80">
-          {key.label}
-        </kbd>
-      ) : null}
-    </Button>
+    <div className="space-y-1">
+      <h4 className="text-[11px] font-semibold tracking-wider text-zinc-500 uppercase">{what}</h4>
+      <ul data-testid="permission-patterns" className="space-y-1">
+        {patterns.map((pattern) => (
+          <li key={pattern}>
+            <code className="block rounded-lg bg-zinc-900 px-3 py-1.5 font-mono text-[12.5px] break-all whitespace-pre-wrap text-zinc-100">{pattern}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
