@@ -1,7 +1,7 @@
 "use client";
 
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { memo, use, useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type RefObject, memo, use, useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Icon } from "@/components/parts/icons";
 import { InlineQuestionsContext } from "@/components/permission/inline";
 import { Button } from "@/components/ui/button";
@@ -52,7 +52,7 @@ function LoadError({ error, onRetry }: { error: string; onRetry: () => void }) {
 }
 
 function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint | undefined }) {
-  const { snapshot, loadOlder } = live;
+  const { snapshot } = live;
   // Messages a revert hides are not shown (they stay stored until the next prompt).
   const revertMessage = revert?.messageId;
   const revertPart = revert?.partId;
@@ -63,9 +63,7 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
   const repeated = useMemo(() => repeatedInstructionLines(snapshot.messages), [snapshot.messages]);
   const compacting = live.info?.time.compacting !== undefined;
   const listRef = useRef<HTMLDivElement>(null);
-  const [margin, setMargin] = useState(0);
-  const [atEnd, setAtEnd] = useState(true);
-  const positioned = useRef(false);
+  const margin = useListTop(listRef);
 
   // While a permission question waits, the view stays where the question is: new output
   // (another question below it, a queued message) does not pull it away from the reader.
@@ -81,8 +79,29 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
     followOnAppend: true,
     scrollEndThreshold: END_THRESHOLD,
   });
+  const { atEnd, jumpToLatest } = useFollowAndPage(virtualizer, listRef, live, rows.length > 0);
+  useRevealAsking(virtualizer, rows, questions?.reveal);
 
-  // Where the list starts in the page (the header above it may change height).
+  return (
+    <div className="space-y-4">
+      <ListTop live={live} />
+      {snapshot.error ? <LoadError error={snapshot.error} onRetry={live.retry} /> : null}
+      <CorruptRows rows={snapshot.corrupt} />
+      {rows.length === 0 ? <EmptySession /> : null}
+      <RepeatedInstructionsContext value={repeated}>
+        <VirtualRows listRef={listRef} virtualizer={virtualizer} rows={rows} compacting={compacting} />
+      </RepeatedInstructionsContext>
+      {/* Not while a question waits: the view stays on it, and the button would cover its answers. */}
+      {!atEnd && rows.length > 0 && !askingMessage ? <JumpToLatest onClick={jumpToLatest} /> : null}
+    </div>
+  );
+}
+
+type Virtualizer = ReturnType<typeof useWindowVirtualizer<Element>>;
+
+/** Where the list starts in the page (the header above it may change height). */
+function useListTop(listRef: RefObject<HTMLDivElement | null>): number {
+  const [margin, setMargin] = useState(0);
   useLayoutEffect(() => {
     const list = listRef.current;
     if (!list) return;
@@ -94,20 +113,27 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
     const observer = new ResizeObserver(measure);
     observer.observe(document.body);
     return () => observer.disconnect();
-  }, []);
+  }, [listRef]);
+  return margin;
+}
 
+/**
+ * Opens the list at the newest message, follows the reader's scrolling (whether the view is
+ * at the end) and fetches older pages as the top of the list comes near — only once the
+ * view was positioned or the reader acted (before that, the window is still at the top).
+ */
+function useFollowAndPage(virtualizer: Virtualizer, listRef: RefObject<HTMLDivElement | null>, live: LiveSession, hasRows: boolean) {
+  const { snapshot, loadOlder } = live;
+  const [atEnd, setAtEnd] = useState(true);
+  const positioned = useRef(false);
   const maybeLoadOlder = useCallback(() => {
     const list = listRef.current;
     if (!positioned.current || !list) return;
     if (list.getBoundingClientRect().top > -LOAD_OLDER_MARGIN) loadOlder();
-  }, [loadOlder]);
-
-  // Open at the newest message; only then may the top of the list ask for older pages
-  // (before that, the window is still at the top of the page).
+  }, [loadOlder, listRef]);
   const settle = useCallback(() => {
     if (!positioned.current && virtualizer.isAtEnd()) positioned.current = true;
   }, [virtualizer]);
-  const hasRows = rows.length > 0;
   useLayoutEffect(() => {
     if (!hasRows || positioned.current) return;
     virtualizer.scrollToEnd();
@@ -117,7 +143,6 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
     });
     return () => cancelAnimationFrame(frame);
   }, [hasRows, virtualizer, settle, maybeLoadOlder]);
-
   useEffect(() => {
     let frame = 0;
     const onScroll = () => {
@@ -133,29 +158,35 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
     const onIntent = () => {
       positioned.current = true;
     };
-    window.addEventListener("scroll", onScroll, { passive: true });
-    window.addEventListener("resize", onScroll);
-    window.addEventListener("wheel", onIntent, { passive: true });
-    window.addEventListener("touchstart", onIntent, { passive: true });
-    window.addEventListener("keydown", onIntent);
+    const listeners: [string, EventListener, AddEventListenerOptions?][] = [
+      ["scroll", onScroll, { passive: true }],
+      ["resize", onScroll],
+      ["wheel", onIntent, { passive: true }],
+      ["touchstart", onIntent, { passive: true }],
+      ["keydown", onIntent],
+    ];
+    for (const [name, listener, options] of listeners) window.addEventListener(name, listener, options);
     return () => {
       if (frame) cancelAnimationFrame(frame);
-      window.removeEventListener("scroll", onScroll);
-      window.removeEventListener("resize", onScroll);
-      window.removeEventListener("wheel", onIntent);
-      window.removeEventListener("touchstart", onIntent);
-      window.removeEventListener("keydown", onIntent);
+      for (const [name, listener] of listeners) window.removeEventListener(name, listener);
     };
   }, [virtualizer, settle, maybeLoadOlder]);
-
   // A page that arrived (or one that was too short to fill the view) may call for the next.
   useEffect(() => {
     if (!snapshot.loadingOlder) maybeLoadOlder();
   }, [snapshot.loadingOlder, snapshot.olderCursor, maybeLoadOlder]);
+  const jumpToLatest = () => {
+    virtualizer.scrollToEnd();
+    setAtEnd(true);
+  };
+  return { atEnd, jumpToLatest };
+}
 
-  // A permission question to bring into view in a message the list has not rendered (the
-  // reader is far from it): bring its row in; the question's card then shows itself whole.
-  const reveal = questions?.reveal;
+/**
+ * A permission question to bring into view in a message the list has not rendered (the
+ * reader is far from it): its row is brought in; the question's card then shows itself whole.
+ */
+function useRevealAsking(virtualizer: Virtualizer, rows: ChatRow[], reveal: { seq: number; messageId: string } | undefined) {
   const showAsking = useEffectEvent((messageId: string) => {
     const index = rows.findIndex((row) => row.kind === "message" && row.message.info.id === messageId);
     if (index < 0 || virtualizer.getVirtualItems().some((item) => item.index === index)) return;
@@ -166,53 +197,38 @@ function LoadedList({ live, revert }: { live: LiveSession; revert: RevertPoint |
   useEffect(() => {
     if (revealMessage !== undefined && revealSeq !== undefined) showAsking(revealMessage);
   }, [revealMessage, revealSeq]);
+}
 
-  const jumpToLatest = () => {
-    virtualizer.scrollToEnd();
-    setAtEnd(true);
-  };
-
-  const items = virtualizer.getVirtualItems();
+/** The rows near the viewport, each placed at its measured offset. */
+function VirtualRows({ listRef, virtualizer, rows, compacting }: { listRef: RefObject<HTMLDivElement | null>; virtualizer: Virtualizer; rows: ChatRow[]; compacting: boolean }) {
   return (
-    <div className="space-y-4">
-      <ListTop live={live} />
-      {snapshot.error ? <LoadError error={snapshot.error} onRetry={live.retry} /> : null}
-      <CorruptRows rows={snapshot.corrupt} />
-      {rows.length === 0 ? <EmptySession /> : null}
-      <RepeatedInstructionsContext value={repeated}>
-        <div
-          ref={listRef}
-          data-testid="message-list"
-          data-rows={rows.length}
-          className="relative w-full"
-          style={{ height: virtualizer.getTotalSize(), overflowAnchor: "none" }}
-        >
-          {items.map((item) => {
-            const row = rows[item.index];
-            if (!row) return null;
-            return (
-              <div
-                key={item.key}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                className="absolute top-0 left-0 w-full pb-6"
-                style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
-              >
-                <Row row={row} compacting={compacting} />
-              </div>
-            );
-          })}
-        </div>
-      </RepeatedInstructionsContext>
-      {/* Not while a question waits: the view stays on it, and the button would cover its answers. */}
-      {!atEnd && rows.length > 0 && !askingMessage ? (
-        <div className="pointer-events-none sticky bottom-40 z-20 flex h-0 justify-center">
-          <Button variant="primary" size="sm" data-testid="jump-to-latest" className="pointer-events-auto -translate-y-full rounded-full shadow-lg" onClick={jumpToLatest}>
-            <Icon name="chevron" className="size-4 rotate-90" />
-            Jump to latest
-          </Button>
-        </div>
-      ) : null}
+    <div ref={listRef} data-testid="message-list" data-rows={rows.length} className="relative w-full" style={{ height: virtualizer.getTotalSize(), overflowAnchor: "none" }}>
+      {virtualizer.getVirtualItems().map((item) => {
+        const row = rows[item.index];
+        if (!row) return null;
+        return (
+          <div
+            key={item.key}
+            data-index={item.index}
+            ref={virtualizer.measureElement}
+            className="absolute top-0 left-0 w-full pb-6"
+            style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+          >
+            <Row row={row} compacting={compacting} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function JumpToLatest({ onClick }: { onClick: () => void }) {
+  return (
+    <div className="pointer-events-none sticky bottom-40 z-20 flex h-0 justify-center">
+      <Button variant="primary" size="sm" data-testid="jump-to-latest" className="pointer-events-auto -translate-y-full rounded-full shadow-lg" onClick={onClick}>
+        <Icon name="chevron" className="size-4 rotate-90" />
+        Jump to latest
+      </Button>
     </div>
   );
 }
