@@ -26,10 +26,8 @@ const ALL = "";
 export function ApprovalsPage({ canRevoke }: { canRevoke: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const filterId = useId();
   const [projectId, setProjectId] = useState(ALL);
   const [confirming, setConfirming] = useState<Approval>();
-  const projects = useQuery(trpc.project.list.queryOptions());
   const approvals = useQuery({
     ...trpc.permission.approvals.queryOptions(projectId === ALL ? {} : { projectId }),
     placeholderData: keepPreviousData,
@@ -48,39 +46,7 @@ export function ApprovalsPage({ canRevoke }: { canRevoke: boolean }) {
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
-        <div>
-          <p className="text-sm">
-            <Link href="/team" className="font-medium text-indigo-600 hover:text-indigo-800">
-              ← Team
-            </Link>
-          </p>
-          <h1 className="mt-1 text-2xl font-semibold tracking-tight text-zinc-900">Approvals</h1>
-          <p className="mt-1 max-w-2xl text-sm text-zinc-500">
-            What “Always allow” answers in sessions have allowed, for the whole team, in one project each.{" "}
-            {canRevoke ? "Revoking one makes the next matching call ask again." : "Only the team’s owners and admins can revoke them."}
-          </p>
-        </div>
-        <div className="flex items-center gap-2">
-          <label htmlFor={filterId} className="text-sm font-medium text-zinc-700">
-            Project
-          </label>
-          <select
-            id={filterId}
-            data-testid="approvals-project-filter"
-            value={projectId}
-            onChange={(event) => setProjectId(event.target.value)}
-            className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
-          >
-            <option value={ALL}>All projects</option>
-            {(projects.data ?? []).map((project) => (
-              <option key={project.id} value={project.id}>
-                {project.name}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <ApprovalsHeader canRevoke={canRevoke} projectId={projectId} onProject={setProjectId} />
 
       {approvals.isPending ? (
         <Loading label="Loading approvals…" />
@@ -93,71 +59,134 @@ export function ApprovalsPage({ canRevoke }: { canRevoke: boolean }) {
           </EmptyState>
         </div>
       ) : (
-        <div className={`overflow-x-auto rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${approvals.isPlaceholderData ? "opacity-60" : ""}`}>
-          <table data-testid="approvals" className="min-w-full divide-y divide-zinc-100 text-left text-sm">
-            <caption className="sr-only">Stored “Always allow” approvals, newest first</caption>
-            <thead className="bg-zinc-50 text-xs font-semibold tracking-wide text-zinc-500 uppercase">
-              <tr>
-                <th scope="col" className="px-4 py-2.5">
-                  Project
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  Agent
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  Permission
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  Pattern
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  Granted by
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  When
-                </th>
-                {canRevoke ? (
-                  <th scope="col" className="px-4 py-2.5">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100">
-              {list.map((approval) => (
-                <ApprovalRow key={approval.id} approval={approval} onRevoke={canRevoke ? () => setConfirming(approval) : undefined} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ApprovalsTable list={list} faded={approvals.isPlaceholderData} onRevoke={canRevoke ? setConfirming : undefined} />
       )}
 
-      <ConfirmDialog
-        open={confirming !== undefined}
-        title="Revoke this approval?"
-        confirmLabel="Revoke"
+      <RevokeDialog
+        approval={confirming}
         pending={revoke.isPending}
-        onConfirm={() => {
-          if (confirming) revoke.mutate({ approvalId: confirming.id });
-        }}
+        error={revoke.error}
+        onConfirm={(approval) => revoke.mutate({ approvalId: approval.id })}
         onCancel={() => {
           setConfirming(undefined);
           revoke.reset();
         }}
-      >
-        {confirming ? (
-          <p>
-            <span className="font-mono">{confirming.permission}</span> for <code className="font-mono break-all">{confirming.pattern}</code> in{" "}
-            <span className="font-medium text-zinc-900">{confirming.projectName}</span> will ask again the next time the agent needs it.
-          </p>
-        ) : null}
-        {revoke.error ? (
-          <p role="alert" className="mt-2 text-red-600">
-            Could not revoke: {errorMessage(revoke.error)}
-          </p>
-        ) : null}
-      </ConfirmDialog>
+      />
     </div>
+  );
+}
+
+/** The page's title, what it lists, and the project filter. */
+function ApprovalsHeader({ canRevoke, projectId, onProject }: { canRevoke: boolean; projectId: string; onProject: (projectId: string) => void }) {
+  const trpc = useTRPC();
+  const filterId = useId();
+  const projects = useQuery(trpc.project.list.queryOptions());
+  return (
+    <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+      <div>
+        <p className="text-sm">
+          <Link href="/team" className="font-medium text-indigo-600 hover:text-indigo-800">
+            ← Team
+          </Link>
+        </p>
+        <h1 className="mt-1 text-2xl font-semibold tracking-tight text-zinc-900">Approvals</h1>
+        <p className="mt-1 max-w-2xl text-sm text-zinc-500">
+          What “Always allow” answers in sessions have allowed, for the whole team, in one project each.{" "}
+          {canRevoke ? "Revoking one makes the next matching call ask again." : "Only the team’s owners and admins can revoke them."}
+        </p>
+      </div>
+      <div className="flex items-center gap-2">
+        <label htmlFor={filterId} className="text-sm font-medium text-zinc-700">
+          Project
+        </label>
+        <select
+          id={filterId}
+          data-testid="approvals-project-filter"
+          value={projectId}
+          onChange={(event) => onProject(event.target.value)}
+          className="h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+        >
+          <option value={ALL}>All projects</option>
+          {(projects.data ?? []).map((project) => (
+            <option key={project.id} value={project.id}>
+              {project.name}
+            </option>
+          ))}
+        </select>
+      </div>
+    </div>
+  );
+}
+
+/** The approvals, newest first, each revocable when `onRevoke` is given. */
+function ApprovalsTable({ list, faded, onRevoke }: { list: Approval[]; faded: boolean; onRevoke: ((approval: Approval) => void) | undefined }) {
+  const canRevoke = onRevoke !== undefined;
+  return (
+    <div className={`overflow-x-auto rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${faded ? "opacity-60" : ""}`}>
+      <table data-testid="approvals" className="min-w-full divide-y divide-zinc-100 text-left text-sm">
+        <caption className="sr-only">Stored “Always allow” approvals, newest first</caption>
+        <thead className="bg-zinc-50 text-xs font-semibold tracking-wide text-zinc-500 uppercase">
+          <tr>
+            <th scope="col" className="px-4 py-2.5">
+              Project
+            </th>
+            <th scope="col" className="px-4 py-2.5">
+              Agent
+            </th>
+            <th scope="col" className="px-4 py-2.5">
+              Permission
+            </th>
+            <th scope="col" className="px-4 py-2.5">
+              Pattern
+            </th>
+            <th scope="col" className="px-4 py-2.5">
+              Granted by
+            </th>
+            <th scope="col" className="px-4 py-2.5">
+              When
+            </th>
+            {canRevoke ? (
+              <th scope="col" className="px-4 py-2.5">
+                <span className="sr-only">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100">
+          {list.map((approval) => (
+            <ApprovalRow key={approval.id} approval={approval} onRevoke={onRevoke ? () => onRevoke(approval) : undefined} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Asks before revoking `approval` (none: closed). */
+function RevokeDialog({ approval, pending, error, onConfirm, onCancel }: { approval: Approval | undefined; pending: boolean; error: unknown; onConfirm: (approval: Approval) => void; onCancel: () => void }) {
+  return (
+    <ConfirmDialog
+      open={approval !== undefined}
+      title="Revoke this approval?"
+      confirmLabel="Revoke"
+      pending={pending}
+      onConfirm={() => {
+        if (approval) onConfirm(approval);
+      }}
+      onCancel={onCancel}
+    >
+      {approval ? (
+        <p>
+          <span className="font-mono">{approval.permission}</span> for <code className="font-mono break-all">{approval.pattern}</code> in{" "}
+          <span className="font-medium text-zinc-900">{approval.projectName}</span> will ask again the next time the agent needs it.
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="mt-2 text-red-600">
+          Could not revoke: {errorMessage(error)}
+        </p>
+      ) : null}
+    </ConfirmDialog>
   );
 }
 
