@@ -19,14 +19,17 @@ export function activeSlash(text: string, caret: number): { query: string } | un
   return { query: match[1] ?? "" };
 }
 
-/** The commands matching what was typed: names starting with it first, then names containing it, then descriptions containing it. */
+/** Below this many characters a query matches names only (two letters are in most descriptions). */
+const DESCRIPTION_QUERY = 3;
+
+/** The commands matching what was typed: names starting with it first, then names containing it, then (for 3 characters or more) descriptions containing it. */
 export function filterCommands<T extends CommandOption>(commands: readonly T[], query: string): T[] {
   const q = query.toLowerCase();
   const rank = (c: T): number => {
     const name = c.name.toLowerCase();
     if (name.startsWith(q)) return 0;
     if (name.includes(q)) return 1;
-    return c.description?.toLowerCase().includes(q) ? 2 : 3;
+    return q.length >= DESCRIPTION_QUERY && c.description?.toLowerCase().includes(q) ? 2 : 3;
   };
   return commands
     .map((command, index) => ({ command, index, rank: rank(command) }))
