@@ -11,6 +11,7 @@ import { ComposerCommands } from "./pages/command-menu";
 import { InstructionsLine, TeamInstructionsSection } from "./pages/instructions-section";
 import { PermissionPrompt } from "./pages/permission-prompt";
 import { SessionPage } from "./pages/session-page";
+import { ShareControls } from "./pages/share-page";
 import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
 import { tag } from "./support/people";
 import { E2E_DATA_DIR, type Seeder } from "./support/seed";
@@ -218,4 +219,34 @@ test("acceptance 5: an admin's team instruction shows in the Instructions line o
   const system = JSON.stringify(fake.requests.at(-1)?.body.messages.filter((m) => m.role === "system") ?? []);
   expect(system).toContain(TEAM_RULE);
   expect(system.indexOf(TEAM_RULE)).toBeLessThan(system.indexOf("Run `npm test` before saying a change is done."));
+});
+
+test("the built-ins act in the browser as the server answers: /undo puts the prompt back, /redo shows it again, /share shows the link", async ({ page, seed }) => {
+  const chat = await openSession(page, seed, "Built-ins");
+  const commands = new ComposerCommands(page);
+  const banner = page.getByTestId("revert-banner");
+  fake.enqueue(reply.text("Noted: seven."));
+  await chat.ask("Remember the number 7");
+  await expect(chat.lastAssistant).toContainText("Noted: seven.");
+  await chat.waitIdle();
+
+  // Enter on a command without arguments runs it at once.
+  await chat.input.fill("/und");
+  await expect(commands.highlighted).toHaveAttribute("data-command", "undo");
+  await chat.input.press("Enter");
+  await expect(chat.input).toHaveValue("Remember the number 7");
+  await expect(banner).toBeVisible();
+
+  await chat.input.fill("/redo");
+  await chat.input.press("Enter");
+  await expect(banner).toBeHidden();
+  await expect(chat.input).toHaveValue("");
+  await expect(chat.user("Remember the number 7")).toBeVisible();
+
+  const share = new ShareControls(page);
+  await expect(share.url).toHaveCount(0);
+  await chat.input.fill("/share");
+  await chat.input.press("Enter");
+  await expect(share.url).toHaveValue(/\/share\/[A-Za-z0-9_-]+$/);
+  await expect(chat.input).toHaveValue("");
 });
