@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import * as Id from "../server/id";
@@ -196,6 +196,20 @@ test("acceptance 5: !ls runs in the sandbox after approval; its output shows in 
   await chat.ask("What did ls show?");
   await expect(chat.lastAssistant).toContainText("I saw the ledger.");
   expect(lastRequestText(fake)).toContain(MARKER);
+});
+
+test("!command rejected: nothing runs, the composer says why and keeps the command", async ({ page, seed }) => {
+  const chat = await openSession(page, seed, "Shell rejected");
+  const sessionId = new SessionPage(page).sessionId;
+  const permissions = new PermissionPrompt(page);
+  await chat.input.fill(`!rm ${MARKER}`);
+  await chat.input.press("Enter");
+  await permissions.reject(`rm ${MARKER}`);
+  await expect(chat.error).toContainText("The shell command did not run");
+  await expect(chat.input).toHaveValue(`!rm ${MARKER}`);
+  await expect(chat.tools(chat.lastAssistant, "error")).toHaveCount(1);
+  await expect(chat.tools(chat.lastAssistant, "completed")).toHaveCount(0);
+  expect(existsSync(path.join(await seed.directory(sessionId), MARKER))).toBe(true);
 });
 
 test("acceptance 5: an admin's team instruction shows in the Instructions line of the next turn", async ({ page, seed }) => {
