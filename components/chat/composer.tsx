@@ -1,18 +1,17 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, type KeyboardEvent, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { SessionInfo } from "@/components/session/types";
 import { useTRPC } from "@/components/trpc/client";
 import { insertMention, mentionedPaths } from "@/lib/mentions";
-import { agentCycleStep } from "./agent-choice";
 import { useAgentChoice } from "./agent-picker";
 import { AttachmentChips, useAttachments } from "./attachments";
 import { CommandMenu, useCommandCompletion } from "./command-menu";
+import { useComposerKeys } from "./composer-keys";
 import { ComposerNotices } from "./composer-notices";
 import { ComposerToolbar } from "./composer-toolbar";
 import { useDraftOffers } from "./draft";
-import { listKeyInput } from "./list-keys";
 import { MentionMenu, useMentionCompletion } from "./mention-menu";
 import { MessageBox } from "./message-box";
 import { type ModelRef, modelKey, useModelChoice } from "./model-picker";
@@ -23,12 +22,8 @@ import { type Draft, useComposerSend } from "./use-composer-send";
 import { useComposerText } from "./use-composer-text";
 import { useFileDrop } from "./use-file-drop";
 
+export { isSendKey } from "./composer-keys";
 export { requestErrorMessage } from "./composer-notices";
-
-/** Enter sends; Shift+Enter (and Enter while an input method is composing) is a newline. */
-export function isSendKey(event: Pick<KeyboardEvent, "key" | "shiftKey" | "altKey" | "nativeEvent">): boolean {
-  return event.key === "Enter" && !event.shiftKey && !event.altKey && !event.nativeEvent.isComposing;
-}
 
 function lastUser(messages: readonly WithParts[]): { model?: ModelRef; agent?: string } {
   const last = messages.findLast((m) => m.info.role === "user")?.info;
@@ -46,8 +41,6 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
   const trpc = useTRPC();
   const { box, text, caret, setText, setCaret, edit } = useComposerText();
   const [chosen, setChosen] = useState<readonly string[]>([]);
-  // Escape lets the next Tab leave an empty box instead of switching the agent.
-  const [released, setReleased] = useState(false);
   const attachments = useAttachments();
   const drop = useFileDrop(attachments);
   const last = lastUser(messages);
@@ -94,20 +87,12 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
     event.preventDefault();
     submit(text);
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (commands.onKeyDown(event) || mentions.onKeyDown(event)) return;
-    const step = agentCycleStep(listKeyInput(event), { empty: text === "" && attachments.items.length === 0 && agent.agents.length > 1, released });
-    if (step !== undefined) {
-      event.preventDefault();
-      agent.cycle(step);
-      return;
-    }
-    // Escape also stops a running reply (the page's own listener): here it only frees Tab.
-    if (event.key === "Escape") setReleased(true);
-    if (!isSendKey(event)) return;
-    event.preventDefault();
-    submit(text);
-  };
+  const keys = useComposerKeys({
+    lists: [commands, mentions],
+    cycles: text === "" && attachments.items.length === 0 && agent.agents.length > 1,
+    cycle: agent.cycle,
+    send: () => submit(text),
+  });
   const list = commands.open && commands.commands.length > 0 ? commands : mentions.files.length > 0 ? mentions : undefined;
 
   return (
@@ -136,12 +121,12 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
           onText={(value, at) => {
             setText(value);
             setCaret(at);
-            setReleased(false);
+            keys.reset();
           }}
           onCaret={setCaret}
-          onKeyDown={onKeyDown}
+          onKeyDown={keys.onKeyDown}
           onPaste={drop.onPaste}
-          onBlur={() => setReleased(false)}
+          onBlur={keys.reset}
         />
         <ComposerToolbar
           onFiles={(files) => void attachments.add(files)}
