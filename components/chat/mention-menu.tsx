@@ -5,6 +5,7 @@ import { type KeyboardEvent, useEffect, useId, useState } from "react";
 import { Icon } from "@/components/parts/icons";
 import { useTRPC } from "@/components/trpc/client";
 import { type ActiveMention, activeMention } from "@/lib/mentions";
+import { handleListKey } from "./list-keys";
 
 /** Pause after the last keystroke before the project's files are asked for (ms). */
 const DEBOUNCE_MS = 120;
@@ -62,26 +63,8 @@ export function useMentionCompletion(input: { sessionId: string; text: string; c
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): boolean => {
     if (!mention) return false;
-    if (event.key === "Escape") {
-      // Closing the list is all Escape does here (not, say, stopping the agent).
-      event.preventDefault();
-      event.stopPropagation();
-      setDismissed(mention.start);
-      return true;
-    }
-    if (files.length === 0 || event.nativeEvent.isComposing) return false;
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      const step = event.key === "ArrowDown" ? 1 : -1;
-      setHighlight({ key, index: (active + step + files.length) % files.length });
-      return true;
-    }
-    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey && !event.altKey) {
-      event.preventDefault();
-      choose(active);
-      return true;
-    }
-    return false;
+    // Closing the list is all Escape does here (not, say, stopping the agent).
+    return handleListKey(event, { count: files.length, active }, { move: (index) => setHighlight({ key, index }), choose, close: () => setDismissed(mention.start) });
   };
   return {
     mention,

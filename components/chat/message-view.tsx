@@ -86,7 +86,9 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
             {authorLabel(info.author, viewerId)}
           </span>
           <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
-          <span className="font-mono">@{info.agent}</span>
+          <span data-testid="message-agent" className="font-mono">
+            @{info.agent}
+          </span>
           <QueuedBadge messageId={info.id} />
         </header>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
@@ -117,7 +119,9 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
           <span data-testid="message-model" className="font-mono">
             {info.providerId}/{info.modelId}
           </span>
-          <span className="font-mono">@{info.agent}</span>
+          <span data-testid="message-agent" className="font-mono">
+            @{info.agent}
+          </span>
           {info.summary ? <Badge tone="violet">Summary</Badge> : null}
           {running ? (
             <span className="inline-flex items-center gap-1 text-sky-600">

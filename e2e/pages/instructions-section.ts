@@ -1,0 +1,60 @@
+import { type Locator, type Page, expect } from "@playwright/test";
+
+/** The "Instructions" section of the Team page (/team): what the team or one project tells the agent. */
+export class TeamInstructionsSection {
+  readonly section: Locator;
+  readonly scope: Locator;
+  readonly form: Locator;
+  readonly input: Locator;
+  readonly status: Locator;
+  readonly readOnlyNote: Locator;
+
+  constructor(readonly page: Page) {
+    this.section = page.getByTestId("team-instructions");
+    this.scope = this.section.getByRole("combobox", { name: "Instructions for", exact: true });
+    this.form = this.section.getByTestId("instructions-form");
+    this.input = this.section.getByTestId("instructions-input");
+    this.status = this.section.getByTestId("instructions-status");
+    this.readOnlyNote = this.section.getByTestId("instructions-read-only");
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto("/team");
+    await expect(this.section).toBeVisible();
+    await expect(this.form).toBeVisible();
+  }
+
+  /** Writes and saves the instructions of the scope shown ("The whole team" or a project). */
+  async write(text: string): Promise<void> {
+    await this.input.fill(text);
+    await this.form.getByRole("button", { name: "Save instructions" }).click();
+    await expect(this.status).toHaveText("Saved.");
+  }
+}
+
+/** The "Instructions: …" line under an answer, and the list it opens. */
+export class InstructionsLine {
+  readonly line: Locator;
+  readonly summary: Locator;
+  readonly list: Locator;
+  readonly contents: Locator;
+
+  constructor(readonly answer: Locator) {
+    this.line = answer.getByTestId("instructions-line");
+    this.summary = this.line.getByTestId("instructions-summary");
+    this.list = this.line.getByTestId("instructions-list");
+    this.contents = this.line.getByTestId("instructions-contents");
+  }
+
+  async open(): Promise<void> {
+    await this.summary.click();
+    await expect(this.list).toBeVisible();
+  }
+
+  /** Opens the text of the entry labelled `label` (e.g. "team"). */
+  async read(label: string): Promise<Locator> {
+    const entry = this.list.getByRole("listitem").filter({ hasText: label });
+    await entry.getByRole("button", { name: "Open" }).click();
+    return entry.getByTestId("instructions-contents");
+  }
+}
