@@ -47,7 +47,8 @@ export default defineConfig({
   webServer: {
     command: `rm -rf ${DATA_DIR} && npx tsx scripts/parley.ts start --build`,
     url: `http://127.0.0.1:${PORT}`,
-    timeout: 240_000,
+    // The production build comes first (`--build`): several minutes on a busy 2-core machine.
+    timeout: 600_000,
     reuseExistingServer: false,
     // SIGTERM lets the launcher stop its embedded PostgreSQL cleanly.
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },

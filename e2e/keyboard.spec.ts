@@ -31,7 +31,7 @@ test("the message box is focused on open, / focuses it again, ? lists the shortc
   await page.getByTestId("session-title").click();
   await page.keyboard.press("?");
   await expect(shell.shortcutHelp).toBeVisible();
-  for (const text of ["Focus the message box", "Stop the agent's reply while it works", "Send the message", "Show these shortcuts"]) {
+  for (const text of ["Focus the message box", "Stop the agent's reply while it works", "Send the message", "the command menu", "the next agent", "run the rest as a shell command", "Show these shortcuts"]) {
     await expect(shell.shortcutHelp).toContainText(text);
   }
   await expect(shell.shortcutHelp.getByRole("button", { name: "Close" })).toBeFocused();

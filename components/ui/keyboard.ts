@@ -19,6 +19,9 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["Esc"], description: "Stop the agent's reply while it works" },
   { keys: ["Enter"], description: "Send the message" },
   { keys: ["Shift", "Enter"], description: "New line in the message" },
+  { keys: ["/"], description: "In an empty message box: the command menu (↑ ↓ move, Tab completes, Enter runs, Esc closes)" },
+  { keys: ["Tab"], description: "In an empty message box: the next agent (Shift+Tab the previous)" },
+  { keys: ["!"], description: "At the start of a message: run the rest as a shell command in the sandbox" },
   { keys: ["?"], description: "Show these shortcuts" },
 ];
 
