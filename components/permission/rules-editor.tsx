@@ -143,90 +143,26 @@ export function RulesEditor({
     onChange(copy);
   };
 
-  if (readOnly) {
-    return rows.length === 0 ? (
-      <Empty text={emptyText} />
-    ) : (
-      <ol className="space-y-1.5" aria-label="Rules">
-        {rows.map((row, index) => (
-          <li key={row.key} data-testid="permission-rule" className="flex flex-wrap items-center gap-3 rounded-lg bg-zinc-50 px-3 py-2 text-sm ring-1 ring-zinc-200 ring-inset">
-            <span className="w-6 text-xs text-zinc-400 tabular-nums">{index + 1}.</span>
-            <span className="min-w-24 font-medium text-zinc-900">{row.permission}</span>
-            <code className="min-w-0 flex-1 font-mono text-[12.5px] break-all text-zinc-700">{row.pattern}</code>
-            <Badge tone={ACTION_TONES[row.action]}>{row.action}</Badge>
-          </li>
-        ))}
-      </ol>
-    );
-  }
-
+  if (readOnly) return <ReadOnlyRules rows={rows} emptyText={emptyText} />;
   return (
     <div className="space-y-3">
       {rows.length === 0 ? (
         <Empty text={emptyText} />
       ) : (
         <ol className="space-y-2" aria-label="Rules">
-          {rows.map((row, index) => {
-            const rowErrors = showErrors ? validation.rows.get(row.key) : undefined;
-            return (
-              <li key={row.key} data-testid="permission-rule" className="rounded-lg bg-zinc-50 p-2 ring-1 ring-zinc-200 ring-inset">
-                <div className="flex flex-wrap items-start gap-2">
-                  <div className="min-w-32 flex-1">
-                    <input
-                      aria-label={`Permission of rule ${index + 1}`}
-                      list={`${id}-permissions`}
-                      value={row.permission}
-                      onChange={(event) => update(row.key, { permission: event.target.value })}
-                      aria-invalid={rowErrors?.permission ? true : undefined}
-                      placeholder="bash"
-                      className={inputClass(!!rowErrors?.permission)}
-                    />
-                    {rowErrors?.permission ? <p className="mt-1 text-xs text-red-600">{rowErrors.permission}</p> : null}
-                  </div>
-                  <div className="min-w-40 flex-[2]">
-                    <input
-                      aria-label={`Pattern of rule ${index + 1}`}
-                      value={row.pattern}
-                      onChange={(event) => update(row.key, { pattern: event.target.value })}
-                      aria-invalid={rowErrors?.pattern ? true : undefined}
-                      placeholder="*"
-                      className={`${inputClass(!!rowErrors?.pattern)} font-mono`}
-                    />
-                    {rowErrors?.pattern ? <p className="mt-1 text-xs text-red-600">{rowErrors.pattern}</p> : null}
-                  </div>
-                  <select
-                    aria-label={`Action of rule ${index + 1}`}
-                    value={row.action}
-                    onChange={(event) => update(row.key, { action: event.target.value as Action })}
-                    className="h-8 rounded-lg border-0 bg-white px-2 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600 focus:outline-none"
-                  >
-                    {ACTIONS.map((action) => (
-                      <option key={action} value={action}>
-                        {action}
-                      </option>
-                    ))}
-                  </select>
-                  <div className="flex gap-1">
-                    <Button size="sm" variant="ghost" aria-label={`Move rule ${index + 1} up`} disabled={index === 0} onClick={() => move(index, -1)}>
-                      ↑
-                    </Button>
-                    <Button size="sm" variant="ghost" aria-label={`Move rule ${index + 1} down`} disabled={index === rows.length - 1} onClick={() => move(index, 1)}>
-                      ↓
-                    </Button>
-                    <Button
-                      size="sm"
-                      variant="ghost"
-                      className="text-red-600 hover:bg-red-50 hover:text-red-700"
-                      aria-label={`Remove rule ${index + 1}`}
-                      onClick={() => onChange(rows.filter((r) => r.key !== row.key))}
-                    >
-                      Remove
-                    </Button>
-                  </div>
-                </div>
-              </li>
-            );
-          })}
+          {rows.map((row, index) => (
+            <RuleEditor
+              key={row.key}
+              row={row}
+              index={index}
+              last={index === rows.length - 1}
+              errors={showErrors ? validation.rows.get(row.key) : undefined}
+              listId={`${id}-permissions`}
+              update={(patch) => update(row.key, patch)}
+              move={(by) => move(index, by)}
+              remove={() => onChange(rows.filter((r) => r.key !== row.key))}
+            />
+          ))}
         </ol>
       )}
       <datalist id={`${id}-permissions`}>
@@ -238,6 +174,95 @@ export function RulesEditor({
         Add rule
       </Button>
     </div>
+  );
+}
+
+/** The rules as text, in order (members, and policies they may not change). */
+function ReadOnlyRules({ rows, emptyText }: { rows: RuleRow[]; emptyText: string }) {
+  if (rows.length === 0) return <Empty text={emptyText} />;
+  return (
+    <ol className="space-y-1.5" aria-label="Rules">
+      {rows.map((row, index) => (
+        <li key={row.key} data-testid="permission-rule" className="flex flex-wrap items-center gap-3 rounded-lg bg-zinc-50 px-3 py-2 text-sm ring-1 ring-zinc-200 ring-inset">
+          <span className="w-6 text-xs text-zinc-400 tabular-nums">{index + 1}.</span>
+          <span className="min-w-24 font-medium text-zinc-900">{row.permission}</span>
+          <code className="min-w-0 flex-1 font-mono text-[12.5px] break-all text-zinc-700">{row.pattern}</code>
+          <Badge tone={ACTION_TONES[row.action]}>{row.action}</Badge>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const isAction = (value: string): value is Action => ACTIONS.some((action) => action === value);
+
+interface RuleEditorProps {
+  row: RuleRow;
+  index: number;
+  last: boolean;
+  errors: { permission?: string; pattern?: string } | undefined;
+  listId: string;
+  update: (patch: Partial<Rule>) => void;
+  move: (by: -1 | 1) => void;
+  remove: () => void;
+}
+
+/** One rule: its permission (with suggestions), pattern and action, and buttons to move and remove it. */
+function RuleEditor({ row, index, last, errors, listId, update, move, remove }: RuleEditorProps) {
+  const n = index + 1;
+  return (
+    <li data-testid="permission-rule" className="rounded-lg bg-zinc-50 p-2 ring-1 ring-zinc-200 ring-inset">
+      <div className="flex flex-wrap items-start gap-2">
+        <div className="min-w-32 flex-1">
+          <input
+            aria-label={`Permission of rule ${n}`}
+            list={listId}
+            value={row.permission}
+            onChange={(event) => update({ permission: event.target.value })}
+            aria-invalid={errors?.permission ? true : undefined}
+            placeholder="bash"
+            className={inputClass(!!errors?.permission)}
+          />
+          {errors?.permission ? <p className="mt-1 text-xs text-red-600">{errors.permission}</p> : null}
+        </div>
+        <div className="min-w-40 flex-[2]">
+          <input
+            aria-label={`Pattern of rule ${n}`}
+            value={row.pattern}
+            onChange={(event) => update({ pattern: event.target.value })}
+            aria-invalid={errors?.pattern ? true : undefined}
+            placeholder="*"
+            className={`${inputClass(!!errors?.pattern)} font-mono`}
+          />
+          {errors?.pattern ? <p className="mt-1 text-xs text-red-600">{errors.pattern}</p> : null}
+        </div>
+        <select
+          aria-label={`Action of rule ${n}`}
+          value={row.action}
+          onChange={(event) => {
+            if (isAction(event.target.value)) update({ action: event.target.value });
+          }}
+          className="h-8 rounded-lg border-0 bg-white px-2 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600 focus:outline-none"
+        >
+          {ACTIONS.map((action) => (
+            <option key={action} value={action}>
+              {action}
+            </option>
+          ))}
+        </select>
+        <div className="flex gap-1">
+          <Button size="sm" variant="ghost" aria-label={`Move rule ${n} up`} disabled={index === 0} onClick={() => move(-1)}>
+            ↑
+          </Button>
+          <Button size="sm" variant="ghost" aria-label={`Move rule ${n} down`} disabled={last} onClick={() => move(1)}>
+            ↓
+          </Button>
+          <Button size="sm" variant="ghost" className="text-red-600 hover:bg-red-50 hover:text-red-700" aria-label={`Remove rule ${n}`} onClick={remove}>
+            Remove
+          </Button>
+        </div>
+      </div>
+    </li>
   );
 }
 
