@@ -21,6 +21,7 @@ import * as Status from "./status";
 import * as Store from "./store";
 import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
+import { complete, fail } from "../../lib/part-lifecycle";
 
 /**
  * Commands a member runs himself in the session's sandbox: `!ls` at the start of a
@@ -126,6 +127,28 @@ async function answerWaiting(ctx: Context, row: SessionRow): Promise<void> {
 async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash: Context["tools"][number], signal: AbortSignal): Promise<ShellRun> {
   // A pending revert becomes final, as before a prompt.
   await Revert.cleanup(ctx, row.teamId, row.id);
+  const message = await openTurn(ctx, row, input);
+  const reporter = new PartReporter(ctx, row.teamId, row.id, snapshotScope(row));
+  const scope = await memberScope(ctx, row, input, { messageId: message.id, signal, reporter });
+  const savedOutputs = savedOutputsOf(ctx, scope);
+  const parts: PartOf<"tool">[] = [];
+  const outputs: string[] = [];
+  let failed = false;
+  for (const command of input.commands) {
+    const ran = await runCommand(ctx, { row, scope, bash, reporter, savedOutputs, messageId: message.id }, command, failed);
+    parts.push(ran.part);
+    outputs.push(ran.output);
+    failed ||= ran.part.state.status === "error";
+  }
+  const patch = await reporter.patch(message.id);
+  if (patch) await keepPatch(ctx, row, patch);
+  const finished: AssistantMessage = { ...message, finish: "stop", time: { created: message.time.created, completed: ctx.clock.now() } };
+  await Store.writeMessage(ctx, row.teamId, finished);
+  return { message: finished, parts, outputs };
+}
+
+/** The member's message (the note of what they ran) and the assistant message its calls belong to. */
+async function openTurn(ctx: Context, row: SessionRow, input: RunCommands): Promise<AssistantMessage> {
   const time = ctx.clock.now();
   const user: UserMessage = { id: Id.ascending("message"), sessionId: row.id, role: "user", time: { created: time }, agent: input.agent.name, model: input.model };
   const note: Part = { id: Id.ascending("part"), sessionId: row.id, messageId: user.id, type: "text", text: input.note, synthetic: true, time: { start: time, end: time } };
@@ -133,21 +156,22 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
   await Store.touchSession(ctx, row.id, time);
   const message = newAssistant(user, { agent: input.agent.name, directory: row.directory, now: ctx.clock.now() });
   await Store.writeMessage(ctx, row.teamId, message);
+  return message;
+}
 
-  const parts: PartOf<"tool">[] = [];
-  const outputs: string[] = [];
-  const reporter = new PartReporter(ctx, row.teamId, row.id, snapshotScope(row));
-  const scope: ToolScope = {
+/** The scope the member's calls run in: the session's rules and reach, as for the agent's own calls (starting no subagent). */
+async function memberScope(ctx: Context, row: SessionRow, input: RunCommands, turn: { messageId: string; signal: AbortSignal; reporter: PartReporter }): Promise<ToolScope> {
+  return {
     ...(await rulesAndReach(ctx, { teamId: row.teamId, projectId: row.projectId, agent: input.agent, sessionRules: Ruleset.safeParse(row.permission).data })),
     sessionId: row.id,
     teamId: row.teamId,
     projectId: row.projectId,
-    messageId: message.id,
+    messageId: turn.messageId,
     agent: input.agent,
     agents: input.agents,
     directory: row.directory,
-    signal,
-    processor: reporter,
+    signal: turn.signal,
+    processor: turn.reporter,
     calls: [],
     caller: {
       agent: input.agent.name,
@@ -161,62 +185,60 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
       authorId: row.authorId,
     },
   };
-  const savedOutputs = savedOutputsOf(ctx, scope);
-  let failed = false;
-  for (const command of input.commands) {
-    const callId = `user_${Id.ascending("tool")}`;
-    const started = ctx.clock.now();
-    const toolInput = { command, description: "Run by the user" };
-    const part: PartOf<"tool"> = {
-      id: Id.ascending("part"),
-      sessionId: row.id,
-      messageId: message.id,
-      type: "tool",
-      callId,
-      tool: "bash",
-      state: failed
-        ? { status: "error", input: toolInput, error: "Not run: an earlier command of this message failed or was refused.", time: { start: started, end: started } }
-        : { status: "running", input: toolInput, title: command, time: { start: started } },
-    };
-    if (failed) {
-      await Store.writePart(ctx, row.teamId, part);
-      parts.push(part);
-      outputs.push("");
-      continue;
-    }
-    reporter.track(part);
-    await Store.writePart(ctx, row.teamId, part);
-    try {
-      const result = await runCall(ctx, scope, bash, toolInput, callId, signal, savedOutputs);
-      const done: PartOf<"tool"> = {
-        ...part,
-        state: { status: "completed", input: toolInput, output: result.output, title: result.title, metadata: { ...reporter.metadata(callId), ...result.metadata }, time: { start: started, end: ctx.clock.now() } },
-      };
-      await reporter.finish(done);
-      parts.push(done);
-      outputs.push(result.output);
-    } catch (error) {
-      failed = true;
-      const reason = error instanceof DeniedError ? error.message : isRejection(error) ? `The command was not run: ${error instanceof Error ? error.message : String(error)}` : error instanceof Error ? error.message : String(error);
-      const done: PartOf<"tool"> = { ...part, state: { status: "error", input: toolInput, error: reason, time: { start: started, end: ctx.clock.now() } } };
-      await reporter.finish(done);
-      parts.push(done);
-      outputs.push("");
-    }
+}
+
+interface CommandRun {
+  row: SessionRow;
+  scope: ToolScope;
+  bash: Context["tools"][number];
+  reporter: PartReporter;
+  savedOutputs: ReturnType<typeof savedOutputsOf>;
+  messageId: string;
+}
+
+/** One command as a bash call of its own part: run, or (after an earlier one failed) recorded as not run. */
+async function runCommand(ctx: Context, run: CommandRun, command: string, skip: boolean): Promise<{ part: PartOf<"tool">; output: string }> {
+  const { row, reporter } = run;
+  const callId = `user_${Id.ascending("tool")}`;
+  const started = ctx.clock.now();
+  const toolInput = { command, description: "Run by the user" };
+  const part: PartOf<"tool"> = {
+    id: Id.ascending("part"),
+    sessionId: row.id,
+    messageId: run.messageId,
+    type: "tool",
+    callId,
+    tool: "bash",
+    state: { status: "running", input: toolInput, title: command, time: { start: started } },
+  };
+  if (skip) {
+    const notRun = fail(part, "Not run: an earlier command of this message failed or was refused.", started) ?? part;
+    await Store.writePart(ctx, row.teamId, notRun);
+    return { part: notRun, output: "" };
   }
-  const patch = await reporter.patch(message.id);
-  if (patch) {
-    await Store.writePart(ctx, row.teamId, patch);
-    // The workspace now differs from its branch's last commit (lists show it without reading the files).
-    if (row.workspaceId) {
-      await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
-        console.error(`[session] the workspace of ${row.id} could not be marked changed`, error);
-      });
-    }
+  reporter.track(part);
+  await Store.writePart(ctx, row.teamId, part);
+  try {
+    const result = await runCall(ctx, run.scope, run.bash, toolInput, callId, run.scope.signal, run.savedOutputs);
+    const done = complete(part, { output: result.output, title: result.title, metadata: { ...reporter.metadata(callId), ...result.metadata } }, ctx.clock.now()) ?? part;
+    await reporter.finish(done);
+    return { part: done, output: result.output };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof DeniedError ? error.message : isRejection(error) ? `The command was not run: ${message}` : message;
+    const done = fail(part, reason, ctx.clock.now()) ?? part;
+    await reporter.finish(done);
+    return { part: done, output: "" };
   }
-  const finished: AssistantMessage = { ...message, finish: "stop", time: { created: message.time.created, completed: ctx.clock.now() } };
-  await Store.writeMessage(ctx, row.teamId, finished);
-  return { message: finished, parts, outputs };
+}
+
+/** The turn's patch, and the workspace marked changed (lists show it without reading the files). */
+async function keepPatch(ctx: Context, row: SessionRow, patch: Part): Promise<void> {
+  await Store.writePart(ctx, row.teamId, patch);
+  if (!row.workspaceId) return;
+  await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
+    console.error(`[session] the workspace of ${row.id} could not be marked changed`, error);
+  });
 }
 
 /** Where a call a member runs reports its progress (the step's processor does it for the model's calls): its own part. */
