@@ -1,5 +1,5 @@
 import type { AccessEnded } from "../live/access";
-import { betterAuth } from "better-auth";
+import { type BetterAuthOptions, betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { generateRandomString } from "better-auth/crypto";
@@ -139,68 +139,76 @@ export function createAuth(options: AuthOptions) {
         },
       },
     },
-    databaseHooks: {
-      user: {
-        create: {
-          before: async (user, ctx) => {
-            await asApiError(async () => checkUserFields(user, false));
-            const invitationId = ctx?.headers?.get(INVITATION_HEADER) ?? undefined;
-            await asApiError(() => checkSignUp(db, options, user.email, invitationId));
-          },
-          after: async (user) => {
-            await setUpNewUser(db, options, user);
-          },
+    databaseHooks: databaseHooks(db, options),
+    plugins: [teams(options)],
+  });
+}
+
+/** Checks and set-up around better-auth's writes: users (fields, who may sign up, a new user's team), sign-ins (the first team; ended access reported). */
+function databaseHooks(db: Db, options: AuthOptions): BetterAuthOptions["databaseHooks"] {
+  return {
+    user: {
+      create: {
+        before: async (user, ctx) => {
+          await asApiError(async () => checkUserFields(user, false));
+          const invitationId = ctx?.headers?.get(INVITATION_HEADER) ?? undefined;
+          await asApiError(() => checkSignUp(db, options, user.email, invitationId));
         },
-        // update-user: a name or image is checked like at sign-up.
-        update: { before: async (user) => asApiError(async () => checkUserFields(user, true)) },
+        after: async (user) => {
+          await setUpNewUser(db, options, user);
+        },
       },
-      session: {
-        // Signing out, revoking sign-ins, deleting the user: each deleted sign-in is reported.
-        delete: {
-          after: async (session) => {
-            options.onAccessEnded?.({ userId: session.userId, authSessionId: session.id });
-          },
+      // update-user: a name or image is checked like at sign-up.
+      update: { before: async (user) => asApiError(async () => checkUserFields(user, true)) },
+    },
+    session: {
+      // Signing out, revoking sign-ins, deleting the user: each deleted sign-in is reported.
+      delete: {
+        after: async (session) => {
+          options.onAccessEnded?.({ userId: session.userId, authSessionId: session.id });
         },
-        create: {
-          // A new sign-in starts in the user's first team (the team switcher changes it).
-          before: async (session) => {
-            const teamId = await initialTeam(db, session.userId);
-            return { data: { ...session, activeOrganizationId: teamId ?? null } };
-          },
+      },
+      create: {
+        // A new sign-in starts in the user's first team (the team switcher changes it).
+        before: async (session) => {
+          const teamId = await initialTeam(db, session.userId);
+          return { data: { ...session, activeOrganizationId: teamId ?? null } };
         },
       },
     },
-    plugins: [
-      organization({
-        // Teams are Parley's, not better-auth's sub-teams of an organization.
-        teams: { enabled: false },
-        disableOrganizationDeletion: true,
-        invitationExpiresIn: 7 * 24 * 60 * 60,
-        cancelPendingInvitationsOnReInvite: true,
-        // Emails are not verified (no mail server). Accepting needs the invitation's link —
-        // its opaque id — and a sign-in with the invited email; listing one's invitations by
-        // email alone stays refused by better-auth for unverified emails.
-        requireEmailVerificationOnInvitation: false,
-        // better-auth accepts lists of roles ("admin,member"); a Parley member has exactly one.
-        organizationHooks: {
-          // Name, slug, logo and metadata reach every member's pages: bounded and allow-listed.
-          beforeCreateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
-          beforeUpdateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
-          beforeUpdateMemberRole: async ({ newRole }) => checkRole(newRole),
-          afterRemoveMember: async ({ member }) => {
-            options.onAccessEnded?.({ userId: member.userId, teamId: member.organizationId });
-          },
-          beforeAddMember: async ({ member }) => checkRole(member.role),
-          beforeCreateInvitation: async ({ invitation }) => checkRole(invitation.role),
-        },
-        schema: {
-          session: { fields: { activeOrganizationId: "activeTeamId" } },
-          organization: { modelName: "team" },
-          member: { modelName: "membership", fields: { organizationId: "teamId" } },
-          invitation: { modelName: "invitation", fields: { organizationId: "teamId" } },
-        },
-      }),
-    ],
+  };
+}
+
+/** Teams are better-auth organizations, renamed to Parley's tables, with Parley's checks on names, roles and removals. */
+function teams(options: AuthOptions) {
+  return organization({
+    // Teams are Parley's, not better-auth's sub-teams of an organization.
+    teams: { enabled: false },
+    disableOrganizationDeletion: true,
+    invitationExpiresIn: 7 * 24 * 60 * 60,
+    cancelPendingInvitationsOnReInvite: true,
+    // Emails are not verified (no mail server). Accepting needs the invitation's link —
+    // its opaque id — and a sign-in with the invited email; listing one's invitations by
+    // email alone stays refused by better-auth for unverified emails.
+    requireEmailVerificationOnInvitation: false,
+    // better-auth accepts lists of roles ("admin,member"); a Parley member has exactly one.
+    organizationHooks: {
+      // Name, slug, logo and metadata reach every member's pages: bounded and allow-listed.
+      beforeCreateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
+      beforeUpdateOrganization: async ({ organization }) => asApiError(async () => checkTeamFields(organization)),
+      beforeUpdateMemberRole: async ({ newRole }) => checkRole(newRole),
+      afterRemoveMember: async ({ member }) => {
+        options.onAccessEnded?.({ userId: member.userId, teamId: member.organizationId });
+      },
+      beforeAddMember: async ({ member }) => checkRole(member.role),
+      beforeCreateInvitation: async ({ invitation }) => checkRole(invitation.role),
+    },
+    schema: {
+      session: { fields: { activeOrganizationId: "activeTeamId" } },
+      organization: { modelName: "team" },
+      member: { modelName: "membership", fields: { organizationId: "teamId" } },
+      invitation: { modelName: "invitation", fields: { organizationId: "teamId" } },
+    },
   });
 }
 
