@@ -16,6 +16,7 @@ import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_SPARE_WORKSPACES } from "./workspace/scope";
 import { parseServerKey } from "./secrets/seal";
 import type { InstructionSettings } from "./instructions/sources";
+import { LOG_LEVELS, type LogLevel } from "./log";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -87,6 +88,8 @@ export const ConfigFileSchema = z
     instructions: z.array(z.string().min(1).max(4096)).max(100).optional(),
     /** Whether the server fetches the URLs among `instructions` (5 s each, 64 KB at most); off by default. */
     instructionUrls: z.boolean().optional(),
+    /** The server's log: its level (server/log.ts; PARLEY_LOG_LEVEL wins). */
+    log: z.object({ level: z.enum(LOG_LEVELS).optional() }).strict().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional(), spareWorkspaces: SpareCount.optional() }).strict().optional(),
   })
@@ -139,6 +142,7 @@ const EnvSchema = z.object({
   PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
   PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
+  PARLEY_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 });
 
 export interface Config {
@@ -201,6 +205,8 @@ export interface Config {
   git: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** The configured instruction files and URLs, and whether URLs are fetched (server/instructions). */
   instructions: InstructionSettings;
+  /** The server log's level (server/log.ts). */
+  logLevel: LogLevel;
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -299,6 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowHttp: flag(e.PARLEY_GIT_ALLOW_HTTP, fromFile.git?.allowHttp ?? false),
     },
     instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
+    logLevel: e.PARLEY_LOG_LEVEL ?? fromFile.log?.level ?? "info",
   };
 }
 

@@ -1,5 +1,8 @@
 import { describeDbError, isConnectionError } from "./bus/postgres";
 import type { Runtime } from "./runtime";
+import { logger } from "./log";
+
+const log = logger("health");
 
 /**
  * What /api/health answers, for load balancers and operators: whether this instance can
@@ -77,7 +80,7 @@ export async function check(probes: Probes, timeoutMs = CHECK_TIMEOUT_MS): Promi
 
 /** The health of a runtime that could not boot (its database unreachable at start, say). */
 export function bootFailed(error: unknown): Health {
-  console.error(`[health] the server could not start its services: ${describeDbError(error)}`);
+  log.error(`the server could not start its services: ${describeDbError(error)}`);
   const failed: Check = { ok: false, ms: 0, error: kind(error) };
   return { status: "failing", checks: { database: failed, bridge: { ok: false, ms: 0, error: "disconnected" }, lock: failed } };
 }

@@ -1,15 +1,20 @@
 import type { Envelope } from "./bus/bus";
 import { ParleyError, httpStatus, isParleyError } from "./errors";
 import { wire } from "./session/wire";
+import { type Log, logger } from "./log";
+
+const log = logger("http");
 
 /** Route Handler helpers: one error mapping, one SSE stream. */
 
-export function errorResponse(error: unknown): Response {
+export function errorResponse(error: unknown, request?: { log: Log; requestId: string }): Response {
   if (isParleyError(error)) {
     return Response.json({ error: { code: error.code, message: error.message } }, { status: httpStatus(error.code) });
   }
-  console.error("[http] unexpected error", error);
-  return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
+  (request?.log ?? log).error("unexpected error", error);
+  // The request's id, which the log line carries, is given to the client (never the error's text).
+  const headers = request ? { "x-request-id": request.requestId } : undefined;
+  return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500, headers });
 }
 
 const frames = new WeakMap<Envelope, string>();
@@ -153,7 +158,7 @@ class SseStream {
     try {
       for (const event of await initial()) this.send(event);
     } catch (error) {
-      console.error("[http] could not read the initial state of an SSE stream", error);
+      log.error("could not read the initial state of an SSE stream", error);
       this.close("failed", error);
     } finally {
       const waiting = this.held ?? [];
@@ -213,7 +218,7 @@ class SseStream {
       this.queued.push(chunk.byteLength);
       this.queuedBytes += chunk.byteLength;
     } catch (error) {
-      console.error("[http] SSE write failed, closing the stream", error);
+      log.error("SSE write failed, closing the stream", error);
       this.close("failed", error);
     }
   };

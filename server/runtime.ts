@@ -10,6 +10,9 @@ import { Session } from "./session";
 import { Handover } from "./session/runner";
 import { wire } from "./session/wire";
 import { sweepToolOutput } from "./tool/truncate";
+import { logger, setLogLevel } from "./log";
+
+const log = logger("runtime");
 
 /**
  * The server's long-lived pieces, made once per process: the configuration, the services
@@ -39,6 +42,7 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 async function boot(): Promise<Runtime> {
   const cfg = config();
+  setLogLevel(cfg.logLevel);
   if (!cfg.databaseUrl) {
     throw new Error(
       "DATABASE_URL is not set. Start Parley with `npm run dev` or `npm start`, which start the embedded PostgreSQL, or set DATABASE_URL.",
@@ -51,32 +55,33 @@ async function boot(): Promise<Runtime> {
   // events of the others: end their streams so they reconnect and read the stored state again.
   const link = await bridge(bus, cfg.databaseUrl, { encode: wire, optional: everyEvent, onReconnect: () => restartStreams() });
   const sandbox = await Sandbox.create(cfg.sandbox);
-  const log = sandbox.state.kind === "bwrap" ? console.log : console.warn;
-  log(`[runtime] ${sandbox.describe()}`);
+  if (sandbox.state.kind === "bwrap") log.info(sandbox.describe());
+  else log.warn(sandbox.describe());
   const services = await configServices(cfg, db, bus, { sandbox });
-  (services.snapshots.available ? console.log : console.warn)(`[runtime] ${services.snapshots.describe()}`);
+  if (services.snapshots.available) log.info(services.snapshots.describe());
+  else log.warn(services.snapshots.describe());
   services.lock.onLost = (error) => {
-    console.error(`[runtime] lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
+    log.error(`lost the run-lock connection (${describeDbError(error)}); stopping local runners`);
     services.runners.abortAll("The server lost its database connection.");
   };
   // One pass at a time: a pass that takes longer than the interval is not joined by the next.
   let recovering: Promise<void> | undefined;
   const recoverNow = (strandedTools = false) =>
     (recovering ??= recoverAndAnswer(services, strandedTools)
-      .catch((error: unknown) => console.error("[runtime] crash recovery failed", error))
+      .catch((error: unknown) => log.error("crash recovery failed", error))
       .finally(() => (recovering = undefined)));
   // A session an instance that is shutting down could not answer: started here (its lock
   // decides which instance, when several get this).
   bus.subscribeAll((event) => {
     if (!is(event, Handover) || !services.runners.accepting || !event.scope.sessionId) return;
     Session.startRunner(services, event.scope.teamId, event.scope.sessionId).catch((error: unknown) =>
-      console.error(`[runtime] could not take over ${event.scope.sessionId}`, error),
+      log.error(`could not take over ${event.scope.sessionId}`, error),
     );
   });
   // At start, tools left running in idle sessions are closed too (a scan of every tool part).
   await recoverNow(true);
   const timers = [setInterval(() => void recoverNow(), RECOVERY_INTERVAL_MS).unref()];
-  const sweep = () => sweepToolOutput(cfg.dataDir).catch((error: unknown) => console.error("[runtime] tool-output sweep failed", error));
+  const sweep = () => sweepToolOutput(cfg.dataDir).catch((error: unknown) => log.error("tool-output sweep failed", error));
   void sweep();
   timers.push(setInterval(() => void sweep(), SWEEP_INTERVAL_MS).unref());
   return { config: cfg, services, bridge: link, stopTimers: () => timers.forEach(clearInterval) };
@@ -85,7 +90,7 @@ async function boot(): Promise<Runtime> {
 /** Recover interrupted sessions and answer prompts that arrived meanwhile. */
 async function recoverAndAnswer(services: Services, strandedTools: boolean): Promise<void> {
   const ids = await Session.recoverInterrupted(services, { strandedTools });
-  if (ids.length) console.log(`[runtime] recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
+  if (ids.length) log.info(`recovered ${ids.length} interrupted session(s): ${ids.join(", ")}`);
 }
 
 /** The runtime if this process has booted it (or is booting it), without booting it. */

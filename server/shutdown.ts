@@ -4,6 +4,9 @@ import { restartStreams } from "./http";
 import { type Runtime, booted } from "./runtime";
 import * as Background from "./session/background";
 import { SHUTDOWN_REASON } from "./session/runner";
+import { logger } from "./log";
+
+const shutdownLog = logger("shutdown");
 
 /**
  * Graceful shutdown of one instance (SIGTERM, as a container platform or a rolling
@@ -81,7 +84,7 @@ export async function drain(rt: Runtime, graceMs: number, log: Log): Promise<boo
  * cleanly. A repeated signal (a terminal sends SIGINT to the launcher and the server
  * alike) changes nothing; a drain that hangs is cut short.
  */
-export function handleSignals(log: Log = (line) => console.log(`[shutdown] ${line}`)): void {
+export function handleSignals(log: Log = (line) => shutdownLog.info(line)): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -95,7 +98,7 @@ export function handleSignals(log: Log = (line) => console.log(`[shutdown] ${lin
     void finish(graceMs, log).then(
       (clean) => process.exit(clean ? 0 : 1),
       (error: unknown) => {
-        console.error("[shutdown] failed", error);
+        shutdownLog.error("failed", error);
         process.exit(1);
       },
     );

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { logger } from "../log";
+
+const log = logger("bus");
 
 /**
  * Typed events. Each event is defined once with a name, a zod payload schema and the
@@ -141,7 +144,7 @@ export class Bus {
       try {
         handler(event);
       } catch (error) {
-        console.error(`[bus] system subscriber of ${event.name} threw`, error);
+        log.error(`system subscriber of ${event.name} threw`, error);
       }
     }
     // Subscribers feed clients: an event for no audience (server coordination) is never theirs.
@@ -161,7 +164,7 @@ export class Bus {
           handler(event);
         } catch (error) {
           // One broken subscriber must not stop delivery to the others; it is reported.
-          console.error(`[bus] subscriber of ${event.name} threw`, error);
+          log.error(`subscriber of ${event.name} threw`, error);
         }
       }
     }

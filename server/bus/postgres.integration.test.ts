@@ -24,7 +24,8 @@ describe("PostgreSQL bus bridge (integration)", () => {
   const a = new Bus();
   const b = new Bus();
   const problems: string[] = [];
-  const log = (message: string, error?: unknown) => problems.push(`${message}: ${String(error)}`);
+  // The bridge's lines as the server's logger prints them (scope "bus").
+  const log = (message: string, error?: unknown) => problems.push(`[bus] ${message}: ${String(error)}`);
   let bridges: Bridge[] = [];
 
   beforeAll(async () => {
@@ -125,7 +126,8 @@ describe("PostgreSQL bus bridge (integration)", () => {
     const link = await bridge(c, databaseUrl(), {
       name,
       retry: { initialMs: 20, maxMs: 200 },
-      log: (message) => lines.push(message),
+      // The bridge's lines as the server's logger prints them (scope "bus").
+      log: (message) => lines.push(`[bus] ${message}`),
       onReconnect: () => reconnects++,
     });
     try {

@@ -1,6 +1,9 @@
 import pg from "pg";
 import { z } from "zod";
 import { type Bus, type Envelope, lookup, reaches } from "./bus";
+import { logger } from "../log";
+
+const log = logger("bus");
 
 /**
  * Carries bus events between server processes over PostgreSQL LISTEN/NOTIFY. Every local
@@ -161,7 +164,7 @@ export class BusBridge implements Bridge {
     private readonly connectionString: string,
     private readonly options: BridgeOptions = {},
   ) {
-    this.log = options.log ?? console.error;
+    this.log = options.log ?? ((message, error) => log.warn(message, error));
     this.encode = options.encode ?? ((event) => event);
     this.retry = options.retry ?? { initialMs: 250, maxMs: 5_000 };
     this.waitMs = this.retry.initialMs;
@@ -198,7 +201,7 @@ export class BusBridge implements Bridge {
     try {
       await connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":1,"n":${JSON.stringify(this.name)}}`]);
     } catch (error) {
-      this.log("[bus] could not greet the other instances", error);
+      this.log("could not greet the other instances", error);
       return;
     }
     const others = await this.checkPeers();
@@ -235,7 +238,7 @@ export class BusBridge implements Bridge {
     } catch (error) {
       // Unknown: send everything, as with peers.
       this.peers = true;
-      if (!isConnectionError(error)) this.log("[bus] could not look for other instances", error);
+      if (!isConnectionError(error)) this.log("could not look for other instances", error);
       return 0;
     }
   }
@@ -247,7 +250,7 @@ export class BusBridge implements Bridge {
     if (!connection) return;
     // Queued on the sender behind every event already handed to it, so it arrives after them.
     connection.sender.query("SELECT pg_notify($1, $2)", [CHANNEL, `${this.own},"h":2,"to":${JSON.stringify(to)}}`]).catch((error: unknown) => {
-      if (!isConnectionError(error)) this.log("[bus] could not answer another instance's hello", error);
+      if (!isConnectionError(error)) this.log("could not answer another instance's hello", error);
     });
   }
 
@@ -289,7 +292,7 @@ export class BusBridge implements Bridge {
     // Only while nothing is being sent: a batch in flight counts on the queue's head.
     if (this.queue.length > MAX_QUEUED && !this.pumping) {
       this.queue.shift();
-      if (this.dropped++ === 0) this.log(`[bus] more than ${MAX_QUEUED} events wait for the database: dropping the oldest`);
+      if (this.dropped++ === 0) this.log(`more than ${MAX_QUEUED} events wait for the database: dropping the oldest`);
     }
     this.startPump();
   }
@@ -313,7 +316,7 @@ export class BusBridge implements Bridge {
         } else {
           // The database refused what was sent: drop it rather than retry it forever.
           this.queue.length = 0;
-          this.log(`[bus] could not forward events to other instances`, error);
+          this.log(`could not forward events to other instances`, error);
         }
       })
       .finally(() => {
@@ -447,7 +450,7 @@ export class BusBridge implements Bridge {
       if (raw.startsWith(this.own)) return;
       this.receiving = this.receiving
         .then(() => this.receive(listener, raw))
-        .catch((error: unknown) => this.log("[bus] dropped an event from another instance", error));
+        .catch((error: unknown) => this.log("dropped an event from another instance", error));
     });
   }
 
@@ -465,7 +468,7 @@ export class BusBridge implements Bridge {
     this.current = undefined;
     void this.end(connection);
     if (this.closed) return;
-    this.log(`[bus] lost the database connection${error ? ` (${describeDbError(error)})` : ""}; reconnecting`);
+    this.log(`lost the database connection${error ? ` (${describeDbError(error)})` : ""}; reconnecting`);
     this.scheduleReconnect();
   }
 
@@ -493,8 +496,8 @@ export class BusBridge implements Bridge {
     }
     this.waitMs = this.retry.initialMs;
     this.current = connection;
-    this.log(`[bus] reconnected to the database`);
-    if (this.dropped) this.log(`[bus] ${this.dropped} event(s) were dropped while disconnected`);
+    this.log(`reconnected to the database`);
+    if (this.dropped) this.log(`${this.dropped} event(s) were dropped while disconnected`);
     this.dropped = 0;
     this.startPump();
     if (this.options.optional) void this.hello(connection);

@@ -5,6 +5,9 @@ import { errorCode } from "../tool/files";
 import { isInside } from "../inside";
 import type { InstructionSource } from "../session/message";
 import { cutText, labelOf, present, readConfined } from "./read";
+import { logger } from "../log";
+
+const log = logger("instructions");
 
 /**
  * What a repository and its team tell the agent (SPEC §17), gathered for one step's system
@@ -243,7 +246,7 @@ export async function fetchText(url: string, maxBytes: number, signal?: AbortSig
   } finally {
     await reader.cancel().catch((error: unknown) => {
       // The body is done with either way: a failure to cancel it changes nothing read.
-      console.error(`[instructions] could not close the answer of ${url}`, error);
+      log.error(`could not close the answer of ${url}`, error);
     });
   }
   const all = Buffer.concat(chunks);

@@ -12,6 +12,9 @@ import { messageFromRow, partFromRow } from "../session/rows";
 import { readConfined } from "./read";
 import { isInside } from "../inside";
 import { DEFAULT_MAX_FILE_BYTES, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, fetchText, type Gathered, gather, isUrl, patternOf, sha256, type UrlCache } from "./sources";
+import { logger } from "../log";
+
+const log = logger("instructions");
 
 /**
  * The instructions a team and its projects give the agent, stored in the database: every
@@ -112,7 +115,7 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
       return await s.workspaces.readFiles(scope.workspaceId, want, MAX_EARLY_FILES, gatherFrom);
     } catch (error) {
       files = false;
-      console.error(`[instructions] the files of workspace ${scope.workspaceId} could not be read: its rule files are not used this step`, error);
+      log.error(`the files of workspace ${scope.workspaceId} could not be read: its rule files are not used this step`, error);
     }
   }
   return gatherFrom(scope.directory);

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { type Bus, define, is } from "../bus/bus";
 import type { Db } from "../db/client";
+import { logger } from "../log";
+
+const log = logger("live");
 
 /**
  * Live streams end when the access they were opened with ends: a member removed from the
@@ -95,7 +98,7 @@ export class AccessWatch {
       const gone = new Set(lost.map((row) => `${row.sid}\0${row.uid}\0${row.tid}`));
       for (const stream of streams) if (gone.has(`${stream.authSessionId}\0${stream.userId}\0${stream.teamId}`)) this.stop(stream);
     } catch (error) {
-      console.error("[live] could not check the access of open streams", error);
+      log.error("could not check the access of open streams", error);
     } finally {
       this.checking = false;
     }

@@ -11,6 +11,9 @@ import { Asked, Replied, type Reply, Request } from "./events";
 import { DECISION_BUDGET, type Layer, MatchBudgetError, type RuleStack, type StoredApprovals, decide, describeDenial, isPolicyQuestion, layers } from "./layers";
 import * as Policy from "./policy";
 import { type Ruleset, Ruleset as RulesetSchema } from "./schema";
+import { logger } from "../log";
+
+const log = logger("permission");
 
 /**
  * The ask flow. `ask` decides from the rules (the layers of layers.ts, with the stored
@@ -211,7 +214,7 @@ export class Permissions {
     input.onAsked?.(request);
     const onAbort = () => {
       void this.settle(input.teamId, request.id, "reject", "aborted").catch((error: unknown) => {
-        console.error("[permission] could not close an aborted request", error);
+        log.error("could not close an aborted request", error);
       });
       this.waiters.get(request.id)?.reject(new DOMException("aborted", "AbortError"));
       this.waiters.delete(request.id);
@@ -236,7 +239,7 @@ export class Permissions {
       if ((await this.decide(input)).action === "allow") await this.settle(input.teamId, requestId, "always");
     } catch (error) {
       // The request stays pending and can still be answered.
-      console.error("[permission] could not check a new request against the stored approvals", error);
+      log.error("could not check a new request against the stored approvals", error);
     }
   }
 

@@ -1,5 +1,8 @@
 import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
+import { logger } from "../log";
+
+const log = logger("sandbox");
 
 /**
  * Per-call control groups, when the host lets this process make them: a `pids` limit (a
@@ -68,7 +71,7 @@ async function writable(dir: string, files: string[]): Promise<boolean> {
     // The controller is not enabled for children here.
     return false;
   } finally {
-    await fs.rmdir(probe).catch((error: unknown) => console.error("[sandbox] could not remove a probe cgroup", error));
+    await fs.rmdir(probe).catch((error: unknown) => log.error("could not remove a probe cgroup", error));
   }
 }
 
@@ -177,7 +180,7 @@ async function sweepLeftovers(base: string): Promise<string[]> {
   try {
     names = await fs.readdir(base);
   } catch (error) {
-    console.error(`[sandbox] could not look for left-over cgroups in ${base}`, error);
+    log.error(`could not look for left-over cgroups in ${base}`, error);
     return [];
   }
   const removed: string[] = [];
@@ -191,7 +194,7 @@ async function sweepLeftovers(base: string): Promise<string[]> {
     } catch (error) {
       const code = error instanceof Error && "code" in error ? error.code : undefined;
       // EBUSY: processes are still in it (they outlived their server): not empty, so kept.
-      if (code !== "EBUSY" && code !== "ENOENT" && code !== "ENOTDIR") console.error(`[sandbox] could not remove the left-over cgroup ${dir}`, error);
+      if (code !== "EBUSY" && code !== "ENOENT" && code !== "ENOTDIR") log.error(`could not remove the left-over cgroup ${dir}`, error);
     }
   }
   return removed;
@@ -207,7 +210,7 @@ async function removeWhenEmpty(dir: string): Promise<void> {
       const code = error instanceof Error && "code" in error ? error.code : undefined;
       if (code === "ENOENT") return;
       if (code !== "EBUSY" || attempt >= 40) {
-        console.error(`[sandbox] could not remove the cgroup ${dir}`, error);
+        log.error(`could not remove the cgroup ${dir}`, error);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -3,6 +3,9 @@ import type { FileHandle } from "node:fs/promises";
 import { errorCode } from "../errno";
 import { type ProgramRunner, programHelper } from "../process/helper";
 import { findExecutable } from "./host";
+import { logger } from "../log";
+
+const log = logger("sandbox");
 
 /**
  * Who owns a workspace's files when the server runs as root: the sandbox's own
@@ -117,7 +120,7 @@ export async function adoptNewTree(owner: SandboxOwner | undefined, root: string
   if (chown) {
     const result = await runner.run({ file: chown, args: ["-R", "-P", "-h", `${owner.uid}:${owner.gid}`, "--", root], cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" } });
     if (result.code === 0) return;
-    console.error(`[sandbox] chown of ${root} failed (${result.stderr.toString("utf8").trim().slice(0, 300)}): giving it file by file`);
+    log.error(`chown of ${root} failed (${result.stderr.toString("utf8").trim().slice(0, 300)}): giving it file by file`);
   }
   await adoptTree(owner, root);
 }

@@ -11,6 +11,9 @@ import { DEFAULT_MOUNT_BASE, MOUNT_SCRIPT, MountPoints } from "./mounts";
 import { type SandboxOwner, adoptTree, owns } from "./owner";
 import { seccompFilter } from "./seccomp";
 import type { SandboxSettings } from "./settings";
+import { logger } from "../log";
+
+const log = logger("sandbox");
 
 /**
  * Where the agent's processes run (README "Security model"). Every process a tool starts
@@ -330,7 +333,7 @@ export class Sandbox {
       if (filterPipe && "end" in filterPipe) {
         filterPipe.on("error", (error: NodeJS.ErrnoException) => {
           // bwrap may be gone before it read the filter; its exit says why.
-          if (error.code !== "EPIPE" && error.code !== "ECONNRESET") console.error("[sandbox] could not hand over the seccomp filter", error);
+          if (error.code !== "EPIPE" && error.code !== "ECONNRESET") log.error("could not hand over the seccomp filter", error);
         });
         filterPipe.end(state.seccomp);
       }
@@ -385,7 +388,7 @@ function processHandle(child: Child, confined: boolean, cgroups: CallCgroups | u
       // every process in it, whatever group or session it moved to.
       signalGroup(pid, "SIGKILL");
     } catch (error) {
-      console.error("[sandbox] could not kill process group", pid, error);
+      log.error(`could not kill process group ${pid}`, error);
     }
   };
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -414,7 +417,7 @@ function processHandle(child: Child, confined: boolean, cgroups: CallCgroups | u
       try {
         signalGroup(pid, "SIGTERM");
       } catch (error) {
-        console.error("[sandbox] could not terminate process group", pid, error);
+        log.error(`could not terminate process group ${pid}`, error);
       }
       killTimer ??= setTimeout(kill, graceMs);
     },

@@ -1,3 +1,7 @@
+import { logger } from "../log";
+
+const log = logger("session");
+
 /**
  * Work a session starts in the background and nobody awaits (title generation, prune).
  * A failure is logged with what failed, never thrown at nobody; `settled` lets tests and
@@ -13,7 +17,7 @@ export function run(sessionId: string, what: string, work: () => Promise<unknown
     .then(work)
     .then(
       () => undefined,
-      (error: unknown) => console.error(`[session] ${what} of ${sessionId} failed`, error),
+      (error: unknown) => log.error(`${what} of ${sessionId} failed`, error),
     );
   set.add(task);
   void task.finally(() => {

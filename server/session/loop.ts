@@ -27,6 +27,9 @@ import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
 import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
 import { sessionAgents } from "../agent/project";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * The prompt loop: one runner per session (across instances, by the run lock) lets the
@@ -104,26 +107,26 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
     if (s.settings.compaction.prune) Background.run(sessionId, "prune", () => prune(s, teamId, sessionId));
   } catch (error) {
     failed = true;
-    console.error(`[session] the loop of ${sessionId} failed`, error);
+    log.error(`the loop of ${sessionId} failed`, error);
     // The turn fails once, its error stored as the answer: the message is answered, and
     // nothing starts the loop on it again (a corrupt row would fail every run the same way).
     try {
       await failTurn(s, teamId, sessionId, error);
     } catch (storeError) {
-      console.error(`[session] could not store the failure of ${sessionId}`, storeError);
+      log.error(`could not store the failure of ${sessionId}`, storeError);
     }
   } finally {
     // Nothing here may throw: the runner is never awaited, so a rejection would be unhandled.
     try {
       await Status.set(s, teamId, sessionId, { type: "idle" });
     } catch (error) {
-      console.error(`[session] could not set ${sessionId} idle`, error);
+      log.error(`could not set ${sessionId} idle`, error);
     }
     s.runners.delete(sessionId);
     try {
       await s.lock.release(sessionId);
     } catch (error) {
-      console.error(`[session] could not release the lock of ${sessionId}`, error);
+      log.error(`could not release the lock of ${sessionId}`, error);
     }
   }
   // A message may have arrived between the last check and the release, or after an abort:
@@ -138,11 +141,11 @@ async function run(s: Services, teamId: string, sessionId: string, signal: Abort
       return;
     }
     const delay = failed ? s.runners.backoff(sessionId) : 0;
-    if (delay === undefined) console.error(`[session] ${sessionId} failed ${MAX_FAILED_RUNS} runs in a row: left until its next prompt or restart`);
+    if (delay === undefined) log.error(`${sessionId} failed ${MAX_FAILED_RUNS} runs in a row: left until its next prompt or restart`);
     else if (delay === 0) await start(s, teamId, sessionId);
     else setTimeout(() => void restart(s, teamId, sessionId), delay).unref();
   } catch (error) {
-    console.error(`[session] could not restart the loop of ${sessionId}`, error);
+    log.error(`could not restart the loop of ${sessionId}`, error);
   }
 }
 
@@ -152,7 +155,7 @@ async function restart(s: Services, teamId: string, sessionId: string): Promise<
     if (s.runners.accepting) await start(s, teamId, sessionId);
     else s.bus.publish(Handover, { sessionId }, { teamId, sessionId });
   } catch (error) {
-    console.error(`[session] could not restart the loop of ${sessionId}`, error);
+    log.error(`could not restart the loop of ${sessionId}`, error);
   }
 }
 
@@ -390,14 +393,14 @@ async function summarizeStep(s: Services, p: Pass, input: StepInput, processor: 
   // The workspace now differs from its branch's last commit (lists show it without reading the files).
   if (first !== last && input.caller.workspaceId) {
     await s.db.workspace.update({ where: { id: input.caller.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
-      console.error(`[session] the workspace of ${p.sessionId} could not be marked changed`, error);
+      log.error(`the workspace of ${p.sessionId} could not be marked changed`, error);
     });
   }
   try {
     const project = snapshotScope(input.caller);
     await Summary.afterStep(s, { teamId: p.teamId, sessionId: p.sessionId, project, user: input.user, history: input.messages, first, last });
   } catch (error) {
-    console.error(`[session] the summary of ${p.sessionId} could not be updated`, error);
+    log.error(`the summary of ${p.sessionId} could not be updated`, error);
   }
 }
 

@@ -14,6 +14,9 @@ import * as Store from "./store";
 import { type Prices, addCost, addTokens, cost as costOf, tokens as tokensOf } from "./usage";
 import { TouchedFiles } from "./touched";
 import { TurnWriter } from "./writer";
+import { logger } from "../log";
+
+const log = logger("session");
 
 export { ABORTED_TOOL } from "../../lib/part-lifecycle";
 
@@ -397,7 +400,7 @@ export class Processor {
       // The result could not be stored: the tool ends as an error saying so, and the turn
       // goes on (a tool part left "running" would stay so forever). When even that write
       // fails, the database is what is wrong and the turn fails with it.
-      console.error(`[session] the result of tool call ${callId} could not be stored: ${errorText(error)}`);
+      log.error(`the result of tool call ${callId} could not be stored: ${errorText(error)}`);
       const failed = fail(part, `${RESULT_NOT_STORED}: ${errorText(error)}`, end);
       if (failed) await this.savePart(failed);
     }
@@ -472,7 +475,7 @@ export class Processor {
       used = await this.services.quota.over(project.directory);
     } catch (error) {
       // Not measured (du failed): the snapshot is taken as if the project were within its quota.
-      console.error(`[session] the disk usage of project ${project.id} could not be measured: ${errorText(error)}`);
+      log.error(`the disk usage of project ${project.id} could not be measured: ${errorText(error)}`);
     }
     if (used !== undefined) {
       this.snapshotSkipped = `not snapshotted: the project is over its disk quota (${(used / 1048576).toFixed(1)} MB used of ${(this.services.quota.limitBytes / 1048576).toFixed(0)} MB, limits.projectDiskMb)`;
@@ -486,7 +489,7 @@ export class Processor {
         return undefined;
       }
       // A project whose directory is gone has nothing to snapshot (its tools say so themselves).
-      if (!(error instanceof ProjectMissingError)) console.error(`[session] snapshot of project ${project.id} failed: ${errorText(error)}`);
+      if (!(error instanceof ProjectMissingError)) log.error(`snapshot of project ${project.id} failed: ${errorText(error)}`);
       return undefined;
     }
   }
@@ -511,7 +514,7 @@ export class Processor {
       // Only what this step's own tools changed: a file another session wrote meanwhile is not its change.
       if (hash !== start) files = await touched.filter(project.directory, await this.services.snapshots.changed(project, start, hash));
     } catch (error) {
-      console.error(`[session] the changes of a step in project ${project.id} could not be listed: ${errorText(error)}`);
+      log.error(`the changes of a step in project ${project.id} could not be listed: ${errorText(error)}`);
     }
     return files.length ? { hash, patch: { ...this.base(), type: "patch", hash: start, files } } : { hash };
   }

@@ -15,6 +15,9 @@ import { Runners } from "./runner";
 import * as Store from "./store";
 import * as Summary from "./summary";
 import { snapshotScope } from "../workspace/scope";
+import { logger } from "../log";
+
+const log = logger("revert");
 
 /**
  * Undo in a session (docs/ARCHITECTURE.md "Revert"): `revert` puts the project's files
@@ -212,7 +215,7 @@ async function undoRevert(s: Services, project: Project, history: WithParts[], s
 
 /** Files a restore left alone (below a symlink, or where a folder now stands): said in the log. */
 function logSkipped(what: string, result: RestoreResult): void {
-  if (result.skipped.length) console.warn(`[revert] ${what}: left as they are (below a symlink, or a folder there now): ${result.skipped.join(", ")}`);
+  if (result.skipped.length) log.warn(`${what}: left as they are (below a symlink, or a folder there now): ${result.skipped.join(", ")}`);
 }
 
 /** The session's summary after its files changed outside a step. */

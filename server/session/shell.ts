@@ -22,6 +22,9 @@ import * as Store from "./store";
 import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
 import { complete, fail } from "../../lib/part-lifecycle";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * Commands a member runs himself in the session's sandbox: `!ls` at the start of a
@@ -120,7 +123,7 @@ async function answerWaiting(ctx: Context, row: SessionRow): Promise<void> {
   try {
     if (await unanswered(ctx, row.id)) await start(ctx, row.teamId, row.id);
   } catch (error) {
-    console.error(`[session] could not start the loop of ${row.id} after a member's commands`, error);
+    log.error(`could not start the loop of ${row.id} after a member's commands`, error);
   }
 }
 
@@ -237,7 +240,7 @@ async function keepPatch(ctx: Context, row: SessionRow, patch: Part): Promise<vo
   await Store.writePart(ctx, row.teamId, patch);
   if (!row.workspaceId) return;
   await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
-    console.error(`[session] the workspace of ${row.id} could not be marked changed`, error);
+    log.error(`the workspace of ${row.id} could not be marked changed`, error);
   });
 }
 
@@ -291,7 +294,7 @@ class PartReporter {
       if ((await this.ctx.quota.over(this.project.directory)) !== undefined) return undefined;
       return await this.ctx.snapshots.track(this.project);
     } catch (error) {
-      console.error(`[session] a snapshot around a member's command in ${this.sessionId} failed`, error);
+      log.error(`a snapshot around a member's command in ${this.sessionId} failed`, error);
       return undefined;
     }
   }
@@ -314,7 +317,7 @@ class PartReporter {
     // Writes take turns, so a late progress report never lands after the result.
     this.writes = this.writes
       .then(() => Store.writePart(this.ctx, this.teamId, next))
-      .catch((error: unknown) => console.error(`[session] could not report the progress of ${callId}`, error));
+      .catch((error: unknown) => log.error(`could not report the progress of ${callId}`, error));
     return this.writes;
   }
 

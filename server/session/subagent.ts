@@ -14,6 +14,9 @@ import * as Prompt from "./prompt";
 import { json } from "./rows";
 import * as SessionOps from "./session";
 import * as Store from "./store";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * Subagents (the task tool): a child session of the calling session — `parentId` the
@@ -90,7 +93,7 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
     report();
   });
   const onAbort = () => {
-    Prompt.abort(ctx, child.id).catch((error: unknown) => console.error(`[session] could not abort subagent session ${child.id}`, error));
+    Prompt.abort(ctx, child.id).catch((error: unknown) => log.error(`could not abort subagent session ${child.id}`, error));
   };
   try {
     io.signal.throwIfAborted();

@@ -4,6 +4,9 @@ import { taskOutput } from "../tool/task";
 import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
 import * as Store from "./store";
 import { complete, fail } from "../../lib/part-lifecycle";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * A subtask the user started (`@explore find …` in the composer): the user message holds a
@@ -61,7 +64,7 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
         const { approval: _previous, ...state } = part.state;
         const approval = metadata.asking ? { approval: { permission: metadata.asking.permission } } : {};
         save({ ...part, state: { ...state, ...approval, metadata: { ...state.metadata, ...metadata } } }).catch((error: unknown) =>
-          console.error(`[session] could not report the progress of subtask ${subtask.id}`, error),
+          log.error(`could not report the progress of subtask ${subtask.id}`, error),
         );
       },
     });

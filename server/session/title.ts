@@ -5,6 +5,9 @@ import type { Part, WithParts } from "./message";
 import { messageFromRow, partFromRow } from "./rows";
 import * as Store from "./store";
 import type { Message as MessageRow, Session as SessionRow, Share as ShareRow } from "../db/generated/client";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * Generated titles: after the first real user message of a root session whose
@@ -145,7 +148,7 @@ async function generate(s: Services, input: TitleInput, options: TitleOptions): 
       title = await ask(modelFor(s, first.info.model), text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      console.error(`[session] title generation for ${input.sessionId} failed (attempt ${attempt} of 2): ${reason}`);
+      log.error(`title generation for ${input.sessionId} failed (attempt ${attempt} of 2): ${reason}`);
       if (attempt === 1) await new Promise((resolve) => setTimeout(resolve, options.retryDelayMs ?? RETRY_DELAY_MS));
     }
   }
@@ -163,7 +166,7 @@ function modelFor(s: Services, ref: Parameters<Services["models"]["resolve"]>[0]
     try {
       return s.models.small();
     } catch (error) {
-      console.error("[session] the small model is not usable; titles use the session's model", error);
+      log.error("the small model is not usable; titles use the session's model", error);
     }
   }
   return s.models.resolve(ref);

@@ -16,6 +16,9 @@ import type { WithParts } from "./message";
 import type { Processor } from "./processor";
 import * as Todo from "./todo";
 import type { NearbyRules } from "../tool/tool";
+import { logger } from "../log";
+
+const log = logger("session");
 
 /**
  * The tools of one step as the model sees them: the agent's tools that the rules do not
@@ -242,6 +245,6 @@ function toolContext(s: Services, scope: ToolScope, callId: string, signal: Abor
 /** Update a running tool's title and metadata live (a failure is logged: the tool goes on). */
 function update(scope: ToolScope, callId: string, patch: Parameters<Processor["updateTool"]>[1]): void {
   void scope.processor.updateTool(callId, patch).catch((error: unknown) => {
-    console.error("[session] could not update a running tool", error);
+    log.error("could not update a running tool", error);
   });
 }

@@ -5,6 +5,9 @@ import { type ProgramRunner, programHelper } from "../process/helper";
 import type { SandboxOwner } from "../sandbox/owner";
 import { type Git, type GitCall, GitError, findGit, nulList, runGit } from "./git";
 import { ProjectFiles } from "./nofollow";
+import { logger } from "../log";
+
+const log = logger("snapshot");
 
 /**
  * Snapshots of a project's files: git trees kept in a git directory of Parley's own,
@@ -312,14 +315,14 @@ export class Snapshots {
       return;
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
-      console.error(`[snapshot] storing ${changes.add.length} files failed, storing them one by one: ${error.message}`);
+      log.error(`storing ${changes.add.length} files failed, storing them one by one: ${error.message}`);
     }
     for (const file of changes.add) {
       try {
         await this.run(git, args, ctx.call(index, file));
       } catch (error) {
         if (!(error instanceof GitError)) throw error;
-        console.error(`[snapshot] ${file} is left out of the snapshot: ${error.message}`);
+        log.error(`${file} is left out of the snapshot: ${error.message}`);
         changes.drop.push(file);
       }
     }

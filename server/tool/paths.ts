@@ -6,6 +6,9 @@ import { decide, type Layer } from "../permission/layers";
 import { isInside } from "../inside";
 import { errorCode } from "./files";
 import { type Boundary, ToolError, type ToolContext } from "./tool";
+import { logger } from "../log";
+
+const log = logger("tools");
 
 /**
  * Path confinement: every path a tool receives is resolved against the project directory,
@@ -63,7 +66,7 @@ function codeDirectory(): string | undefined {
     resolved = createRequire(import.meta.url).resolve(/* turbopackIgnore: true */ "next/package.json");
   } catch (error) {
     // No resolvable package: the working directory (also refused) is the install directory.
-    console.error("[tools] the app's code directory could not be found", error);
+    log.error("the app's code directory could not be found", error);
     return undefined;
   }
   let dir = realOrSelf(path.dirname(resolved));

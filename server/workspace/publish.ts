@@ -16,6 +16,9 @@ import { Runners } from "../session/runner";
 import type { Diff } from "./repo";
 import { DEFAULT_MAX_WORKSPACES } from "./scope";
 import { projectFolder, storeOf } from "./workspace";
+import { logger } from "../log";
+
+const log = logger("workspace");
 
 /**
  * Getting a session's work out of its workspace (SPEC §15): its diff against its base,
@@ -209,7 +212,7 @@ export const draftMessage = fn(SessionInput, async (ctx: Context, { sessionId })
     const message = cleanMessage(answer);
     return { message: message || fallback };
   } catch (error) {
-    console.error(`[workspace] drafting a commit message for ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`drafting a commit message for ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`);
     return { message: fallback };
   }
 });
@@ -293,7 +296,7 @@ async function syncClone(ctx: Context, ready: Ready, tip: string): Promise<void>
   try {
     await ctx.workspaces.repo.syncWorkTree(ready.store, ready.workspace.directory, { branch: ready.workspace.branch, tip, workspace: ready.workspace.id, ...ownerOf(ctx) });
   } catch (error) {
-    console.error(`[workspace] the working tree's own git of ${ready.workspace.id} was not updated: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`the working tree's own git of ${ready.workspace.id} was not updated: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -417,7 +420,7 @@ export async function usage(ctx: Context): Promise<ProjectUsage[]> {
     try {
       return await ctx.quota.usage(directory, { fresh: true });
     } catch (error) {
-      console.error(`[workspace] the disk use of ${directory} could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+      log.error(`the disk use of ${directory} could not be measured: ${error instanceof Error ? error.message : String(error)}`);
       return null;
     }
   };

@@ -3,6 +3,9 @@ import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "../errno";
 import { type WorkspaceRepo, removeWorkTree } from "./repo";
+import { logger } from "../log";
+
+const log = logger("workspace");
 
 /**
  * Spare working trees (SPEC §15): a new session's workspace is mostly its checkout — a
@@ -77,7 +80,7 @@ export class Spares {
     if (this.settings.count === 0 || this.filling.has(projectId)) return;
     const run = this.fill(projectId, store, base)
       .catch((error: unknown) => {
-        console.error(`[workspace] the spare trees of project ${projectId} could not be made: ${error instanceof Error ? error.message : String(error)}`);
+        log.error(`the spare trees of project ${projectId} could not be made: ${error instanceof Error ? error.message : String(error)}`);
       })
       .finally(() => this.filling.delete(projectId));
     this.filling.set(projectId, run);

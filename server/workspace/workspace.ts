@@ -9,6 +9,9 @@ import { makeRepository, projectGit } from "../project/repository";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
 import { Spares } from "./spare";
+import { logger } from "../log";
+
+const log = logger("workspace");
 
 /**
  * Session workspaces (SPEC §15): every root session works in a working tree of its own,
@@ -256,7 +259,7 @@ export class Workspaces {
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
   warm(id: string): void {
     this.ready(id).catch((error: unknown) => {
-      console.error(`[workspace] ${id} could not be made: ${error instanceof Error ? error.message : String(error)}`);
+      log.error(`${id} could not be made: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
 
@@ -384,7 +387,7 @@ export class Workspaces {
       if (empty || merged || options.deleteBranch) {
         await repo.deleteBranch(store, row.branch, tip).catch((error: unknown) => {
           // Moved by someone else meanwhile: it is not ours to delete.
-          console.error(`[workspace] the branch ${row.branch} stays: ${error instanceof Error ? error.message : String(error)}`);
+          log.error(`the branch ${row.branch} stays: ${error instanceof Error ? error.message : String(error)}`);
         });
       }
       await repo.forgetWorkspace(store, row.id);

@@ -217,7 +217,7 @@ function codeBlock(n: number): string {
         "  for await (const delta of deltas) {",
         "    if (signal.aborted) break;",
         "    text += delta;",
-        `    if (text.length > ${n * 1_000}) console.info("section ${n}: %d characters so far", text.length);`,
+        `    if (text.length > ${n * 1_000}) report("section ${n}", text.length);`,
         "  }",
         "  return text;",
         "}",
