@@ -8,6 +8,9 @@ import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
 import { CursorBigint, CursorDecimal, CursorTimeText, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
+import { type Snippet, markTitle, partSnippets } from "../search/search";
+import type { Segment } from "../search/snippet";
+import { sessionMatches } from "../search/query";
 import { WORKSPACE_BADGE_FIELDS, type WorkspaceBadge, workspaceBadge } from "../workspace/scope";
 
 /**
@@ -34,7 +37,10 @@ export const ListInput = z.object({
   updatedTo: z.number().int().nonnegative().optional(),
   /** false (default): not archived; true: archived only; "all": both. */
   archived: z.union([z.boolean(), z.literal("all")]).default(false),
-  /** Case-insensitive substring of the title. */
+  /**
+   * A case-insensitive substring of the title, or the words of a part (message text, tool
+   * titles, outputs and paths: server/search).
+   */
   search: z.string().trim().max(200).optional(),
   /** A session id: its children; null: root sessions only; omitted: all. */
   parentId: Id.schema("session").nullable().optional(),
@@ -53,6 +59,8 @@ export interface Item {
   childCount: number;
   /** The session's branch and where its work stands (absent for sessions made before workspaces). */
   workspace?: WorkspaceBadge;
+  /** When searching: the title with what matched marked, and the part that matched (if one did). */
+  match?: { title: Segment[]; snippet?: Snippet };
 }
 
 export interface Totals {
@@ -104,11 +112,6 @@ function cursorPosition(cursor: string, sort: Sort): { key: string; id: string }
   return { key, id };
 }
 
-/** ILIKE pattern matching `text` literally anywhere in the title. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
-}
-
 /** The WHERE of a filter (without the cursor): always inside the acting team. */
 export function whereOf(teamId: string, filter: Filter): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`s."teamId" = ${teamId}`];
@@ -118,7 +121,7 @@ export function whereOf(teamId: string, filter: Filter): Prisma.Sql {
   if (filter.updatedFrom !== undefined) conditions.push(Prisma.sql`s."timeUpdated" >= ${new Date(filter.updatedFrom)}::timestamptz`);
   if (filter.updatedTo !== undefined) conditions.push(Prisma.sql`s."timeUpdated" <= ${new Date(filter.updatedTo)}::timestamptz`);
   if (filter.archived !== "all") conditions.push(filter.archived ? Prisma.sql`s."timeArchived" IS NOT NULL` : Prisma.sql`s."timeArchived" IS NULL`);
-  if (filter.search) conditions.push(Prisma.sql`s."title" ILIKE ${containsPattern(filter.search)}`);
+  if (filter.search) conditions.push(sessionMatches(filter.search));
   if (filter.parentId === null) conditions.push(Prisma.sql`s."parentId" IS NULL`);
   else if (filter.parentId !== undefined) conditions.push(Prisma.sql`s."parentId" = ${filter.parentId}`);
   return Prisma.join(conditions, " AND ");
@@ -210,7 +213,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
   ]);
   const page = pageRows.slice(0, filter.limit);
   const ids = page.map((row) => row.id);
-  const [full, children] = ids.length
+  const [full, children, snippets] = ids.length
     ? await Promise.all([
         ctx.db.session.findMany({
           where: { id: { in: ids }, teamId },
@@ -222,8 +225,9 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
           },
         }),
         childCounts(ctx, ids),
+        filter.search ? partSnippets(ctx, ids, filter.search) : new Map<string, Snippet>(),
       ])
-    : [[], new Map<string, number>()];
+    : [[], new Map<string, number>(), new Map<string, Snippet>()];
   const byId = new Map(full.map((row) => [row.id, row]));
   const items: Item[] = [];
   const corrupt: ListResult["corrupt"] = [];
@@ -238,6 +242,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
         project: row.project,
         childCount: children.get(id) ?? 0,
         ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
+        ...(filter.search ? { match: matchOf(row.title, filter.search, snippets.get(id)) } : {}),
       });
     } catch (error) {
       corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
@@ -250,6 +255,10 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     ...(sums ? { totals: sums } : {}),
     corrupt,
   };
+}
+
+function matchOf(title: string, search: string, snippet: Snippet | undefined): NonNullable<Item["match"]> {
+  return { title: markTitle(title, search), ...(snippet ? { snippet } : {}) };
 }
 
 export interface Author {
