@@ -200,6 +200,45 @@ async function childCounts(ctx: Context, ids: string[]): Promise<Map<string, num
   return new Map(groups.flatMap((group) => (group.parentId ? [[group.parentId, group._count._all] as const] : [])));
 }
 
+/** The dashboard's items of these sessions, in this order (with where they matched `search`, when given). */
+async function itemsOf(ctx: Context, ids: string[], search: string | undefined): Promise<Pick<ListResult, "items" | "corrupt">> {
+  if (!ids.length) return { items: [], corrupt: [] };
+  const [full, children, snippets] = await Promise.all([
+    ctx.db.session.findMany({
+      where: { id: { in: ids }, teamId: ctx.actor.teamId },
+      include: {
+        share: true,
+        author: { select: { id: true, name: true, email: true } },
+        project: { select: { id: true, name: true } },
+        workspace: { select: WORKSPACE_BADGE_FIELDS },
+      },
+    }),
+    childCounts(ctx, ids),
+    search ? partSnippets(ctx, ids, search) : new Map<string, Snippet>(),
+  ]);
+  const byId = new Map(full.map((row) => [row.id, row]));
+  const items: Item[] = [];
+  const corrupt: ListResult["corrupt"] = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    // Deleted between the two reads: it is simply no longer listed.
+    if (!row) continue;
+    try {
+      items.push({
+        session: sessionFromRow(row, ctx.settings.publicUrl),
+        author: row.author,
+        project: row.project,
+        childCount: children.get(id) ?? 0,
+        ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
+        ...(search ? { match: matchOf(row.title, search, snippets.get(id)) } : {}),
+      });
+    } catch (error) {
+      corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { items, corrupt };
+}
+
 /**
  * A page of the team's sessions for the filter; the first page (no cursor) also has the
  * totals over the whole filter.
@@ -212,42 +251,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     filter.cursor ? undefined : totals(ctx, filter),
   ]);
   const page = pageRows.slice(0, filter.limit);
-  const ids = page.map((row) => row.id);
-  const [full, children, snippets] = ids.length
-    ? await Promise.all([
-        ctx.db.session.findMany({
-          where: { id: { in: ids }, teamId },
-          include: {
-            share: true,
-            author: { select: { id: true, name: true, email: true } },
-            project: { select: { id: true, name: true } },
-            workspace: { select: WORKSPACE_BADGE_FIELDS },
-          },
-        }),
-        childCounts(ctx, ids),
-        filter.search ? partSnippets(ctx, ids, filter.search) : new Map<string, Snippet>(),
-      ])
-    : [[], new Map<string, number>(), new Map<string, Snippet>()];
-  const byId = new Map(full.map((row) => [row.id, row]));
-  const items: Item[] = [];
-  const corrupt: ListResult["corrupt"] = [];
-  for (const { id } of page) {
-    const row = byId.get(id);
-    // Deleted between the two reads: it is simply no longer listed.
-    if (!row) continue;
-    try {
-      items.push({
-        session: sessionFromRow(row, ctx.settings.publicUrl),
-        author: row.author,
-        project: row.project,
-        childCount: children.get(id) ?? 0,
-        ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
-        ...(filter.search ? { match: matchOf(row.title, filter.search, snippets.get(id)) } : {}),
-      });
-    } catch (error) {
-      corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const { items, corrupt } = await itemsOf(ctx, page.map((row) => row.id), filter.search);
   const last = page.at(-1);
   return {
     items,
@@ -255,6 +259,26 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     ...(sums ? { totals: sums } : {}),
     corrupt,
   };
+}
+
+/** At most this many sessions are shown as waiting for approval. */
+export const MAX_WAITING = 50;
+
+const WaitingRow = z.object({ sessionId: Id.schema("session") });
+
+/**
+ * The team's sessions waiting for a person to answer a permission question, the longest
+ * waiting first: the dashboard shows them above everything else. One probe of the
+ * pending requests' index (team, status).
+ */
+export async function waiting(ctx: Context): Promise<Pick<ListResult, "items" | "corrupt">> {
+  const found = rows(
+    WaitingRow,
+    await ctx.db.$queryRaw(Prisma.sql`SELECT "sessionId" FROM "PermissionRequest" WHERE "teamId" = ${ctx.actor.teamId} AND "status" = 'pending'
+      GROUP BY "sessionId" ORDER BY min("createdAt"), "sessionId" LIMIT ${MAX_WAITING}`),
+    "waiting sessions",
+  );
+  return itemsOf(ctx, found.map((row) => row.sessionId), undefined);
 }
 
 function matchOf(title: string, search: string, snippet: Snippet | undefined): NonNullable<Item["match"]> {
