@@ -92,5 +92,7 @@ test("without turning notifications on, a hidden page still changes its title bu
   await setHidden(page, true);
   await prompt(page.request, session.id, `run \`echo quiet-${tag()}\``);
   await expect(page).toHaveTitle(`(!) Waiting for approval · ${title} · Parley`);
+  // The icon is set by the same effects that would have notified.
+  await expect(page.locator('head link[rel="icon"][data-signal="approval"]')).toHaveCount(1);
   expect(await shown(page)).toEqual([]);
 });
