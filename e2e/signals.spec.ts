@@ -69,8 +69,10 @@ test("the tab title changes on a hidden page when a question arrives, then says 
   await expect(page).toHaveTitle(`${title} · Parley`);
   await expect(page.locator("head link[data-signal]")).toHaveCount(0);
 
-  // Hidden while the answer lets the turn finish: "Finished".
+  // Hidden while the answer lets the turn finish: "Finished". The question the member saw
+  // before leaving the page is signalled again, but not notified again.
   await setHidden(page, true);
+  await expect(page).toHaveTitle(`(!) Waiting for approval · ${title} · Parley`);
   const pending = await page.request.get(`/api/trpc/permission.pending?input=${encodeURIComponent(JSON.stringify({ sessionId: session.id }))}`);
   const requests = ((await pending.json()) as { result: { data: { id: string }[] } }).result.data;
   const [request] = requests;

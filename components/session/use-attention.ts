@@ -46,14 +46,18 @@ export function useAttention({ sessionId, title, status, messages }: { sessionId
     return () => icon.remove();
   }, [signal]);
 
-  // Notified when the signal changes (a new title alone does not notify again).
+  // Notified when a signal arises while the page is hidden: not for what the member saw
+  // before leaving it (a question still waiting), nor again for a new title alone.
   const latestTitle = useRef(title);
+  const wasHidden = useRef(hidden);
   useEffect(() => {
     latestTitle.current = title;
   }, [title]);
   useEffect(() => {
-    if (signal) notify(SIGNAL_LABEL[signal], latestTitle.current, `parley-${sessionId}`);
-  }, [signal, sessionId]);
+    const justHidden = hidden && !wasHidden.current;
+    wasHidden.current = hidden;
+    if (signal && !justHidden) notify(SIGNAL_LABEL[signal], latestTitle.current, `parley-${sessionId}`);
+  }, [signal, hidden, sessionId]);
 
   return signal;
 }
