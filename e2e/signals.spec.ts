@@ -91,6 +91,8 @@ test("without turning notifications on, a hidden page still changes its title bu
   const session = await seed.session({ title });
   await new SessionPage(page).goto(session.id);
   await expect(new Chat(page).status).toHaveAttribute("data-status", "idle");
+  await expect(page).toHaveTitle(`${title} · Parley`);
+  await expect(page.getByTestId("notify-toggle")).toHaveAttribute("aria-pressed", "false");
   await setHidden(page, true);
   await prompt(page.request, session.id, `run \`echo quiet-${tag()}\``);
   await expect(page).toHaveTitle(`(!) Waiting for approval · ${title} · Parley`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, MessageError, Part, WithParts } from "@/components/chat/types";
-import { signalIcon, signalTitle, turnOutcome, waitingForApproval } from "./attention";
+import { pageTitle, signalIcon, signalTitle, turnOutcome, waitingForApproval } from "./attention";
 
 const assistant = (parts: Part[] = [], error?: MessageError): WithParts => {
   const info: AssistantMessage = {
@@ -47,6 +47,7 @@ describe("attention signals", () => {
     expect(signalTitle("finished", "Fix · Parley")).toBe("(✓) Finished · Fix · Parley");
     expect(signalTitle("failed", "Fix · Parley")).toBe("(✕) Failed · Fix · Parley");
     expect(signalTitle(undefined, "Fix · Parley")).toBe("Fix · Parley");
+    expect(pageTitle("Fix", "approval")).toBe("(!) Waiting for approval · Fix · Parley");
     expect(decodeURIComponent(signalIcon("failed"))).toContain('fill="#dc2626"');
   });
 });

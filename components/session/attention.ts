@@ -42,6 +42,11 @@ export function signalTitle(signal: Signal | undefined, title: string): string {
   return signal ? `(${signal === "approval" ? "!" : signal === "failed" ? "✕" : "✓"}) ${SIGNAL_LABEL[signal]} · ${title}` : title;
 }
 
+/** A session page's tab title: the session's title, with the signal in front. */
+export function pageTitle(sessionTitle: string, signal: Signal | undefined): string {
+  return signalTitle(signal, `${sessionTitle} · Parley`);
+}
+
 /** A favicon: the letter P on a dot of the signal's colour (an SVG data URL). */
 export function signalIcon(signal: Signal): string {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="${SIGNAL_COLOR[signal]}"/><text x="16" y="22" font-family="sans-serif" font-size="18" font-weight="700" text-anchor="middle" fill="#fff">P</text></svg>`;

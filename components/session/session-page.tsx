@@ -25,7 +25,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ChildrenList } from "./children-list";
 import { CompactButton } from "./compact-button";
-import { signalTitle } from "./attention";
+import { pageTitle } from "./attention";
 import { ContextMeter } from "./context-meter";
 import { NotifyToggle } from "./notify-toggle";
 import { SessionActions } from "./session-actions";
@@ -78,7 +78,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   // sticks there (composer.tsx) while a long one scrolls.
   return (
     <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-8 sm:min-h-[calc(100dvh-5.5rem-1px)]">
-      <title>{signalTitle(signal, `${info.title} · Parley`)}</title>
+      <title>{pageTitle(info.title, signal)}</title>
       <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
       <PermissionPrompt sessionId={sessionId} messages={shown.messages}>

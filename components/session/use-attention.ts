@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { isRunning } from "@/components/chat/session-status";
 import type { Status, WithParts } from "@/components/chat/types";
-import { SIGNAL_LABEL, type Signal, signalIcon, turnOutcome, waitingForApproval } from "./attention";
+import { SIGNAL_LABEL, type Signal, pageTitle, signalIcon, turnOutcome, waitingForApproval } from "./attention";
 import { notify } from "./notifications";
 
 function subscribeVisibility(listener: () => void): () => void {
@@ -18,9 +18,11 @@ export function usePageHidden(): boolean {
 
 /**
  * The session page's signal while it is hidden: waiting for approval as long as a
- * question waits, else how the turn that ended meanwhile ended. Shown by the favicon here
- * (the caller puts it in the tab title) and, when the member turned them on, by a browser
- * notification; all of it cleared as soon as the page is visible again.
+ * question waits, else how the turn that ended meanwhile ended. Shown in the tab title and
+ * the favicon and, when the member turned them on, by a browser notification; all of it
+ * cleared as soon as the page is visible again. The title is also set on the document
+ * itself: the route's metadata has a <title> of its own, and whichever comes first in
+ * <head> is the one the browser shows.
  */
 export function useAttention({ sessionId, title, status, messages }: { sessionId: string; title: string; status: Status; messages: readonly WithParts[] }): Signal | undefined {
   const hidden = usePageHidden();
@@ -35,6 +37,10 @@ export function useAttention({ sessionId, title, status, messages }: { sessionId
     else if (running) setEnded(undefined);
   }
   const signal: Signal | undefined = !hidden ? undefined : waitingForApproval(messages) ? "approval" : ended;
+
+  useEffect(() => {
+    if (title) document.title = pageTitle(title, signal);
+  }, [title, signal]);
 
   useEffect(() => {
     if (!signal) return;
