@@ -17,12 +17,29 @@ export function usePageHidden(): boolean {
 }
 
 /**
+ * Keep the document's title at `title`: the route's metadata renders a <title> of its own,
+ * and the browser shows whichever <title> comes first in <head>, which may be that one,
+ * written after this page's. So the shown title is set, and set again whenever <head>
+ * changes it.
+ */
+function useDocumentTitle(title: string | undefined): void {
+  useEffect(() => {
+    if (title === undefined) return;
+    const apply = () => {
+      if (document.title !== title) document.title = title;
+    };
+    apply();
+    const observer = new MutationObserver(apply);
+    observer.observe(document.head, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [title]);
+}
+
+/**
  * The session page's signal while it is hidden: waiting for approval as long as a
  * question waits, else how the turn that ended meanwhile ended. Shown in the tab title and
  * the favicon and, when the member turned them on, by a browser notification; all of it
- * cleared as soon as the page is visible again. The title is also set on the document
- * itself: the route's metadata has a <title> of its own, and whichever comes first in
- * <head> is the one the browser shows.
+ * cleared as soon as the page is visible again.
  */
 export function useAttention({ sessionId, title, status, messages }: { sessionId: string; title: string; status: Status; messages: readonly WithParts[] }): Signal | undefined {
   const hidden = usePageHidden();
@@ -38,9 +55,7 @@ export function useAttention({ sessionId, title, status, messages }: { sessionId
   }
   const signal: Signal | undefined = !hidden ? undefined : waitingForApproval(messages) ? "approval" : ended;
 
-  useEffect(() => {
-    if (title) document.title = pageTitle(title, signal);
-  }, [title, signal]);
+  useDocumentTitle(title ? pageTitle(title, signal) : undefined);
 
   useEffect(() => {
     if (!signal) return;
