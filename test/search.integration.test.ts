@@ -169,6 +169,15 @@ describe("full-text search (integration, through HTTP)", () => {
     expect((await search(ann, { query: "wombatcloud" })).map((hit) => hit.session.id)).toEqual([base.id]);
   });
 
+  it("a search with a NUL character is refused with a 400 that says why, on both doors", async () => {
+    for (const procedure of ["search.sessions", "dashboard.list"]) {
+      const input = procedure === "search.sessions" ? { query: "a\u0000b" } : { search: "a\u0000b" };
+      const answer = await trpcAnswer(app, procedure, input, ann.headers);
+      expect(answer.status, procedure).toBe(400);
+      expect(answer.message, procedure).toContain("a search must not contain the NUL character");
+    }
+  });
+
   it("titles still match as substrings, marked; archived sessions only when asked; pages by cursor", async () => {
     const a = await sessionWith("Platypus login", () => []);
     const b = await sessionWith("Platypus logout", () => []);

@@ -8,6 +8,7 @@ import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
 import { CursorBigint, CursorDecimal, CursorTimeText, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
+import { refuseNul } from "../nul";
 import { type Snippet, markTitle, partSnippets } from "../search/search";
 import type { Segment } from "../search/snippet";
 import { sessionMatches } from "../search/query";
@@ -41,7 +42,7 @@ export const ListInput = z.object({
    * A case-insensitive substring of the title, or the words of a part (message text, tool
    * titles, outputs and paths: server/search).
    */
-  search: z.string().trim().max(200).optional(),
+  search: refuseNul(z.string().trim().max(200), "a search").optional(),
   /** A session id: its children; null: root sessions only; omitted: all. */
   parentId: Id.schema("session").nullable().optional(),
   /** Always descending; ties are broken by id. */
