@@ -98,6 +98,9 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "model.list": { input: () => undefined, other: "own" },
   "dashboard.list": { input: (f) => ({ projectId: f.projectA, authorId: f.userA, archived: "all" }), other: "own" },
   "dashboard.authors": { input: () => undefined, other: "own" },
+  // sessionA has a pending question: another team's dashboard never lists it.
+  "dashboard.waiting": { input: () => undefined, other: "own" },
+  "search.sessions": { input: () => ({ query: "secret plans", archived: "all" }), other: "own" },
   "share.mode": { input: () => undefined, other: "own" },
   "share.listShares": { input: () => ({}), other: "own" },
   "share.page": { input: (f) => ({ shareId: f.shareA }), other: "public" },

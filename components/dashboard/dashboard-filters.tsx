@@ -22,7 +22,7 @@ export interface FilterOptions {
 const CLEARED: Partial<DashboardQuery> = { projectId: undefined, authorId: undefined, status: undefined, from: undefined, to: undefined, archived: "active", search: undefined };
 
 /**
- * The dashboard's filters, title search (debounced) and sort. Each change is a patch
+ * The dashboard's filters, full-text search (debounced) and sort. Each change is a patch
  * (`onChange`), applied by the owner to the latest query, so quick successive changes
  * never undo each other.
  */
@@ -59,8 +59,8 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
           type="search"
           value={text}
           onChange={(event) => setText(event.target.value)}
-          placeholder="Search by title"
-          aria-label="Search by title"
+          placeholder="Search titles, messages, tool output and files"
+          aria-label="Search sessions"
           className={`${control} w-full px-3 placeholder:text-zinc-400 sm:flex-1`}
         />
         <label className="flex items-center gap-2 text-sm text-zinc-600">

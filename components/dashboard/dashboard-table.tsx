@@ -2,6 +2,8 @@
 
 import Link from "next/link";
 import type { Status } from "@/components/chat/types";
+import { Highlight } from "@/components/search/highlight";
+import { SnippetLine } from "@/components/search/snippet";
 import { Badge } from "@/components/ui/badge";
 import { formatCost, formatCount, formatTokens, totalTokens } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -104,7 +106,7 @@ export function DashboardTable({
 }
 
 function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>; status: Status; collapsed: boolean; onToggle: (sessionId: string) => void }) {
-  const { session, author, project, childCount, workspace } = row.item;
+  const { session, author, project, childCount, workspace, match } = row.item;
   const tokens = totalTokens(session.tokens);
   return (
     <tr
@@ -137,8 +139,9 @@ function Row({ row, status, collapsed, onToggle }: { row: TreeRow<DashboardItem>
           )}
           <div className="min-w-0">
             <Link href={`/sessions/${session.id}`} className="font-medium break-words text-zinc-900 hover:text-indigo-600">
-              {session.title}
+              {match ? <Highlight segments={match.title} /> : session.title}
             </Link>
+            {match?.snippet ? <SnippetLine snippet={match.snippet} /> : null}
             <div className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-zinc-500">
               {session.time.archived !== undefined ? <Badge>Archived</Badge> : null}
               <BranchBadge workspace={workspace} className="max-w-72" />

@@ -11,13 +11,14 @@ import { DashboardTable } from "./dashboard-table";
 import { type DashboardQuery, formatQuery, isFiltered, listInput, parseQuery } from "./query";
 import { arrange } from "./tree";
 import { useDashboardEvents } from "./use-dashboard-events";
+import { WaitingSessions } from "./waiting-sessions";
 
 const PAGE_SIZE = 50;
 
 /**
  * The team dashboard: every session of the team, roots and children, as a
- * tree; filters, search and sort kept in the URL; totals over the whole filter; status
- * live from the team's event stream; more rows on demand.
+ * tree, the sessions waiting for approval first; filters, search and sort kept in the URL;
+ * totals over the whole filter; status live from the team's event stream; more rows on demand.
  */
 export function Dashboard() {
   const trpc = useTRPC();
@@ -65,6 +66,8 @@ export function Dashboard() {
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Dashboard</h1>
         <p className="mt-1 text-sm text-zinc-500">Every session of your team, child sessions under their parents, with cost and status as they change.</p>
       </div>
+
+      <WaitingSessions />
 
       <DashboardFilters query={query} options={{ projects: projects.data ?? [], authors: authors.data ?? [] }} onChange={setQuery} />
 

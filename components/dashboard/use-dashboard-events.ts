@@ -12,8 +12,8 @@ const REFRESH_DELAY_MS = 500;
 /**
  * Keeps the dashboard live from the team's event stream: a session's run status is
  * shown the moment it changes (returned by session id, newer than any row read), and any
- * session-level change re-reads the listed pages shortly after, so order, filters and
- * totals follow. A reconnection re-reads at once (events may have been missed).
+ * session-level change (or a permission question asked or answered) re-reads the listed
+ * pages and the sessions waiting for approval shortly after, so order, filters and totals follow. A reconnection re-reads at once (events may have been missed).
  */
 export function useDashboardEvents(teamId: string | undefined): ReadonlyMap<string, Status> {
   const trpc = useTRPC();
@@ -27,6 +27,7 @@ export function useDashboardEvents(teamId: string | undefined): ReadonlyMap<stri
     timer.current = setTimeout(() => {
       timer.current = undefined;
       void queryClient.invalidateQueries({ queryKey: trpc.dashboard.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.dashboard.waiting.pathKey() });
     }, delay);
   };
 
@@ -39,6 +40,8 @@ export function useDashboardEvents(teamId: string | undefined): ReadonlyMap<stri
         return;
       }
       if (event.name === "session.created" || event.name === "session.updated" || event.name === "session.deleted") refresh(REFRESH_DELAY_MS);
+      // A question asked or answered: the sessions waiting for approval change.
+      if (event.name === "permission.asked" || event.name === "permission.replied") refresh(REFRESH_DELAY_MS);
     },
     onOpen: (reconnect) => {
       if (!reconnect) return;

@@ -1,31 +1,24 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import type { inferRouterOutputs } from "@trpc/server";
-import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
-import type { Status } from "@/components/chat/types";
+import { SearchBox } from "@/components/search/search-box";
+import { useSessionSearch } from "@/components/search/use-session-search";
 import { useTRPC } from "@/components/trpc/client";
-import { Badge } from "@/components/ui/badge";
 import { LoadMore } from "@/components/ui/load-more";
-import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
-import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
-import { RelativeTime } from "@/components/ui/relative-time";
-import { BranchBadge } from "@/components/workspace/branch-badge";
+import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { NewSessionButton } from "./new-session-button";
-import type { SessionInfo } from "./types";
+import { IDLE, type ListedSession, type SearchMatch, SessionRow } from "./session-row";
 import { useTeamEvents } from "./use-team-events";
-import type { AppRouter } from "@/server/trpc/router";
 
 const PAGE_SIZE = 50;
 
-/** A session as the list shows it: with its author. */
-type ListedSession = inferRouterOutputs<AppRouter>["session"]["list"]["items"][number];
-
 /**
- * Every session of the team, newest activity first, with search and an archived view;
- * each row names its author ("by you" for `viewerId`'s own) and shows, live, when it runs.
+ * Every session of the team, newest activity first, with an archived view and full-text
+ * search (titles, messages, tool output, file paths: each found row says where it
+ * matched); each row names its author ("by you" for `viewerId`'s own) and shows, live,
+ * when it runs.
  */
 export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}) {
   const trpc = useTRPC();
@@ -37,14 +30,20 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
   const term = useDeferredValue(search.trim());
   const statuses = useTeamEvents();
 
-  const query = useInfiniteQuery({
-    ...trpc.session.list.infiniteQueryOptions(
-      { archived, search: term || undefined, limit: PAGE_SIZE },
-      { getNextPageParam: (page) => page.nextCursor },
-    ),
+  const listed = useInfiniteQuery({
+    ...trpc.session.list.infiniteQueryOptions({ archived, limit: PAGE_SIZE }, { getNextPageParam: (page) => page.nextCursor }),
+    enabled: !term,
     placeholderData: keepPreviousData,
   });
-  const sessions = query.data?.pages.flatMap((page) => page.items) ?? [];
+  const found = useSessionSearch(term, { archived, limit: PAGE_SIZE });
+  const query = term ? found : listed;
+  const matches = new Map<string, SearchMatch>();
+  const sessions: ListedSession[] = term
+    ? (found.data?.pages.flatMap((page) => page.items) ?? []).map((hit) => {
+        matches.set(hit.session.id, { title: hit.title, snippet: hit.snippet });
+        return { ...hit.session, author: hit.author, ...(hit.workspace ? { workspace: hit.workspace } : {}) };
+      })
+    : (listed.data?.pages.flatMap((page) => page.items) ?? []);
   const corrupt = query.data?.pages.flatMap((page) => page.corrupt) ?? [];
   const byId = new Map(sessions.map((s) => [s.id, s]));
 
@@ -67,19 +66,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
       </div>
 
       <div className="flex flex-col gap-3 sm:flex-row sm:items-center">
-        <div className="relative flex-1">
-          <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-zinc-400">
-            <path fillRule="evenodd" d="M9 3.5a5.5 5.5 0 1 0 3.4 9.83l3.13 3.14a.75.75 0 1 0 1.06-1.06l-3.13-3.14A5.5 5.5 0 0 0 9 3.5zM5 9a4 4 0 1 1 8 0 4 4 0 0 1-8 0z" clipRule="evenodd" />
-          </svg>
-          <input
-            type="search"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-            placeholder="Search by title"
-            aria-label="Search sessions by title"
-            className="h-9 w-full rounded-lg border-0 bg-white pr-3 pl-9 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none"
-          />
-        </div>
+        <SearchBox value={search} onChange={setSearch} className="flex-1" />
         <div role="group" aria-label="Which sessions" className="inline-flex rounded-lg bg-zinc-200/70 p-0.5 text-sm">
           {[
             { label: "Active", value: false },
@@ -118,7 +105,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
         <ErrorNotice title="Could not load sessions">{errorMessage(query.error)}</ErrorNotice>
       ) : sessions.length === 0 ? (
         <EmptyState title={term ? "No session matches your search" : archived ? "No archived sessions" : "No sessions yet"}>
-          {term ? "Try another title." : archived ? "Archived sessions appear here." : "Start one with “New session”."}
+          {term ? "Titles, messages, tool output and file paths were searched: try other words." : archived ? "Archived sessions appear here." : "Start one with “New session”."}
         </EmptyState>
       ) : (
         <ul
@@ -133,6 +120,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
               parent={session.parentId ? byId.get(session.parentId) : undefined}
               status={statuses.get(session.id) ?? session.status ?? IDLE}
               mine={session.author.id === viewerId}
+              match={matches.get(session.id)}
             />
           ))}
         </ul>
@@ -140,79 +128,5 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
 
       <LoadMore query={query} />
     </div>
-  );
-}
-
-const IDLE: Status = { type: "idle" };
-
-function SessionRow({ session, parent, status, mine }: { session: ListedSession; parent: SessionInfo | undefined; status: Status; mine: boolean }) {
-  const tokens = totalTokens(session.tokens);
-  return (
-    <li data-testid="session-row" data-session-id={session.id} className="group relative flex flex-col gap-2 px-4 py-3.5 transition-colors hover:bg-zinc-50 sm:flex-row sm:items-center sm:gap-6 sm:px-5">
-      <div className="min-w-0 flex-1">
-        <div className="flex items-center gap-2">
-          {session.parentId ? (
-            <span title="Child session" className="text-zinc-400" aria-hidden="true">
-              ↳
-            </span>
-          ) : null}
-          <Link
-            href={`/sessions/${session.id}`}
-            className="truncate font-medium text-zinc-900 after:absolute after:inset-0 focus-visible:outline-none group-focus-within:underline"
-          >
-            {session.title}
-          </Link>
-          <Running status={status} />
-          {session.time.archived ? <Badge>Archived</Badge> : null}
-          {session.share ? <Badge tone="indigo">Shared</Badge> : null}
-        </div>
-        <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500">
-          <span data-testid="session-author" data-author-id={session.author.id}>
-            by <span className="font-medium text-zinc-700">{mine ? "you" : session.author.name}</span>
-          </span>
-          <span>
-            Updated <RelativeTime time={session.time.updated} />
-          </span>
-          {session.parentId ? (
-            <span data-testid="parent-marker" className="truncate">
-              Child of {parent ? <span className="font-medium text-zinc-700">{parent.title}</span> : "another session"}
-            </span>
-          ) : null}
-          <BranchBadge workspace={session.workspace} className="max-w-64" />
-          {session.summary && session.summary.files > 0 ? (
-            <span className="font-mono">
-              <span className="text-emerald-600">+{session.summary.additions}</span>{" "}
-              <span className="text-red-600">−{session.summary.deletions}</span>
-            </span>
-          ) : null}
-        </div>
-      </div>
-      <dl className="flex shrink-0 items-center gap-4 text-xs text-zinc-500 sm:text-right">
-        <div>
-          <dt className="sr-only">Cost</dt>
-          <dd className="font-mono text-zinc-700 tabular-nums">{formatCost(session.cost)}</dd>
-        </div>
-        <div className="sm:w-24">
-          <dt className="sr-only">Tokens</dt>
-          <dd className="tabular-nums">{formatTokens(tokens)}</dd>
-        </div>
-      </dl>
-    </li>
-  );
-}
-
-/** Whether the session's agent is at work now (live from the team's status events). */
-function Running({ status }: { status: Status }) {
-  if (status.type === "idle") return null;
-  return status.type === "busy" ? (
-    <Badge tone="blue" data-testid="session-running" data-status="busy">
-      <Spinner className="size-3" />
-      Working
-    </Badge>
-  ) : (
-    <Badge tone="amber" data-testid="session-running" data-status="retry">
-      <Spinner className="size-3" />
-      Retrying
-    </Badge>
   );
 }

@@ -25,12 +25,15 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ChildrenList } from "./children-list";
 import { CompactButton } from "./compact-button";
+import { pageTitle } from "./attention";
 import { ContextMeter } from "./context-meter";
+import { NotifyToggle } from "./notify-toggle";
 import { SessionActions } from "./session-actions";
 import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
 import { ShareButton } from "./share-button";
 import type { SessionInfo } from "./types";
+import { useAttention } from "./use-attention";
 import { useSessionKeyboard } from "./use-session-keyboard";
 
 /** `viewerId`: the signed-in member (their own messages read "You"). */
@@ -49,6 +52,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   const actions = useMemo(() => ({ sessionId, busy, lastAssistantId }), [sessionId, busy, lastAssistantId]);
   const diffSource = useMemo(() => ({ kind: "member" as const, sessionId }), [sessionId]);
   useSessionKeyboard({ sessionId, ready: Boolean(info && session.data), status, messages });
+  const signal = useAttention({ sessionId, title: info?.title ?? "", status, messages });
 
   if (live.deleted) {
     return (
@@ -74,7 +78,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   // sticks there (composer.tsx) while a long one scrolls.
   return (
     <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-8 sm:min-h-[calc(100dvh-5.5rem-1px)]">
-      <title>{`${info.title} · Parley`}</title>
+      <title>{pageTitle(info.title, signal)}</title>
       <SessionHeader session={info} status={status} messages={messages} />
       <ChildrenList sessionId={sessionId} />
       <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
@@ -137,6 +141,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
           <div className="flex flex-wrap items-start gap-2">
             <ChangesButton sessionId={session.id} projectId={session.projectId} busy={isRunning(status)} revision={JSON.stringify(session.revert ?? null)} />
             <SessionSettingsButton session={session} />
+            <NotifyToggle />
           </div>
         )}
       </div>

@@ -9,7 +9,7 @@ export class DashboardPage {
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Dashboard", level: 1 });
-    this.search = page.getByRole("searchbox", { name: "Search by title" });
+    this.search = page.getByRole("searchbox", { name: "Search sessions" });
     this.rows = page.getByTestId("dashboard-row");
     this.totals = page.getByTestId("dashboard-totals");
   }

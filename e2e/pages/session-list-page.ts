@@ -10,7 +10,7 @@ export class SessionListPage {
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Sessions", level: 1 });
     this.newSessionButton = page.getByRole("button", { name: "New session" });
-    this.search = page.getByRole("searchbox", { name: "Search sessions by title" });
+    this.search = page.getByRole("searchbox", { name: "Search sessions" });
     this.rows = page.getByTestId("session-row");
   }
 

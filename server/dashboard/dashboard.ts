@@ -8,6 +8,10 @@ import type { Tokens } from "../session/message";
 import { sessionFromRow } from "../session/rows";
 import { CursorBigint, CursorDecimal, CursorTimeText, decodeCursor, encodeCursor } from "../cursor";
 import { parse } from "../fn";
+import { refuseNul } from "../nul";
+import { type Snippet, markTitle, partSnippets } from "../search/search";
+import type { Segment } from "../search/snippet";
+import { sessionMatches } from "../search/query";
 import { WORKSPACE_BADGE_FIELDS, type WorkspaceBadge, workspaceBadge } from "../workspace/scope";
 
 /**
@@ -34,8 +38,11 @@ export const ListInput = z.object({
   updatedTo: z.number().int().nonnegative().optional(),
   /** false (default): not archived; true: archived only; "all": both. */
   archived: z.union([z.boolean(), z.literal("all")]).default(false),
-  /** Case-insensitive substring of the title. */
-  search: z.string().trim().max(200).optional(),
+  /**
+   * A case-insensitive substring of the title, or the words of a part (message text, tool
+   * titles, outputs and paths: server/search).
+   */
+  search: refuseNul(z.string().trim().max(200), "a search").optional(),
   /** A session id: its children; null: root sessions only; omitted: all. */
   parentId: Id.schema("session").nullable().optional(),
   /** Always descending; ties are broken by id. */
@@ -53,6 +60,8 @@ export interface Item {
   childCount: number;
   /** The session's branch and where its work stands (absent for sessions made before workspaces). */
   workspace?: WorkspaceBadge;
+  /** When searching: the title with what matched marked, and the part that matched (if one did). */
+  match?: { title: Segment[]; snippet?: Snippet };
 }
 
 export interface Totals {
@@ -104,11 +113,6 @@ function cursorPosition(cursor: string, sort: Sort): { key: string; id: string }
   return { key, id };
 }
 
-/** ILIKE pattern matching `text` literally anywhere in the title. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
-}
-
 /** The WHERE of a filter (without the cursor): always inside the acting team. */
 export function whereOf(teamId: string, filter: Filter): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`s."teamId" = ${teamId}`];
@@ -118,7 +122,7 @@ export function whereOf(teamId: string, filter: Filter): Prisma.Sql {
   if (filter.updatedFrom !== undefined) conditions.push(Prisma.sql`s."timeUpdated" >= ${new Date(filter.updatedFrom)}::timestamptz`);
   if (filter.updatedTo !== undefined) conditions.push(Prisma.sql`s."timeUpdated" <= ${new Date(filter.updatedTo)}::timestamptz`);
   if (filter.archived !== "all") conditions.push(filter.archived ? Prisma.sql`s."timeArchived" IS NOT NULL` : Prisma.sql`s."timeArchived" IS NULL`);
-  if (filter.search) conditions.push(Prisma.sql`s."title" ILIKE ${containsPattern(filter.search)}`);
+  if (filter.search) conditions.push(sessionMatches(filter.search));
   if (filter.parentId === null) conditions.push(Prisma.sql`s."parentId" IS NULL`);
   else if (filter.parentId !== undefined) conditions.push(Prisma.sql`s."parentId" = ${filter.parentId}`);
   return Prisma.join(conditions, " AND ");
@@ -197,6 +201,45 @@ async function childCounts(ctx: Context, ids: string[]): Promise<Map<string, num
   return new Map(groups.flatMap((group) => (group.parentId ? [[group.parentId, group._count._all] as const] : [])));
 }
 
+/** The dashboard's items of these sessions, in this order (with where they matched `search`, when given). */
+async function itemsOf(ctx: Context, ids: string[], search: string | undefined): Promise<Pick<ListResult, "items" | "corrupt">> {
+  if (!ids.length) return { items: [], corrupt: [] };
+  const [full, children, snippets] = await Promise.all([
+    ctx.db.session.findMany({
+      where: { id: { in: ids }, teamId: ctx.actor.teamId },
+      include: {
+        share: true,
+        author: { select: { id: true, name: true, email: true } },
+        project: { select: { id: true, name: true } },
+        workspace: { select: WORKSPACE_BADGE_FIELDS },
+      },
+    }),
+    childCounts(ctx, ids),
+    search ? partSnippets(ctx, ids, search) : new Map<string, Snippet>(),
+  ]);
+  const byId = new Map(full.map((row) => [row.id, row]));
+  const items: Item[] = [];
+  const corrupt: ListResult["corrupt"] = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    // Deleted between the two reads: it is simply no longer listed.
+    if (!row) continue;
+    try {
+      items.push({
+        session: sessionFromRow(row, ctx.settings.publicUrl),
+        author: row.author,
+        project: row.project,
+        childCount: children.get(id) ?? 0,
+        ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
+        ...(search ? { match: matchOf(row.title, search, snippets.get(id)) } : {}),
+      });
+    } catch (error) {
+      corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { items, corrupt };
+}
+
 /**
  * A page of the team's sessions for the filter; the first page (no cursor) also has the
  * totals over the whole filter.
@@ -209,40 +252,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     filter.cursor ? undefined : totals(ctx, filter),
   ]);
   const page = pageRows.slice(0, filter.limit);
-  const ids = page.map((row) => row.id);
-  const [full, children] = ids.length
-    ? await Promise.all([
-        ctx.db.session.findMany({
-          where: { id: { in: ids }, teamId },
-          include: {
-            share: true,
-            author: { select: { id: true, name: true, email: true } },
-            project: { select: { id: true, name: true } },
-            workspace: { select: WORKSPACE_BADGE_FIELDS },
-          },
-        }),
-        childCounts(ctx, ids),
-      ])
-    : [[], new Map<string, number>()];
-  const byId = new Map(full.map((row) => [row.id, row]));
-  const items: Item[] = [];
-  const corrupt: ListResult["corrupt"] = [];
-  for (const { id } of page) {
-    const row = byId.get(id);
-    // Deleted between the two reads: it is simply no longer listed.
-    if (!row) continue;
-    try {
-      items.push({
-        session: sessionFromRow(row, ctx.settings.publicUrl),
-        author: row.author,
-        project: row.project,
-        childCount: children.get(id) ?? 0,
-        ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}),
-      });
-    } catch (error) {
-      corrupt.push({ id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const { items, corrupt } = await itemsOf(ctx, page.map((row) => row.id), filter.search);
   const last = page.at(-1);
   return {
     items,
@@ -250,6 +260,30 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<ListRes
     ...(sums ? { totals: sums } : {}),
     corrupt,
   };
+}
+
+/** At most this many sessions are shown as waiting for approval. */
+export const MAX_WAITING = 50;
+
+const WaitingRow = z.object({ sessionId: Id.schema("session") });
+
+/**
+ * The team's sessions waiting for a person to answer a permission question, the longest
+ * waiting first: the dashboard shows them above everything else. One probe of the
+ * pending requests' index (team, status).
+ */
+export async function waiting(ctx: Context): Promise<Pick<ListResult, "items" | "corrupt">> {
+  const found = rows(
+    WaitingRow,
+    await ctx.db.$queryRaw(Prisma.sql`SELECT "sessionId" FROM "PermissionRequest" WHERE "teamId" = ${ctx.actor.teamId} AND "status" = 'pending'
+      GROUP BY "sessionId" ORDER BY min("createdAt"), "sessionId" LIMIT ${MAX_WAITING}`),
+    "waiting sessions",
+  );
+  return itemsOf(ctx, found.map((row) => row.sessionId), undefined);
+}
+
+function matchOf(title: string, search: string, snippet: Snippet | undefined): NonNullable<Item["match"]> {
+  return { title: markTitle(title, search), ...(snippet ? { snippet } : {}) };
 }
 
 export interface Author {

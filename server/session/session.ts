@@ -145,6 +145,7 @@ export const ListInput = z.object({
   authorId: z.string().max(64).optional(),
   /** true: archived only; false (default): not archived; "all": both. */
   archived: z.union([z.boolean(), z.literal("all")]).default(false),
+  /** A case-insensitive substring of the title; full-text search of contents is `search.sessions` (server/search). */
   search: refuseNul(z.string().trim().max(200), "a search").optional(),
   cursor: z.string().max(200).optional(),
   limit: z.number().int().min(1).max(1000).default(50),

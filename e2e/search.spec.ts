@@ -1,0 +1,53 @@
+import { expect, test } from "./fixtures";
+import { DashboardPage } from "./pages/dashboard-page";
+import { SessionListPage } from "./pages/session-list-page";
+import { tag } from "./support/people";
+
+/**
+ * Full-text search (issue 33, point 8): the session list and the dashboard find a session
+ * by a word that is only in one of its tool outputs, and say where with a highlighted
+ * snippet in which markup is shown as text, never run.
+ */
+
+test("acceptance 1: search in the list finds a session by a word only in a tool output, with the snippet", async ({ page, seed }) => {
+  const word = `xylo${tag()}`;
+  const found = await seed.session({ title: `Build checks ${tag()}` });
+  const user = await seed.userMessage(found.id, [{ type: "text", text: "run the checks" }]);
+  await seed.assistantMessage(found.id, user.id, [
+    {
+      type: "tool",
+      callId: "call_1",
+      tool: "bash",
+      state: {
+        status: "completed",
+        input: { command: "make check" },
+        output: `compiling…\nerror: ${word} is missing <script>window.__injected = true</script>\n`,
+        title: "make check",
+        metadata: {},
+        time: { start: 1, end: 2 },
+      },
+    },
+  ]);
+  const other = await seed.session({ title: `Other work ${tag()}` });
+  const otherUser = await seed.userMessage(other.id, [{ type: "text", text: "nothing to see" }]);
+  await seed.assistantMessage(other.id, otherUser.id, [{ type: "text", text: "all good", time: { start: 1, end: 2 } }]);
+
+  const list = new SessionListPage(page);
+  await list.goto();
+  await list.search.fill(word);
+  await expect(list.rows).toHaveCount(1);
+  const row = list.row(found.title);
+  const snippet = row.getByTestId("search-snippet");
+  await expect(snippet).toHaveAttribute("data-kind", "tool");
+  await expect(snippet.locator("mark")).toHaveText([word]);
+  // The output's markup is text on the page, not an element, and did not run.
+  await expect(snippet).toContainText(`${word} is missing <script>window.__injected = true</script>`);
+  await expect(row.locator("script")).toHaveCount(0);
+  expect(await page.evaluate(() => "__injected" in window)).toBe(false);
+
+  // The dashboard's search finds it the same way.
+  const dashboard = new DashboardPage(page);
+  await dashboard.goto(`?q=${encodeURIComponent(word)}`);
+  await expect(dashboard.rows).toHaveCount(1);
+  await expect(dashboard.row(found.title).getByTestId("search-snippet").locator("mark")).toHaveText([word]);
+});
