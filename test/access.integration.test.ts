@@ -1,7 +1,6 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Runtime, type TestApp, openApp, trpcData } from "./app";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcData } from "./app";
 import { type Browser, authCall, joinTeam, signIn, signUp } from "./auth";
 import { sseReader } from "./sse";
 
@@ -58,15 +57,11 @@ describe("live streams end when access ends (integration, through HTTP)", () => 
   }
 
   beforeAll(async () => {
-    app = await openApp("access", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("access", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
-      };
-    });
+      }),
+    );
     rt = app.rt;
     sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
     teamEvents = await import("../app/api/teams/[teamId]/events/route");

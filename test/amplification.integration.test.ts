@@ -1,12 +1,11 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PEER_HEADER } from "../server/auth/client-address";
 import * as Id from "../server/id";
 import type { Part } from "../server/session/message";
 import { SessionEvent } from "../server/session";
 import { PUBLIC_PROCEDURES } from "../lib/trpc-batch";
-import { type TestApp, allProcedures, openApp, trpcData } from "./app";
+import { type TestApp, allProcedures, openApp, projectAppEnv, trpcData } from "./app";
 import { type Browser, ORIGIN, joinTeam, signUp } from "./auth";
 import { type Frame, sseReader } from "./sse";
 // What the launcher preloads into the server (`node --import`): the peer header is the server's own.
@@ -91,19 +90,15 @@ describe("amplification limits (integration, through HTTP)", () => {
   }
 
   beforeAll(async () => {
-    app = await openApp("amplification", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("amplification", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
         PARLEY_LIVE_STREAMS_PER_USER: "3",
         PARLEY_LIVE_STREAMS_PER_ADDRESS: "4",
         PARLEY_LIVE_STREAMS_PER_SHARE: "2",
         PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE: "1",
-      };
-    });
+      }),
+    );
     trpc = await import("../app/api/trpc/[trpc]/route");
     sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
     teamEvents = await import("../app/api/teams/[teamId]/events/route");

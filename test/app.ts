@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { appRouter } from "../server/trpc/router";
@@ -117,4 +117,19 @@ export async function until<T>(what: string, read: () => Promise<T | undefined>,
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The usual environment of an app test in `dir`: the data directory `data`, the sample
+ * project's folder `projects/app` (made here), the projects root `projects`; `extra` on
+ * top (sign-up, a fake provider, limits…).
+ */
+export function projectAppEnv(dir: string, extra: Record<string, string>): Record<string, string> {
+  mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
+  return {
+    PARLEY_DATA_DIR: path.join(dir, "data"),
+    PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
+    PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    ...extra,
+  };
 }

@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, signUp } from "./auth";
 
 /**
@@ -23,15 +22,11 @@ describe("sessions waiting for approval on the dashboard (integration, through H
   let projectId: string;
 
   beforeAll(async () => {
-    app = await openApp("waiting", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("waiting", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "open",
-      };
-    });
+      }),
+    );
     const auth: Auth = await (await import("../server/auth/instance")).getAuth();
     const { memberContext } = await import("../server/context");
     ann = await signUp(auth, "ann@waiting.test", "Ann");

@@ -7,7 +7,7 @@ import type { ProcessSpec } from "../server/sandbox/sandbox";
 import type { Part, ToolPart } from "../server/session/message";
 import { Runners } from "../server/session/runner";
 import { outputDirectory } from "../server/tool/truncate";
-import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData } from "./app";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -71,16 +71,12 @@ describe("file tools stay in bounds (integration, through HTTP)", () => {
   const questions = (sessionId: string) => rt.services.db.permissionRequest.count({ where: { sessionId } });
 
   beforeAll(async () => {
-    app = await openApp("filetools", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("filetools", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "open",
         PARLEY_OFFLINE_TPS: "0",
-      };
-    });
+      }),
+    );
     rt = app.rt;
     dataDir = path.join(app.dir, "data");
     shared = path.join(app.dir, "shared");

@@ -8,7 +8,7 @@ import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
 import * as Store from "../server/session/store";
 import { wire } from "../server/session/wire";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { sseReader } from "./sse";
 
@@ -42,15 +42,11 @@ describe("hardening (integration, through HTTP)", () => {
   const invite = (email: string, role: "member" | "admin", name?: string) => joinTeam(auth, ann, teamId, email, { role, ...(name ? { name } : {}) });
 
   beforeAll(async () => {
-    app = await openApp("hardening", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("hardening", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
-      };
-    });
+      }),
+    );
     projectDir = path.join(app.dir, "projects", "app");
     dataDir = path.join(app.dir, "data");
     shareEvents = await import("../app/api/share/[shareId]/events/route");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Info } from "../server/project/project";
 import { captureConsole } from "./console";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { directoryDigest, filesContaining } from "./files";
 import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
@@ -45,17 +45,13 @@ describe("git-backed projects (integration, through HTTP)", () => {
     captureConsole(logged);
     server = await startGitServer({ users: { robot: TOKEN } });
     createBareRepo(server.root, "shop", { head: "trunk", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" }, branches: { "feature/cart": { "src/cart.ts": "cart\n" } } });
-    app = await openApp("projgit", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("projgit", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
         // The test server speaks plain HTTP on the loopback.
         PARLEY_GIT_ALLOW_HTTP: "true",
-      };
-    });
+      }),
+    );
     root = path.join(app.dir, "projects");
     dataDir = path.join(app.dir, "data");
     stopBus = app.rt.services.bus.subscribeAll((event) => events.push(event));

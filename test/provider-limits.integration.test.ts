@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, trpcAnswer } from "./app";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -76,12 +76,8 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
 
   beforeAll(async () => {
     await provider.start();
-    app = await openApp("provider-limits", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("provider-limits", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
         OPENAI_BASE_URL: `http://127.0.0.1:${provider.port}/v1`,
         // `openai/<mode>` goes to the same provider, through the Responses API and the AI SDK's own parser.
@@ -93,8 +89,8 @@ describe("N8/N15: a malicious provider fails the turn, never the server (integra
         PARLEY_RETRY_MAX_ATTEMPTS: "3",
         PARLEY_PROVIDER_STEP_TIMEOUT_MS: String(STEP_TIMEOUT_MS),
         PARLEY_PROVIDER_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-      };
-    });
+      }),
+    );
     rt = app.rt;
     const auth = await (await import("../server/auth/instance")).getAuth();
     ann = await signUp(auth, "ann@provider-limits.test", "Ann");

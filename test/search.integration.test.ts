@@ -1,10 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import type { AssistantMessage, Part } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, signUp } from "./auth";
 
 /**
@@ -38,15 +37,11 @@ describe("full-text search (integration, through HTTP)", () => {
   let projectId: string;
 
   beforeAll(async () => {
-    app = await openApp("search", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("search", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "open",
-      };
-    });
+      }),
+    );
     const auth: Auth = await (await import("../server/auth/instance")).getAuth();
     const { memberContext } = await import("../server/context");
     ann = await signUp(auth, "ann@search.test", "Ann");

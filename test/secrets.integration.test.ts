@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Envelope } from "../server/bus/bus";
 import { Keyring, Secrets } from "../server/secrets";
 import { captureConsole } from "./console";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { parleyError } from "./fixtures";
 
@@ -53,16 +53,12 @@ describe("team secrets (integration, through HTTP)", () => {
 
   beforeAll(async () => {
     captureConsole(logged);
-    app = await openApp("secrets", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("secrets", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "open",
         PARLEY_SECRET_KEY: KEY_A.toString("base64"),
-      };
-    });
+      }),
+    );
     dataDir = path.join(app.dir, "data");
     stopBus = app.rt.services.bus.subscribeAll((event) => events.push(event));
     auth = await (await import("../server/auth/instance")).getAuth();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { TurnDiff } from "../server/session/summary";
-import { type TestApp, openApp, trpcAnswer, trpcData } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
 import { settled } from "./session-harness";
@@ -50,16 +50,12 @@ describe("snapshots and revert (integration, through HTTP)", () => {
       const tag = tagOf(request);
       return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("(nothing scripted)");
     };
-    app = await openApp("snapshot_revert", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+    app = await openApp("snapshot_revert", (dir) =>
+      projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
         OPENAI_BASE_URL: `${fake.url}/v1`,
-      };
-    });
+      }),
+    );
     projectDir = path.join(app.dir, "projects", "app");
     auth = await (await import("../server/auth/instance")).getAuth();
     const { memberContext } = await import("../server/context");
