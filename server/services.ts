@@ -3,6 +3,7 @@ import type { AccessWatch } from "./live/access";
 import type { StreamLimits } from "./live/limits";
 import type { LiveStreams } from "./live/streams";
 import type { LanguageModel } from "ai";
+import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { z } from "zod";
 import type { Agents } from "./agent/agent";
 import type { CommandsConfig } from "./command/config";
@@ -62,6 +63,8 @@ export interface ResolvedModel {
   images?: boolean;
   /** What its provider may send (server/provider/limits.ts); unset: DEFAULT_PROVIDER_LIMITS. */
   providerLimits?: ProviderLimits;
+  /** What each call asks of its provider (prompt caching, thinking: server/provider/provider.ts). */
+  providerOptions?: SharedV4ProviderOptions;
 }
 
 /** The models of this server: resolving a `provider/model` reference, the default, the small one. */

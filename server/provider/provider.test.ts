@@ -134,10 +134,10 @@ describe("providers", () => {
   });
 
   it("refuses what cannot work, with typed errors", () => {
-    const unknown = thrown(() => languageModel({ providerId: "anthropic", modelId: "claude" }, keyed));
+    const unknown = thrown(() => languageModel({ providerId: "mistral", modelId: "large" }, keyed));
     expect(unknown).toBeInstanceOf(ProviderError);
     expect(unknown).toBeInstanceOf(ParleyError);
-    expect(unknown).toMatchObject({ code: "INVALID", reason: "unknown-provider", providerId: "anthropic" });
+    expect(unknown).toMatchObject({ code: "INVALID", reason: "unknown-provider", providerId: "mistral" });
 
     expect(thrown(() => languageModel({ providerId: "openai", modelId: "gpt-4o" }, none))).toMatchObject({ reason: "missing-api-key" });
     expect(thrown(() => languageModel({ providerId: "compatible", modelId: "x" }, keyed))).toMatchObject({ reason: "missing-base-url" });
