@@ -1,3 +1,5 @@
+import { Spending } from "../spending";
+import { modelsOf } from "../provider/team";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -242,19 +244,20 @@ function agentFor(agents: Agents, command: Command, input: z.output<typeof RunIn
   return agents.choose(input.agent ?? session.agent);
 }
 
-function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }): ModelRef {
+async function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }): Promise<ModelRef> {
   if (command.model) {
     const [providerId = "", ...rest] = command.model.split("/");
     return { providerId, modelId: rest.join("/") };
   }
-  return input.model ?? session.model ?? ctx.models.default();
+  return input.model ?? session.model ?? (await modelsOf(ctx, ctx.actor.teamId)).default();
 }
 
 async function prompt(ctx: Context, row: SessionRow, command: Command, input: z.output<typeof RunInput>): Promise<UserMessage> {
   const session = sessionFromRow(row);
   const { agents } = await sessionAgents(ctx, row);
   const agent = agentFor(agents, command, input, session);
-  const model = modelFor(ctx, command, input, session);
+  await Spending.assertWithin(ctx, session.teamId, row.authorId);
+  const model = await modelFor(ctx, command, input, session);
   let text = expand(command.template ?? "", input.arguments);
   if (command.review) text = `${text}\n\n${await reviewDiff(ctx, row)}`;
   // The files are those the template and the arguments name, not those a command's output names.

@@ -81,7 +81,8 @@ export type ProviderErrorReason =
   | "unknown-model"
   | "missing-api-key"
   | "missing-base-url"
-  | "no-default-model";
+  | "no-default-model"
+  | "not-enabled";
 
 export class ProviderError extends ParleyError {
   override name = "ProviderError";

@@ -1,3 +1,4 @@
+import { modelsOf } from "../provider/team";
 import type { Session as SessionRow } from "../db/generated/client";
 import * as Agent from "../agent/agent";
 import { ParleyError } from "../errors";
@@ -249,7 +250,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   const assistant = assistantFor(agents, s, user, row.directory);
   let model: ResolvedModel;
   try {
-    model = s.models.resolve(user.model);
+    model = (await modelsOf(s, p.teamId)).resolve(user.model);
   } catch (error) {
     await failBeforeStart(s, p.teamId, assistant, error);
     return "stop";

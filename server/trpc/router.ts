@@ -7,6 +7,7 @@ import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
 import { projectRouter } from "./routers/project";
+import { providerRouter } from "./routers/provider";
 import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
@@ -27,5 +28,6 @@ export const appRouter = router({
   instructions: instructionsRouter,
   command: commandRouter,
   agent: agentRouter,
+  provider: providerRouter,
 });
 export type AppRouter = typeof appRouter;
