@@ -125,13 +125,18 @@ export async function summary(ctx: Context): Promise<Summary> {
   };
 }
 
+/** Whole percent of `max` used (exact decimal: $0.009 of $0.01 is 90 %). */
+function percent(used: number, max: number): number {
+  return new Decimal(used).div(max).mul(100).floor().toNumber();
+}
+
 function notice(team: number, mine: number, limit: Limits): string | null {
   const over = (used: number, max: number | null) => max !== null && used >= max;
-  const near = (used: number, max: number | null) => max !== null && used >= max * NOTICE_AT;
+  const near = (used: number, max: number | null) => max !== null && new Decimal(used).gte(new Decimal(max).mul(NOTICE_AT));
   if (over(team, limit.team)) return `The team's monthly limit of ${usd(limit.team ?? 0)} is reached: new prompts are refused.`;
   if (over(mine, limit.member)) return `Your monthly limit of ${usd(limit.member ?? 0)} is reached: new prompts in your sessions are refused.`;
-  if (near(team, limit.team)) return `The team has used ${Math.floor((team / (limit.team ?? 1)) * 100)} % of its monthly limit of ${usd(limit.team ?? 0)}.`;
-  if (near(mine, limit.member)) return `You have used ${Math.floor((mine / (limit.member ?? 1)) * 100)} % of your monthly limit of ${usd(limit.member ?? 0)}.`;
+  if (near(team, limit.team)) return `The team has used ${percent(team, limit.team ?? 1)} % of its monthly limit of ${usd(limit.team ?? 0)}.`;
+  if (near(mine, limit.member)) return `You have used ${percent(mine, limit.member ?? 1)} % of your monthly limit of ${usd(limit.member ?? 0)}.`;
   return null;
 }
 
