@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { DashboardFilters } from "./dashboard-filters";
+import { SpendingCard } from "./spending-card";
 import { DashboardTable } from "./dashboard-table";
 import { type DashboardQuery, formatQuery, isFiltered, listInput, parseQuery } from "./query";
 import { arrange } from "./tree";
@@ -65,6 +66,8 @@ export function Dashboard() {
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Dashboard</h1>
         <p className="mt-1 text-sm text-zinc-500">Every session of your team, child sessions under their parents, with cost and status as they change.</p>
       </div>
+
+      <SpendingCard />
 
       <DashboardFilters query={query} options={{ projects: projects.data ?? [], authors: authors.data ?? [] }} onChange={setQuery} />
 
