@@ -140,13 +140,18 @@ export function ModelPicker({ choice, disabled }: { choice: ModelChoice; disable
         {byProvider(list.models).map((group) => (
           <optgroup key={group.providerId} label={providerLabel(group.providerId)}>
             {group.models.map((m) => (
-              <option key={modelKey(m)} value={modelKey(m)}>
-                {isOffline(m, list) ? m.name : `${m.name} (${modelKey(m)}) · ${describeModel(m)}`}
+              <option key={modelKey(m)} value={modelKey(m)} title={describeModel(m)}>
+                {isOffline(m, list) ? m.name : `${m.name} (${modelKey(m)})`}
               </option>
             ))}
           </optgroup>
         ))}
       </select>
+      {current && !isOffline(current, list) ? (
+        <span data-testid="model-details" className="hidden truncate text-xs text-zinc-500 sm:inline">
+          {describeModel(current)}
+        </span>
+      ) : null}
       {current && isOffline(current, list) ? (
         <Badge tone="amber" data-testid="offline-badge" className="uppercase">
           offline
