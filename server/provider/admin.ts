@@ -79,7 +79,7 @@ export async function overview(ctx: Context): Promise<Overview> {
     const secret = row?.secretName ? secrets.find((s) => s.name === row.secretName) : undefined;
     return {
       provider,
-      source: (detail.sources[provider] ?? "none") as KeySource,
+      source: detail.sources[provider] ?? "none",
       baseUrl: row?.baseUrl ?? null,
       key: secret ? { name: secret.name, updatedAt: secret.updatedAt, updatedBy: secret.updatedBy?.name ?? null } : null,
     };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isParleyError } from "../errors";
 import { Secrets } from "../secrets";
 import type { Models, Services, TeamModelDetails } from "../services";
 import { CatalogFile, mergedOverrides } from "./catalog-file";
@@ -73,21 +74,27 @@ export async function teamCredentials(
   teamId: string,
 ): Promise<{ credentials: Record<KeyedProvider, ProviderCredential>; sources: Record<KeyedProvider, KeySource> }> {
   const rows = await s.db.teamProvider.findMany({ where: { teamId } });
-  const credentials = {} as Record<KeyedProvider, ProviderCredential>;
-  const sources = {} as Record<KeyedProvider, KeySource>;
-  for (const provider of KEYED_PROVIDERS) {
+  const one = async (provider: KeyedProvider): Promise<{ credential: ProviderCredential; source: KeySource }> => {
     const row = rows.find((r) => r.provider === provider);
-    if (row) {
-      const apiKey = row.secretName ? await Secrets.reveal(s, teamId, row.secretName) : undefined;
-      credentials[provider] = { apiKey, baseUrl: row.baseUrl ?? undefined };
-      sources[provider] = "team";
-      continue;
-    }
+    if (row) return { credential: { apiKey: row.secretName ? await revealed(s, teamId, row.secretName) : undefined, baseUrl: row.baseUrl ?? undefined }, source: "team" };
     const fallback = serverCredential(server, provider);
-    credentials[provider] = fallback;
-    sources[provider] = fallback.apiKey || (provider === "compatible" && fallback.baseUrl) ? "server" : "none";
+    return { credential: fallback, source: fallback.apiKey || (provider === "compatible" && fallback.baseUrl) ? "server" : "none" };
+  };
+  const [openai, anthropic, google, compatible] = await Promise.all([one("openai"), one("anthropic"), one("google"), one("compatible")]);
+  return {
+    credentials: { openai: openai.credential, anthropic: anthropic.credential, google: google.credential, compatible: compatible.credential },
+    sources: { openai: openai.source, anthropic: anthropic.source, google: google.source, compatible: compatible.source },
+  };
+}
+
+/** A provider key's value; none when its secret was removed on the Secrets section meanwhile (the provider then has no key). */
+async function revealed(s: Pick<Services, "db" | "keyring">, teamId: string, name: string): Promise<string | undefined> {
+  try {
+    return await Secrets.reveal(s, teamId, name);
+  } catch (error) {
+    if (isParleyError(error) && error.code === "NOT_FOUND") return undefined;
+    throw error;
   }
-  return { credentials, sources };
 }
 
 /** A provider configuration whose keys are the team's. */
@@ -128,7 +135,7 @@ function teamDefault(cfg: ProviderConfig, choice: TeamModelChoice, sources: Reco
     // No default the server can name (a compatible server without a model): the team's choices decide.
     server = undefined;
   }
-  const usable = (ref: ModelRef) => ref.providerId === OFFLINE_PROVIDER_ID || sources[ref.providerId as KeyedProvider] !== "none";
+  const usable = (ref: ModelRef) => ref.providerId === OFFLINE_PROVIDER_ID || KEYED_PROVIDERS.some((p) => p === ref.providerId && sources[p] !== "none");
   if (server && server.providerId !== OFFLINE_PROVIDER_ID && usable(server) && (!first || choice.enabled.includes(formatModelRef(server)))) return server;
   if (first) return parseModelRef(first);
   for (const provider of ["anthropic", "google"] as const) {
