@@ -123,7 +123,11 @@ export function teamCatalog(cfg: ProviderConfig, sources: Record<KeyedProvider, 
 const OFFLINE: ModelRef = { providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID };
 const FIRST_CHOICE: Partial<Record<KeyedProvider, string>> = { anthropic: "anthropic/claude-sonnet-4-5", google: "google/gemini-2.5-flash" };
 
-/** The model of a team's new sessions: its own default; else the server's when that works for the team; else one it has a key for. */
+/**
+ * The model of a team's new sessions: its own default; else the server's configured one
+ * (or OpenAI's default when the team has an OpenAI key) when the team may use it; else its
+ * first enabled model; else a model of a provider it has a key for; else the offline model.
+ */
 function teamDefault(cfg: ProviderConfig, choice: TeamModelChoice, sources: Record<KeyedProvider, KeySource>): ModelRef {
   if (choice.defaultModel) return parseModelRef(choice.defaultModel);
   const first = choice.enabled[0];
@@ -135,8 +139,10 @@ function teamDefault(cfg: ProviderConfig, choice: TeamModelChoice, sources: Reco
     // No default the server can name (a compatible server without a model): the team's choices decide.
     server = undefined;
   }
-  const usable = (ref: ModelRef) => ref.providerId === OFFLINE_PROVIDER_ID || KEYED_PROVIDERS.some((p) => p === ref.providerId && sources[p] !== "none");
-  if (server && server.providerId !== OFFLINE_PROVIDER_ID && usable(server) && (!first || choice.enabled.includes(formatModelRef(server)))) return server;
+  const reachable = (ref: ModelRef) => ref.providerId === OFFLINE_PROVIDER_ID || KEYED_PROVIDERS.some((p) => p === ref.providerId && sources[p] !== "none");
+  const allowed = (ref: ModelRef) => reachable(ref) && (!first || choice.enabled.includes(formatModelRef(ref)));
+  // The offline model is the server's choice only when configured; otherwise it is the last resort.
+  if (server && allowed(server) && (cfg.model !== undefined || server.providerId !== OFFLINE_PROVIDER_ID)) return server;
   if (first) return parseModelRef(first);
   for (const provider of ["anthropic", "google"] as const) {
     const ref = FIRST_CHOICE[provider];
