@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
 import { byProvider, describeModel, providerLabel } from "@/lib/models";
 import type { AppRouter } from "@/server/trpc/router";
+import { AgentModels } from "./agent-models";
 
 type Overview = inferRouterOutputs<AppRouter>["provider"]["overview"];
 const keyOf = (m: { providerId: string; modelId: string }) => `${m.providerId}/${m.modelId}`;
@@ -15,11 +16,12 @@ const SELECT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600";
 
 /** The models the team enables (from those its keys reach), its default and its small model (titles, compaction). */
-export function TeamModels({ catalog, choice, isAdmin, onSaved }: { catalog: Overview["catalog"]; choice: Overview["choice"]; isAdmin: boolean; onSaved: () => void }) {
+export function TeamModels({ catalog, choice, agents, isAdmin, onSaved }: { catalog: Overview["catalog"]; choice: Overview["choice"]; agents: string[]; isAdmin: boolean; onSaved: () => void }) {
   const trpc = useTRPC();
   const [enabled, setEnabled] = useState<string[]>(choice.enabled);
   const [defaultModel, setDefault] = useState(choice.defaultModel ?? "");
   const [smallModel, setSmall] = useState(choice.smallModel ?? "");
+  const [agentModels, setAgentModels] = useState<Record<string, string>>(choice.agentModels);
   const save = useMutation(trpc.provider.setModels.mutationOptions({ onSuccess: () => onSaved() }));
   const offered = enabled.length > 0 ? catalog.filter((m) => enabled.includes(keyOf(m))) : catalog;
   const toggle = (key: string, on: boolean) => setEnabled((list) => (on ? [...list, key] : list.filter((k) => k !== key)));
@@ -62,12 +64,13 @@ export function TeamModels({ catalog, choice, isAdmin, onSaved }: { catalog: Ove
           </label>
         ))}
         {isAdmin ? (
-          <Button variant="primary" disabled={save.isPending} onClick={() => save.mutate({ enabled, defaultModel: defaultModel || null, smallModel: smallModel || null, agentModels: choice.agentModels })} data-testid="save-models">
+          <Button variant="primary" disabled={save.isPending} onClick={() => save.mutate({ enabled, defaultModel: defaultModel || null, smallModel: smallModel || null, agentModels })} data-testid="save-models">
             {save.isPending ? <Spinner /> : null}
             Save models
           </Button>
         ) : null}
       </div>
+      <AgentModels agents={agents} models={offered} value={agentModels} disabled={!isAdmin} onChange={setAgentModels} />
       {save.isSuccess ? <p role="status" className="mt-1 text-sm text-emerald-700">Saved.</p> : null}
       {save.error ? (
         <p role="alert" className="mt-1 text-sm text-red-600">

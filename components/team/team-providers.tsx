@@ -60,7 +60,7 @@ export function TeamProviders({ isAdmin }: { isAdmin: boolean }) {
             ))}
           </ul>
           {data.serverKeys === "none" ? <p className="text-xs text-zinc-500">This server does not offer its own keys: the team uses only the keys set here.</p> : null}
-          <TeamModels key={JSON.stringify(data.choice)} catalog={data.catalog} choice={data.choice} isAdmin={isAdmin} onSaved={refresh} />
+          <TeamModels key={JSON.stringify(data.choice)} catalog={data.catalog} choice={data.choice} agents={data.agents} isAdmin={isAdmin} onSaved={refresh} />
           <SpendingLimits key={JSON.stringify(data.limits)} limits={data.limits} isAdmin={isAdmin} onSaved={refresh} />
         </div>
       ) : null}

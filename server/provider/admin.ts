@@ -53,6 +53,8 @@ export interface Overview {
   catalog: ModelInfo[];
   choice: TeamModelChoice;
   limits: Spending.Limits;
+  /** The agents a member picks (a model per agent may be set for them). */
+  agents: string[];
 }
 
 export const secretName = (provider: KeyedProvider) => `provider-${provider}`;
@@ -84,7 +86,7 @@ export async function overview(ctx: Context): Promise<Overview> {
       key: secret ? { name: secret.name, updatedAt: secret.updatedAt, updatedBy: secret.updatedBy?.name ?? null } : null,
     };
   });
-  return { providers, serverKeys: detail.serverKeys, catalog: detail.catalog(), choice, limits };
+  return { providers, serverKeys: detail.serverKeys, catalog: detail.catalog(), choice, limits, agents: ctx.agents.primaries().map((agent) => agent.name) };
 }
 
 /** Sets a provider's key and base URL for the team (owners and admins). */
