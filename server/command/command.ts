@@ -244,12 +244,15 @@ function agentFor(agents: Agents, command: Command, input: z.output<typeof RunIn
   return agents.choose(input.agent ?? session.agent);
 }
 
-async function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }): Promise<ModelRef> {
+async function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }, agent: string): Promise<ModelRef> {
   if (command.model) {
     const [providerId = "", ...rest] = command.model.split("/");
     return { providerId, modelId: rest.join("/") };
   }
-  return input.model ?? session.model ?? (await modelsOf(ctx, ctx.actor.teamId)).default();
+  if (input.model) return input.model;
+  // The team's model for the command's agent; else the session's; else the team's default.
+  const models = await modelsOf(ctx, ctx.actor.teamId);
+  return models.agentModel?.(agent) ?? session.model ?? models.default();
 }
 
 async function prompt(ctx: Context, row: SessionRow, command: Command, input: z.output<typeof RunInput>): Promise<UserMessage> {
@@ -257,7 +260,7 @@ async function prompt(ctx: Context, row: SessionRow, command: Command, input: z.
   const { agents } = await sessionAgents(ctx, row);
   const agent = agentFor(agents, command, input, session);
   await Spending.assertWithin(ctx, session.teamId, row.authorId);
-  const model = await modelFor(ctx, command, input, session);
+  const model = await modelFor(ctx, command, input, session, agent.name);
   let text = expand(command.template ?? "", input.arguments);
   if (command.review) text = `${text}\n\n${await reviewDiff(ctx, row)}`;
   // The files are those the template and the arguments name, not those a command's output names.
