@@ -118,6 +118,18 @@ describe("monthly spending limits (integration, two instances)", () => {
     expect((await ok<Spending.Summary>("provider.spending", undefined)).team).toBe(0.027);
   });
 
+  it("issue 35 (2): a team's base URL must be https:// unless the operator allows http://, and holds no credentials", async () => {
+    const http = await call("provider.setKey", { provider: "anthropic", key: "sk-ant-team", baseUrl: "http://127.0.0.1:9/v1" });
+    expect(http.status).toBe(400);
+    expect(http.message).toBe("A provider's base URL must be https:// (the operator allows http:// with providers.allowHttp).");
+    const credentials = await call("provider.setKey", { provider: "anthropic", key: "sk-ant-team", baseUrl: "https://user:pass@proxy.example/v1" });
+    expect(credentials.status).toBe(400);
+    expect(credentials.message).toBe("A provider's base URL cannot hold credentials: set the key instead.");
+    const keyless = await call("provider.setKey", { provider: "google" });
+    expect(keyless.status).toBe(400);
+    expect(await app.rt.services.db.teamProvider.count({ where: { teamId } })).toBe(0);
+  });
+
   it("acceptance 3: a member's own monthly limit refuses prompts in their sessions", async () => {
     await ok("provider.setLimits", { team: null, member: 0.02 });
     const session = await ok<Info>("session.create", { projectId, title: "member limit" });
