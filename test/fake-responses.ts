@@ -76,6 +76,14 @@ export const responsesReply = {
     ];
     return { kind: "stream", writes };
   },
+  /** An answer cut at max_output_tokens: `response.incomplete`. */
+  incomplete(text: string): WireReply {
+    const whole = responsesReply.answer([{ kind: "text", deltas: [text] }], { input: 5, output: 5 });
+    const writes = whole.kind === "stream" ? whole.writes.slice(0, -1) : [];
+    const usage = { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 10 };
+    const end = sse({ type: "response.incomplete", sequence_number: 98, response: response("incomplete", { incomplete_details: { reason: "max_output_tokens" }, usage }) }, "response.incomplete");
+    return { kind: "stream", writes: [...writes, { kind: "raw", text: end }] };
+  },
   text(...deltas: string[]): WireReply {
     return responsesReply.answer([{ kind: "text", deltas }], { input: 10, output: deltas.length });
   },

@@ -202,6 +202,17 @@ describe.each(WIRES)("$name through the session runner", (wire) => {
     expect(JSON.stringify(s.rec.events)).not.toContain(KEY);
   });
 
+  it("acceptance 1: an answer cut at the output limit ends with an OutputLengthError, its text kept", async () => {
+    const s = await setup();
+    const cut = wire.model.providerId === "anthropic" ? anthropicReply.answer([{ kind: "text", deltas: ["cut sh"] }], { input: 5, output: 5 }, "max_tokens") : wire.model.providerId === "google" ? googleReply.answer([{ kind: "text", deltas: ["cut sh"] }], { input: 5, output: 5 }, "MAX_TOKENS") : responsesReply.incomplete("cut sh");
+    fake.enqueue(cut);
+    const [answer] = await s.ask("write a lot");
+    expect(answer?.info.error?.name).toBe("OutputLengthError");
+    expect(answer?.info.finish).toBe("length");
+    expect(only(answer?.parts ?? [], "text")[0]?.text).toBe("cut sh");
+    expect(s.requests()).toHaveLength(1);
+  });
+
   it("acceptance 1: an abort stops the stream: the connection closes, the text so far is kept, AbortedError", async () => {
     const s = await setup();
     let release!: () => void;
