@@ -13,7 +13,11 @@ import { type TestApp, openApp, trpcAnswer } from "./app";
 import { type Browser, signUp } from "./auth";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
 import type { FakeProvider } from "./fake-provider";
-import { settled } from "./session-harness";
+import { makeTeam } from "./db";
+import { type FakeOpenAI, reply, startFakeOpenAI } from "./fake-openai";
+import { closeLocks, scriptedServices, settled } from "./session-harness";
+import { compatibleChatModel } from "../server/provider/chat-stream";
+import { Session } from "../server/session";
 
 /**
  * Acceptance 3 of issue 35: a team's monthly limit of $0.01 with a priced model
@@ -136,5 +140,32 @@ describe("monthly spending limits (integration, two instances)", () => {
     const refused = await call("session.prompt", { sessionId: session.id, parts: [{ type: "text", text: "more" }], model: MODEL });
     expect(refused.status).toBe(403);
     expect(refused.message).toContain("The monthly spending limit per member of $0.02 is reached");
+  });
+});
+
+describe("a running turn past the limit", () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await closeLocks();
+    await fake.close();
+  });
+
+  it("acceptance 3: a turn that goes past the limit finishes its step and asks for no other", async () => {
+    const bus = new Bus();
+    const services = scriptedServices(bus, compatibleChatModel("priced", { baseURL: `${fake.url}/v1`, apiKey: "test" }));
+    const { ctx, projectId, teamId } = await makeTeam({ services });
+    await services.db.teamModelSettings.create({ data: { teamId, monthlyLimit: "0.01" } });
+    const session = await Session.create(ctx, { projectId, title: "long turn" });
+    // A tool call whose step costs (1000·3 + 500·15) / 1e6 = $0.0105 at the harness prices; the step after it would answer.
+    fake.enqueue(reply.toolCall({ id: "call_1", name: "echo", pieces: ['{"text":"hi"}'] }, { prompt: 1000, completion: 500 }), reply.text("never asked"));
+    await Prompt.prompt(withActor(services, ctx.actor), { sessionId: session.id, parts: [{ type: "text", text: "go" }] });
+    await settled(services, session.id);
+    const [, first, second] = await Session.allMessages(ctx, session.id);
+    expect(first?.parts.some((p) => p.type === "tool" && p.state.status === "completed")).toBe(true);
+    expect(second?.info.role === "assistant" ? second.info.error?.message : undefined).toMatch(/^The team's monthly spending limit of \$0\.01 is reached \(\$0\.0105 spent in /);
+    expect(fake.pending()).toBe(1);
   });
 });
