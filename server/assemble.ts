@@ -14,6 +14,7 @@ import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
 import { Workspaces } from "./workspace/workspace";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
+import { forTeams, serverProviders } from "./provider/team";
 import path from "node:path";
 import { Sandbox } from "./sandbox/sandbox";
 import { Keyring } from "./secrets/seal";
@@ -101,13 +102,20 @@ export function configKeyring(cfg: Config): Keyring {
   return new Keyring({ current: cfg.secretKeys.current, previous: cfg.secretKeys.previous, keyFile: secretKeyFile(cfg.dataDir) });
 }
 
-/** The models of a configuration: OpenAI, an OpenAI-compatible server, the offline model. */
+/**
+ * The models of a configuration: OpenAI, Anthropic, Google, an OpenAI-compatible server,
+ * the offline model — the catalog file read again when it changes — and each team's own
+ * (server/provider/team.ts).
+ */
 export function configModels(cfg: Config): Models {
+  const server = serverProviders(cfg);
+  const current = () => ({ ...cfg, models: server.overrides() });
   return {
-    resolve: (ref) => loadModel(ref, cfg),
+    resolve: (ref) => loadModel(ref, current()),
     default: () => defaultModel(cfg),
-    small: () => loadModel(smallModel(cfg), cfg),
-    available: () => availableModels(cfg),
+    small: () => loadModel(smallModel(cfg), current()),
+    available: () => availableModels(current()),
+    forTeam: forTeams(server),
   };
 }
 

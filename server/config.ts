@@ -91,6 +91,11 @@ export const ConfigFileSchema = z
     /** The server's log: its level (server/log.ts; PARLEY_LOG_LEVEL wins). */
     log: z.object({ level: z.enum(LOG_LEVELS).optional() }).strict().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
+    /** Providers (SPEC §12): whether teams may use the operator's environment keys ("all") or only their own ("none"); whether a team's base URL may be http://; the catalog file that updates or extends the bundled model catalog. */
+    providers: z
+      .object({ serverKeys: z.enum(["all", "none"]).optional(), allowHttp: z.boolean().optional(), catalog: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional(), spareWorkspaces: SpareCount.optional() }).strict().optional(),
   })
   .strict();
@@ -114,6 +119,13 @@ const EnvSchema = z.object({
   PARLEY_SECRET_KEY_PREVIOUS: z.string().optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
+  GOOGLE_GENERATIVE_AI_BASE_URL: z.url().optional(),
+  PARLEY_SERVER_KEYS: z.enum(["all", "none"]).optional(),
+  PARLEY_PROVIDERS_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
+  PARLEY_CATALOG: z.string().min(1).optional(),
   PARLEY_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).optional(),
   PARLEY_PUBLIC_URL: z.url().optional(),
   PARLEY_TRUSTED_PROXIES: z.string().optional(),
@@ -172,6 +184,15 @@ export interface Config {
    */
   secretKeys: { current: Buffer | undefined; previous: Buffer[] };
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
+  anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
+  google: { apiKey: string | undefined; baseUrl: string | undefined };
+  /**
+   * Providers per team (server/provider/team.ts): `serverKeys` "all" lets every team use
+   * the keys above when it has none of its own, "none" only its own; `allowHttp` lets a
+   * team's base URL be http:// (a local server); `catalog` is a JSON file of model entries
+   * (as `models`) read again whenever it changes, over the bundled catalog.
+   */
+  providers: { serverKeys: "all" | "none"; allowHttp: boolean; catalog: string | undefined };
   permission: Ruleset;
   models: ModelOverrides | undefined;
   retry: { maxAttempts: number };
@@ -263,6 +284,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimit: e.PARLEY_AUTH_RATE_LIMIT === undefined ? undefined : e.PARLEY_AUTH_RATE_LIMIT === "true",
     secretKeys: secretKeys(e.PARLEY_SECRET_KEY, e.PARLEY_SECRET_KEY_PREVIOUS),
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+    google: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY, baseUrl: e.GOOGLE_GENERATIVE_AI_BASE_URL },
+    providers: {
+      serverKeys: e.PARLEY_SERVER_KEYS ?? fromFile.providers?.serverKeys ?? "all",
+      allowHttp: flag(e.PARLEY_PROVIDERS_ALLOW_HTTP, fromFile.providers?.allowHttp ?? false),
+      catalog: optionalPath(cwd, e.PARLEY_CATALOG ?? fromFile.providers?.catalog),
+    },
     permission: fromConfig(fromFile.permission),
     models: fromFile.models,
     retry: { maxAttempts: e.PARLEY_RETRY_MAX_ATTEMPTS ?? fromFile.retry?.maxAttempts ?? 8 },
@@ -307,6 +335,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
     logLevel: e.PARLEY_LOG_LEVEL ?? fromFile.log?.level ?? "info",
   };
+}
+
+function optionalPath(cwd: string, value: string | undefined): string | undefined {
+  return value === undefined ? undefined : path.resolve(cwd, value);
 }
 
 /** PARLEY_SECRET_KEY and PARLEY_SECRET_KEY_PREVIOUS (comma-separated), each parsed; the message never holds a key. */

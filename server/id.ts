@@ -35,6 +35,7 @@ export const PREFIXES = {
   invitation: "inv",
   secret: "sec",
   command: "cmd",
+  provider: "prv",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

@@ -5,6 +5,7 @@ import type { LiveStreams } from "./live/streams";
 import type { LanguageModel } from "ai";
 import type { Actor } from "./actor";
 import type { Clock } from "./clock";
+import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { Agents } from "./agent/agent";
 import type { CommandsConfig } from "./command/config";
 import type { Bus } from "./bus/bus";
@@ -43,6 +44,8 @@ export interface ResolvedModel {
   images?: boolean;
   /** What its provider may send (server/provider/limits.ts); unset: DEFAULT_PROVIDER_LIMITS. */
   providerLimits?: ProviderLimits;
+  /** What each call asks of its provider (prompt caching, thinking: server/provider/provider.ts). */
+  providerOptions?: SharedV4ProviderOptions;
 }
 
 /** The models of this server: resolving a `provider/model` reference, the default, the small one. */
@@ -53,6 +56,29 @@ export interface Models {
   small?(): ResolvedModel;
   /** Every model offered in the picker. */
   available(): ModelInfo[];
+  /** The model compaction uses when one is set (a team's small model); else the session's own. */
+  compaction?(): ResolvedModel;
+  /** The model a team set for an agent's turns, if any. */
+  agentModel?(agent: string): ModelRef | undefined;
+  /**
+   * A team's models (server/provider/team.ts): its own keys (or the operator's, when offered),
+   * its enabled models, default, small and per-agent models. Without it every team has these.
+   */
+  forTeam?(s: Pick<Services, "db" | "keyring">, teamId: string): Promise<Models & { details?: TeamModelDetails }>;
+}
+
+/** What the Team page's Providers section shows and tests of a team's models (server/provider/admin.ts). */
+export interface TeamModelDetails {
+  /** Every model the team could enable. */
+  catalog(): ModelInfo[];
+  /** Where each provider's key comes from: the team's secret, the operator's environment, or nowhere. */
+  sources: Record<string, "team" | "server" | "none">;
+  /** A model with the team's keys, enabled or not (the key test). */
+  load(ref: ModelRef): ResolvedModel;
+  /** Whether a team's base URL may be http:// (`providers.allowHttp`). */
+  allowHttp: boolean;
+  /** Whether the operator offers its environment keys to teams. */
+  serverKeys: "all" | "none";
 }
 
 export type ExecuteTool = (tool: Tool, input: unknown, ctx: ToolContext) => Promise<ToolResult>;

@@ -128,6 +128,14 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "command.teamSet": { input: () => ({ name: "own-command", template: "Say hi" }), other: "own" },
   "command.teamRemove": { input: () => ({ name: "alice-command" }), other: "denied" },
   "agent.list": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  // A team's providers, models and spending: only ever the caller's own team's.
+  "provider.overview": { input: () => undefined, other: "own" },
+  "provider.setKey": { input: () => ({ provider: "anthropic", key: "sk-ant-own-team-0123" }), other: "own" },
+  "provider.removeKey": { input: () => ({ provider: "google" }), other: "own" },
+  "provider.test": { input: () => ({ provider: "google" }), other: "own" },
+  "provider.setModels": { input: () => ({ enabled: [], defaultModel: null, smallModel: null }), other: "own" },
+  "provider.setLimits": { input: () => ({ team: null, member: null }), other: "own" },
+  "provider.spending": { input: () => undefined, other: "own" },
 };
 
 const procedures = allProcedures();

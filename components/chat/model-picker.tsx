@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useCallback, useSyncExternalStore } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
+import { byProvider, describeModel, providerLabel } from "@/lib/models";
 import type { AppRouter } from "@/server/trpc/router";
 
 type ModelList = inferRouterOutputs<AppRouter>["model"]["list"];
@@ -105,7 +106,10 @@ export function isOffline(model: ModelOption, list: ModelList): boolean {
   return model.name === list.offlineLabel;
 }
 
-/** A select of the models on offer; the built-in offline model is labelled as such. */
+/**
+ * A select of the team's models, grouped by provider, each with its context window and
+ * prices (or "price unknown"); the built-in offline model is labelled as such.
+ */
 export function ModelPicker({ choice, disabled }: { choice: ModelChoice; disabled?: boolean }) {
   const { list, selected } = choice;
   if (choice.error) {
@@ -133,12 +137,21 @@ export function ModelPicker({ choice, disabled }: { choice: ModelChoice; disable
         }}
         className="max-w-80 min-w-0 truncate rounded-md border-0 bg-transparent py-1 pr-7 pl-2 text-xs font-medium text-zinc-700 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 focus:ring-2 focus:ring-indigo-500 disabled:opacity-50"
       >
-        {list.models.map((m) => (
-          <option key={modelKey(m)} value={modelKey(m)}>
-            {isOffline(m, list) ? m.name : `${m.name} (${modelKey(m)})`}
-          </option>
+        {byProvider(list.models).map((group) => (
+          <optgroup key={group.providerId} label={providerLabel(group.providerId)}>
+            {group.models.map((m) => (
+              <option key={modelKey(m)} value={modelKey(m)} title={describeModel(m)}>
+                {isOffline(m, list) ? m.name : `${m.name} (${modelKey(m)})`}
+              </option>
+            ))}
+          </optgroup>
         ))}
       </select>
+      {current && !isOffline(current, list) ? (
+        <span data-testid="model-details" className="hidden truncate text-xs text-zinc-500 sm:inline">
+          {describeModel(current)}
+        </span>
+      ) : null}
       {current && isOffline(current, list) ? (
         <Badge tone="amber" data-testid="offline-badge" className="uppercase">
           offline

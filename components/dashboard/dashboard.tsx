@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { DashboardFilters } from "./dashboard-filters";
+import { SpendingCard } from "./spending-card";
 import { DashboardTable } from "./dashboard-table";
 import { type DashboardQuery, formatQuery, isFiltered, listInput, parseQuery } from "./query";
 import { arrange } from "./tree";
@@ -68,6 +69,7 @@ export function Dashboard() {
       </div>
 
       <WaitingSessions />
+      <SpendingCard />
 
       <DashboardFilters query={query} options={{ projects: projects.data ?? [], authors: authors.data ?? [] }} onChange={setQuery} />
 

@@ -14,6 +14,7 @@ import { PermissionPolicy } from "./permission-policy";
 import { ProjectSources } from "./project-sources";
 import { Section } from "./section";
 import { TeamInstructions } from "./team-instructions";
+import { TeamProviders } from "./team-providers";
 import { TeamSecrets } from "./team-secrets";
 
 const INPUT =
@@ -180,6 +181,7 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       <PermissionPolicy isAdmin={isAdmin} />
 
       <TeamSecrets isAdmin={isAdmin} />
+      <TeamProviders isAdmin={isAdmin} />
     </div>
   );
 }

@@ -1,3 +1,5 @@
+import { Spending } from "../spending";
+import { modelsOf } from "../provider/team";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -242,19 +244,23 @@ function agentFor(agents: Agents, command: Command, input: z.output<typeof RunIn
   return agents.choose(input.agent ?? session.agent);
 }
 
-function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }): ModelRef {
+async function modelFor(ctx: Context, command: Command, input: z.output<typeof RunInput>, session: { model?: ModelRef }, agent: string): Promise<ModelRef> {
   if (command.model) {
     const [providerId = "", ...rest] = command.model.split("/");
     return { providerId, modelId: rest.join("/") };
   }
-  return input.model ?? session.model ?? ctx.models.default();
+  if (input.model) return input.model;
+  // The team's model for the command's agent; else the session's; else the team's default.
+  const models = await modelsOf(ctx, ctx.actor.teamId);
+  return models.agentModel?.(agent) ?? session.model ?? models.default();
 }
 
 async function prompt(ctx: Context, row: SessionRow, command: Command, input: z.output<typeof RunInput>): Promise<UserMessage> {
   const session = sessionFromRow(row);
   const { agents } = await sessionAgents(ctx, row);
   const agent = agentFor(agents, command, input, session);
-  const model = modelFor(ctx, command, input, session);
+  await Spending.assertWithin(ctx, session.teamId, row.authorId);
+  const model = await modelFor(ctx, command, input, session, agent.name);
   let text = expand(command.template ?? "", input.arguments);
   if (command.review) text = `${text}\n\n${await reviewDiff(ctx, row)}`;
   // The files are those the template and the arguments name, not those a command's output names.

@@ -228,7 +228,7 @@ export function mergingFetch(base?: typeof fetch, limits: ProviderLimits = DEFAU
 }
 
 /** `source`, failing once more than `limit` bytes came. */
-function bounded(source: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+export function bounded(source: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let bytes = 0;
   return new ReadableStream<Uint8Array>({

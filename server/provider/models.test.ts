@@ -42,7 +42,7 @@ describe("model catalog", () => {
     expect(snapshot.name).toBe("GPT-4o (2024-08-06)");
   });
 
-  it("lets an unknown model work with limits 0 and cost 0", () => {
+  it("lets an unknown model work with limits 0 and cost 0, marked price unknown", () => {
     expect(isKnownModel("compatible/llama3.1")).toBe(false);
     expect(resolveModel("compatible/llama3.1")).toEqual({
       providerId: "compatible",
@@ -53,7 +53,10 @@ describe("model catalog", () => {
       tools: true,
       reasoning: false,
       images: false,
+      priceUnknown: true,
     });
+    // Prices from an override make it known.
+    expect(resolveModel("compatible/llama3.1", { "compatible/llama3.1": { cost: { input: 1 } } }).priceUnknown).toBeUndefined();
   });
 
   it("applies config overrides field by field", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VENDOR_CATALOG } from "./catalog";
 import { OFFLINE_LABEL, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline/constants";
 
 /**
@@ -23,12 +24,13 @@ export interface ModelLimit {
   output: number;
 }
 
-/** USD per million tokens. Reasoning tokens are billed at the output price. */
+/** USD per million tokens. Reasoning tokens are billed at `reasoning` when set, else at the output price. */
 export interface ModelCost {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  reasoning?: number;
 }
 
 export interface ModelInfo {
@@ -41,6 +43,8 @@ export interface ModelInfo {
   reasoning: boolean;
   /** Whether the model accepts images in its input (vision); otherwise an attached image is described to it in text. */
   images: boolean;
+  /** No catalog entry or override gives its prices: it costs 0 and the picker says "price unknown". */
+  priceUnknown?: boolean;
 }
 
 const REF = /^[^/\s]+\/\S+$/;
@@ -106,6 +110,7 @@ export const CATALOG: readonly ModelInfo[] = [
   openai("gpt-5", "GPT-5", GPT5, [1.25, 10, 0.125], true),
   openai("gpt-5-mini", "GPT-5 mini", GPT5, [0.25, 2, 0.025], true),
   openai("gpt-5-nano", "GPT-5 nano", GPT5, [0.05, 0.4, 0.005], true),
+  ...VENDOR_CATALOG,
 ];
 
 const NonNegative = z.number().nonnegative();
@@ -117,8 +122,10 @@ export const ModelOverride = z
     /** The model accepts images (a vision model); unknown models are taken not to until told. */
     images: z.boolean().optional(),
     limit: z.object({ context: Tokens, input: Tokens, output: Tokens }).partial().strict().optional(),
+    /** Whether it thinks (Anthropic's extended thinking and Gemini's thoughts are asked for). */
+    reasoning: z.boolean().optional(),
     cost: z
-      .object({ input: NonNegative, output: NonNegative, cacheRead: NonNegative, cacheWrite: NonNegative })
+      .object({ input: NonNegative, output: NonNegative, cacheRead: NonNegative, cacheWrite: NonNegative, reasoning: NonNegative })
       .partial()
       .strict()
       .optional(),
@@ -156,7 +163,8 @@ export function isKnownModel(ref: ModelRef | string): boolean {
  */
 export function resolveModel(ref: ModelRef | string, overrides?: ModelOverrides): ModelInfo {
   const r = typeof ref === "string" ? parseModelRef(ref) : ref;
-  const base: ModelInfo = catalogEntry(r) ?? {
+  const known = catalogEntry(r);
+  const base: ModelInfo = known ?? {
     providerId: r.providerId,
     modelId: r.modelId,
     name: r.modelId,
@@ -167,14 +175,17 @@ export function resolveModel(ref: ModelRef | string, overrides?: ModelOverrides)
     images: false,
   };
   const override = overrides?.[formatModelRef(r)];
-  if (!override) return { ...base, limit: { ...base.limit }, cost: { ...base.cost } };
+  const priceUnknown = !known && override?.cost === undefined ? { priceUnknown: true } : {};
+  if (!override) return { ...base, limit: { ...base.limit }, cost: { ...base.cost }, ...priceUnknown };
   const limit: ModelLimit = { ...base.limit, ...definedOnly(override.limit) };
   return {
     ...base,
     name: override.name ?? base.name,
     images: override.images ?? base.images,
+    reasoning: override.reasoning ?? base.reasoning,
     limit,
     cost: { ...base.cost, ...definedOnly(override.cost) },
+    ...priceUnknown,
   };
 }
 

@@ -134,14 +134,28 @@ describe("providers", () => {
   });
 
   it("refuses what cannot work, with typed errors", () => {
-    const unknown = thrown(() => languageModel({ providerId: "anthropic", modelId: "claude" }, keyed));
+    const unknown = thrown(() => languageModel({ providerId: "mistral", modelId: "large" }, keyed));
     expect(unknown).toBeInstanceOf(ProviderError);
     expect(unknown).toBeInstanceOf(ParleyError);
-    expect(unknown).toMatchObject({ code: "INVALID", reason: "unknown-provider", providerId: "anthropic" });
+    expect(unknown).toMatchObject({ code: "INVALID", reason: "unknown-provider", providerId: "mistral" });
 
     expect(thrown(() => languageModel({ providerId: "openai", modelId: "gpt-4o" }, none))).toMatchObject({ reason: "missing-api-key" });
     expect(thrown(() => languageModel({ providerId: "compatible", modelId: "x" }, keyed))).toMatchObject({ reason: "missing-base-url" });
     expect(thrown(() => languageModel({ providerId: "offline", modelId: "gpt-4o" }, none))).toMatchObject({ reason: "unknown-model" });
+  });
+
+  it("issue 35: Anthropic and Google need a key they are given: the SDKs' own environment variables are never read", () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-from-env");
+    vi.stubEnv("GOOGLE_GENERATIVE_AI_API_KEY", "from-env");
+    try {
+      expect(thrown(() => languageModel({ providerId: "anthropic", modelId: "claude-haiku-4-5" }, none))).toMatchObject({ reason: "missing-api-key", providerId: "anthropic" });
+      expect(thrown(() => languageModel({ providerId: "google", modelId: "gemini-2.5-flash" }, none))).toMatchObject({ reason: "missing-api-key", providerId: "google" });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const claude = languageModel({ providerId: "anthropic", modelId: "claude-haiku-4-5" }, { ...none, anthropic: { apiKey: "k", baseUrl: undefined } });
+    expect(claude.provider).toBe("anthropic.messages");
+    expect(languageModel({ providerId: "google", modelId: "gemini-2.5-flash" }, { ...none, google: { apiKey: "k", baseUrl: undefined } }).provider).toBe("google.generative-ai");
   });
 
   it("picks a default model from the configuration", () => {

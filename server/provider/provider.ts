@@ -1,4 +1,8 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
+import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
+import { guardedFetch } from "./guarded-fetch";
 import { compatibleChatModel } from "./chat-stream";
 import { mergingFetch } from "./merge-deltas";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
@@ -25,15 +29,43 @@ import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID, type OfflineLanguageModel, creat
  *   OPENAI_BASE_URL through Chat Completions (`POST /chat/completions`), the one API they
  *   all implement. The key is optional (sent as "none" when unset). The base URL includes
  *   the version path, e.g. `http://localhost:11434/v1`.
+ * - `anthropic/<model>`: the Messages API through `@ai-sdk/anthropic` (prompt caching on,
+ *   extended thinking as reasoning parts for the models that think); its key is
+ *   ANTHROPIC_API_KEY or a team's, at ANTHROPIC_BASE_URL or a team's base URL.
+ * - `google/<model>`: Gemini's `streamGenerateContent` through `@ai-sdk/google` (thoughts
+ *   as reasoning parts for the models that think); GOOGLE_GENERATIVE_AI_API_KEY or a team's.
  * - `offline/parley-offline`: the built-in offline model, always available.
+ *
+ * The SDKs fall back to environment variables for a key or base URL they are not given:
+ * this module always gives both, so a team never reaches the operator's keys unless the
+ * operator offers them (server/provider/team.ts).
  */
 
-export const PROVIDERS = ["openai", "compatible", OFFLINE_PROVIDER_ID] as const;
+export const PROVIDERS = ["openai", "anthropic", "google", "compatible", OFFLINE_PROVIDER_ID] as const;
 export type ProviderId = (typeof PROVIDERS)[number];
+/** The providers that take a key (and a base URL): all but the offline model. */
+export const KEYED_PROVIDERS = ["openai", "anthropic", "google", "compatible"] as const;
+export type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
+
+/** A provider's key and base URL (undefined: none / the provider's own API). */
+export interface ProviderCredential {
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+}
+
+export const ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1";
+export const GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
+/** Thinking budget of the Anthropic models that think (tokens; counted in their output). */
+export const ANTHROPIC_THINKING_BUDGET = 4096;
 
 /** What this module reads from the configuration (a `Config` fits). */
 export interface ProviderConfig {
+  /** OpenAI's Responses API, and (when `compatible` is unset) the OpenAI-compatible server. */
   openai: Config["openai"];
+  anthropic?: ProviderCredential | undefined;
+  google?: ProviderCredential | undefined;
+  /** The OpenAI-compatible server, when it is not `openai`'s base URL (a team's own). */
+  compatible?: ProviderCredential | undefined;
   model?: string | undefined;
   smallModel?: string | undefined;
   /** Catalog overrides (a future `models` config entry). */
@@ -49,7 +81,8 @@ export type ProviderErrorReason =
   | "unknown-model"
   | "missing-api-key"
   | "missing-base-url"
-  | "no-default-model";
+  | "no-default-model"
+  | "not-enabled";
 
 export class ProviderError extends ParleyError {
   override name = "ProviderError";
@@ -86,7 +119,6 @@ function isProvider(id: string): id is ProviderId {
 
 /** An AI SDK model for `ref`. No network call happens here. */
 export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModelV4 {
-  const { apiKey, baseUrl } = cfg.openai;
   if (!isProvider(ref.providerId)) {
     throw new ProviderError(
       "unknown-provider",
@@ -95,7 +127,8 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
     );
   }
   switch (ref.providerId) {
-    case "openai":
+    case "openai": {
+      const { apiKey, baseUrl } = cfg.openai;
       if (!apiKey) {
         throw new ProviderError(
           "missing-api-key",
@@ -104,7 +137,17 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
         );
       }
       return createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl } : {}), fetch: mergingFetch(undefined, cfg.provider) })(ref.modelId);
-    case "compatible":
+    }
+    case "anthropic": {
+      const apiKey = keyOf(ref, cfg.anthropic, "ANTHROPIC_API_KEY");
+      return createAnthropic({ apiKey, baseURL: cfg.anthropic?.baseUrl ?? ANTHROPIC_BASE_URL, fetch: guardedFetch(cfg.provider) })(ref.modelId);
+    }
+    case "google": {
+      const apiKey = keyOf(ref, cfg.google, "GOOGLE_GENERATIVE_AI_API_KEY");
+      return createGoogleGenerativeAI({ apiKey, baseURL: cfg.google?.baseUrl ?? GOOGLE_BASE_URL, fetch: guardedFetch(cfg.provider) })(ref.modelId);
+    }
+    case "compatible": {
+      const { apiKey, baseUrl } = cfg.compatible ?? cfg.openai;
       if (!baseUrl) {
         throw new ProviderError(
           "missing-base-url",
@@ -113,12 +156,41 @@ export function languageModel(ref: ModelRef, cfg: ProviderConfig): LanguageModel
         );
       }
       return compatibleChatModel(ref.modelId, { apiKey: apiKey ?? "none", baseURL: baseUrl, ...(cfg.provider ? { limits: cfg.provider } : {}) });
+    }
     case "offline":
       if (ref.modelId !== OFFLINE_MODEL_ID) {
         throw new ProviderError("unknown-model", `the offline provider has one model, "${OFFLINE_MODEL_ID}", not "${ref.modelId}"`, ref.providerId);
       }
       return offlineModel(cfg.offline?.tokensPerSecond);
   }
+}
+
+/** The key a provider's model needs; its absence is a typed error naming where one comes from. */
+function keyOf(ref: ModelRef, credential: ProviderCredential | undefined, variable: string): string {
+  if (credential?.apiKey) return credential.apiKey;
+  throw new ProviderError(
+    "missing-api-key",
+    `model "${formatModelRef(ref)}" needs a ${ref.providerId} key: a team admin adds one on the Team page (Providers), or the operator sets ${variable}`,
+    ref.providerId,
+  );
+}
+
+/**
+ * What a call to `info`'s model asks of its provider besides the prompt: Anthropic's
+ * automatic prompt caching (the prompt so far is cached and read again by the next step)
+ * and extended thinking for the models that think; Gemini's thoughts for those that think.
+ */
+export function providerOptions(info: ModelInfo): SharedV4ProviderOptions | undefined {
+  if (info.providerId === "anthropic") {
+    return {
+      anthropic: {
+        cacheControl: { type: "ephemeral" },
+        ...(info.reasoning ? { thinking: { type: "enabled", budgetTokens: ANTHROPIC_THINKING_BUDGET } } : {}),
+      },
+    };
+  }
+  if (info.providerId === "google" && info.reasoning) return { google: { thinkingConfig: { includeThoughts: true } } };
+  return undefined;
 }
 
 const OFFLINE_REF: ModelRef = { providerId: OFFLINE_PROVIDER_ID, modelId: OFFLINE_MODEL_ID };
@@ -187,6 +259,8 @@ export interface LoadedModel {
   images: boolean;
   /** What its provider may send; the step's part size and clocks are checked by server/session/llm.ts. */
   providerLimits: ProviderLimits;
+  /** What each call asks of the provider (prompt caching, thinking): `providerOptions` above. */
+  providerOptions?: SharedV4ProviderOptions;
 }
 
 export function loadModel(ref: ModelRef, cfg: ProviderConfig): LoadedModel {
@@ -199,5 +273,11 @@ export function loadModel(ref: ModelRef, cfg: ProviderConfig): LoadedModel {
     cost: info.cost,
     images: info.images,
     providerLimits: cfg.provider ?? DEFAULT_PROVIDER_LIMITS,
+    ...optionsOf(info),
   };
+}
+
+function optionsOf(info: ModelInfo): { providerOptions?: SharedV4ProviderOptions } {
+  const options = providerOptions(info);
+  return options ? { providerOptions: options } : {};
 }

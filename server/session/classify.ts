@@ -15,7 +15,11 @@ const OVERFLOW = [
   /prompt is too long/i,
   /exceeds? the (model'?s? )?(context|token) limit/i,
   /input is too long/i,
+  // Gemini: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."
+  /exceeds the maximum number of tokens/i,
 ];
+/** A refused key in the words of providers that do not answer 401 for it (Gemini answers 400 "API key not valid"). */
+const BAD_KEY = /API key not valid|API_KEY_INVALID|invalid x-api-key/i;
 /** Messages of temporary provider trouble, whatever shape the error has. */
 const TRANSIENT = /rate.?limit|too many requests|overloaded/i;
 const CONNECTION = /ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket hang up|other side closed|fetch failed|terminated|network error/i;
@@ -64,7 +68,7 @@ export function classify(error: unknown, providerId: string): MessageError {
     if (OVERFLOW.some((re) => re.test(text))) {
       return { name: "ContextOverflowError", message: error.message, responseBody: body };
     }
-    if (error.statusCode === 401 || error.statusCode === 403) {
+    if (error.statusCode === 401 || error.statusCode === 403 || BAD_KEY.test(text)) {
       return { name: "AuthError", providerId, message: error.message };
     }
     return {

@@ -1,3 +1,4 @@
+import { modelsOf } from "../provider/team";
 import * as Id from "../id";
 import type { ResolvedModel, Services } from "../services";
 import * as Event from "./events";
@@ -102,7 +103,9 @@ export async function process(s: Services, input: ProcessInput): Promise<"contin
   try {
     let model: ResolvedModel;
     try {
-      model = s.models.resolve(user.model);
+      // The team's small model when it set one, else the session's.
+      const models = await modelsOf(s, input.teamId);
+      model = models.compaction ? models.compaction() : models.resolve(user.model);
     } catch (error) {
       await failEarly(s, input.teamId, summary, { name: "UnknownError", message: error instanceof Error ? error.message : String(error) });
       return "stop";

@@ -207,6 +207,7 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
       messages: request.messages,
       ...(tools ? { tools } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.model.providerOptions ? { providerOptions: request.model.providerOptions } : {}),
       abortSignal: signal,
     });
     try {

@@ -1,3 +1,5 @@
+import { modelsOf } from "../provider/team";
+import { Spending } from "../spending";
 import type { Session as SessionRow } from "../db/generated/client";
 import * as Agent from "../agent/agent";
 import { ParleyError } from "../errors";
@@ -252,7 +254,9 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   const assistant = assistantFor(agents, s, user, row.directory);
   let model: ResolvedModel;
   try {
-    model = s.models.resolve(user.model);
+    model = (await modelsOf(s, p.teamId)).resolve(user.model);
+    // Past a spending limit a running turn ends once its step is done: no further step (the prompt itself was checked).
+    if (p.state.step > 0) await Spending.assertWithin(s, p.teamId, row.authorId);
   } catch (error) {
     await failBeforeStart(s, p.teamId, assistant, error);
     return "stop";

@@ -437,6 +437,8 @@ export class Processor {
     // event (the step's last: its tools ran before it), not here and again there.
     this.attemptParts.clear();
     await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
+    // An answer cut at the model's output limit ends the turn with that error (the text so far is kept).
+    if (event.finishReason === "length") return this.fail({ name: "OutputLengthError", message: "The model reached its maximum output length: the answer is cut short." });
     if (this.turn.overflows?.(step)) this.compact = true;
   }
 

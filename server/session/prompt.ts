@@ -1,3 +1,5 @@
+import { modelsOf } from "../provider/team";
+import { Spending } from "../spending";
 import { z } from "zod";
 import { type Agents, isSubagent } from "../agent/agent";
 import { sessionAgents } from "../agent/project";
@@ -66,6 +68,9 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   // A session made before workspaces moves into one of its own first (legacy.ts).
   const row = await intoWorkspace(ctx, await sessionRow(ctx, data.sessionId));
   const session = sessionFromRow(row);
+  // Over a spending limit, no new prompt (one stored without a reply costs nothing).
+  if (!data.noReply) await Spending.assertWithin(ctx, session.teamId, row.authorId);
+  const models = await modelsOf(ctx, session.teamId);
   const wanted = data.agent ?? session.agent;
   // One of the server's agents is known at once; another may be an agent file of the working tree (made for it).
   const unknown = (name: string | undefined) => name !== undefined && !ctx.agents.find(name);
@@ -85,7 +90,8 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     role: "user",
     time: { created: time },
     agent,
-    model: data.model ?? session.model ?? ctx.models.default(),
+    // The member's pick; else the team's model for the agent; else the session's; else the team's default.
+    model: data.model ?? models.agentModel?.(agent) ?? session.model ?? models.default(),
   };
   const parts: Part[] = inputs.map((p) => {
     const base = { id: Id.ascending("part"), sessionId: session.id, messageId: user.id };

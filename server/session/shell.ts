@@ -1,3 +1,4 @@
+import { modelsOf } from "../provider/team";
 import { z } from "zod";
 import type { Session as SessionRow } from "../db/generated/client";
 import type { Agent, Agents } from "../agent/agent";
@@ -63,7 +64,7 @@ export const shell = fn(ShellInput, async (ctx: Context, input): Promise<ShellRu
   const session = sessionFromRow(row);
   const { agents } = await sessionAgents(ctx, row);
   const agent = agents.choose(input.agent ?? session.agent);
-  const model = input.model ?? session.model ?? ctx.models.default();
+  const model = input.model ?? session.model ?? (await modelsOf(ctx, ctx.actor.teamId)).default();
   const run = await runCommands(ctx, row, { commands: [input.command], agent, agents, model, note: "The user ran this command in the session's sandbox; its output follows." });
   const failed = run.parts.find((p) => p.state.status === "error");
   if (failed?.state.status === "error") throw new ParleyError("INVALID", failed.state.error, { details: { messageId: run.message.id } });

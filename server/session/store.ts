@@ -1,3 +1,4 @@
+import { Spending } from "../spending";
 import { type Db, Prisma } from "../db/client";
 import type { Message as MessageRow, Part as PartRow } from "../db/generated/client";
 import type { Bus } from "../bus/bus";
@@ -244,10 +245,10 @@ export function touchSession(s: StoreServices, sessionId: string, time: number):
   return changeSession(s, sessionId, Prisma.sql`"timeUpdated" = ${new Date(time)}`);
 }
 
-/** Add a finished step's usage to the session's totals (kept on the row for the dashboard). */
+/** Add a finished step's usage to the session's totals (kept on the row for the dashboard) and its cost to the month's spending. */
 export async function addUsage(s: StoreServices, sessionId: string, step: Tokens, cost: number): Promise<Info> {
   const total = step.input + step.output + step.reasoning + step.cache.read + step.cache.write;
-  return changeSession(
+  const info = await changeSession(
     s,
     sessionId,
     Prisma.sql`cost = cost + ${cost}::numeric,
@@ -259,6 +260,8 @@ export async function addUsage(s: StoreServices, sessionId: string, step: Tokens
       "tokensTotal" = "tokensTotal" + ${total}::bigint,
       "timeUpdated" = ${new Date(s.clock.now())}`,
   );
+  await Spending.record(s, info, cost);
+  return info;
 }
 
 /** Store the session's summary (what its turns changed, from its first snapshot to its last). */

@@ -1,4 +1,5 @@
-import type { ResolvedModel, Services } from "../services";
+import { modelsOf } from "../provider/team";
+import type { Models, ResolvedModel, Services } from "../services";
 import { isDefaultTitle } from "./info";
 import * as LLM from "./llm";
 import type { Part, WithParts } from "./message";
@@ -145,7 +146,7 @@ async function generate(s: Services, input: TitleInput, options: TitleOptions): 
   let title: string | undefined;
   for (let attempt = 1; attempt <= 2 && title === undefined; attempt++) {
     try {
-      title = await ask(modelFor(s, first.info.model), text);
+      title = await ask(modelFor(await modelsOf(s, input.teamId), first.info.model), text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       log.error(`title generation for ${input.sessionId} failed (attempt ${attempt} of 2): ${reason}`);
@@ -161,15 +162,15 @@ async function generate(s: Services, input: TitleInput, options: TitleOptions): 
 }
 
 /** The small model when there is one, else the model of the user's message. */
-function modelFor(s: Services, ref: Parameters<Services["models"]["resolve"]>[0]): ResolvedModel {
-  if (s.models.small) {
+function modelFor(models: Models, ref: Parameters<Models["resolve"]>[0]): ResolvedModel {
+  if (models.small) {
     try {
-      return s.models.small();
+      return models.small();
     } catch (error) {
       log.error("the small model is not usable; titles use the session's model", error);
     }
   }
-  return s.models.resolve(ref);
+  return models.resolve(ref);
 }
 
 async function firstRealUserMessage(s: Services, sessionId: string, written: { messageId: string; parts: Part[] }): Promise<WithParts | undefined> {

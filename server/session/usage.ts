@@ -12,6 +12,8 @@ export interface Prices {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Reasoning tokens, when a model prices them apart; else the output price. */
+  reasoning?: number;
 }
 
 export interface RawUsage {
@@ -40,7 +42,8 @@ const MILLION = new Decimal(1_000_000);
 export function costDecimal(t: Tokens, prices: Prices): Decimal {
   return new Decimal(t.input)
     .mul(prices.input)
-    .plus(new Decimal(t.output).plus(t.reasoning).mul(prices.output))
+    .plus(new Decimal(t.output).mul(prices.output))
+    .plus(new Decimal(t.reasoning).mul(prices.reasoning ?? prices.output))
     .plus(new Decimal(t.cache.read).mul(prices.cacheRead))
     .plus(new Decimal(t.cache.write).mul(prices.cacheWrite))
     .div(MILLION);

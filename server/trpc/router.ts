@@ -8,6 +8,7 @@ import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
 import { projectRouter } from "./routers/project";
 import { searchRouter } from "./routers/search";
+import { providerRouter } from "./routers/provider";
 import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
@@ -29,5 +30,6 @@ export const appRouter = router({
   command: commandRouter,
   agent: agentRouter,
   search: searchRouter,
+  provider: providerRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,3 +1,4 @@
+import { modelsOf } from "../provider/team";
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
@@ -207,7 +208,8 @@ export const draftMessage = fn(SessionInput, async (ctx: Context, { sessionId })
   const fallback = plainMessage(changes.files);
   const stat = changes.files.map((f) => `${f.status} ${f.file} (+${f.additions} -${f.deletions})`).join("\n");
   try {
-    const model = ctx.models.small ? ctx.models.small() : ctx.models.resolve(ctx.models.default());
+    const models = await modelsOf(ctx, ctx.actor.teamId);
+    const model = models.small ? models.small() : models.resolve(models.default());
     const answer = await LLM.text({ model, system: COMMIT_PROMPT, messages: [{ role: "user", content: `${stat}\n\n${changes.text}` }], abortSignal: AbortSignal.timeout(DRAFT_TIMEOUT_MS) });
     const message = cleanMessage(answer);
     return { message: message || fallback };

@@ -1,0 +1,1 @@
+export * as Spending from "./spending";
