@@ -13,7 +13,7 @@ import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
 import type { Ruleset } from "./permission/schema";
 import type { ProviderLimits } from "./provider/limits";
-import type { ModelInfo, ModelRef } from "./provider/models";
+import type { ModelInfo, ModelRef } from "./provider/model-info";
 import type { DiskQuota } from "./project/quota";
 import type { Sandbox } from "./sandbox/sandbox";
 import type { Keyring } from "./secrets/seal";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bus } from "../server/bus/bus";
 import { type ProviderConfig, loadModel } from "../server/provider/provider";
-import { type ModelRef, formatModelRef } from "../server/provider/models";
+import { formatModelRef } from "../server/provider/models";
+import { type ModelRef } from "../server/provider/model-info";
 import { type Services, withActor } from "../server/services";
 import { Session } from "../server/session";
 import type { AssistantMessage, Part, PartOf, WithParts } from "../server/session/message";

@@ -7,7 +7,8 @@ import type { Context, TeamModelDetails } from "../services";
 import { classify } from "../session/classify";
 import * as LLM from "../session/llm";
 import { Spending } from "../spending";
-import { type ModelInfo, type ModelRef, catalogModels, formatModelRef, parseModelRef } from "./models";
+import { catalogModels, formatModelRef, parseModelRef } from "./models";
+import { type ModelInfo, type ModelRef } from "./model-info";
 import { KEYED_PROVIDERS, type KeyedProvider } from "./provider";
 import { AgentModels, type KeySource, type TeamModelChoice, readChoice } from "./team";
 

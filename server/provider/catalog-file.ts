@@ -1,6 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { describeIssues } from "../fn";
 import { ModelOverrides } from "./models";
+import { logger } from "../log";
+
+const log = logger("provider");
 
 /**
  * The operator's catalog file (`providers.catalog`): model entries in the shape of the
@@ -40,7 +43,7 @@ export class CatalogFile {
   }
 
   private failed(mtime: number, why: string): ModelOverrides {
-    if (this.seen !== mtime) console.error(`[provider] the catalog file ${this.file} ${why}; the entries last read stay in use`);
+    if (this.seen !== mtime) log.warn(`the catalog file ${this.file} ${why}; the entries last read stay in use`);
     this.seen = mtime;
     return this.entries;
   }

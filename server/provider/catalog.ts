@@ -1,4 +1,4 @@
-import type { ModelInfo, ModelLimit } from "./models";
+import type { ModelInfo, ModelLimit } from "./model-info";
 
 /**
  * The Anthropic and Google models of the bundled catalog: limits and USD list prices per

@@ -8,15 +8,8 @@ import { mergingFetch } from "./merge-deltas";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config";
 import { ParleyError } from "../errors";
-import {
-  type ModelInfo,
-  type ModelOverrides,
-  type ModelRef,
-  catalogModels,
-  formatModelRef,
-  parseModelRef,
-  resolveModel,
-} from "./models";
+import { type ModelOverrides, catalogModels, formatModelRef, parseModelRef, resolveModel } from "./models";
+import { type ModelInfo, type ModelRef } from "./model-info";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./limits";
 import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID, type OfflineLanguageModel, createOfflineModel } from "./offline";
 

@@ -3,7 +3,8 @@ import { isParleyError } from "../errors";
 import { Secrets } from "../secrets";
 import type { Models, Services, TeamModelDetails } from "../services";
 import { CatalogFile, mergedOverrides } from "./catalog-file";
-import { type ModelInfo, type ModelOverrides, type ModelRef, catalogModels, formatModelRef, parseModelRef, resolveModel } from "./models";
+import { type ModelOverrides, catalogModels, formatModelRef, parseModelRef, resolveModel } from "./models";
+import { type ModelInfo, type ModelRef } from "./model-info";
 import { OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline/constants";
 import {
   KEYED_PROVIDERS,

@@ -2,7 +2,9 @@ import Decimal from "decimal.js";
 import { z } from "zod";
 import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
-import type { Context, Services } from "../services";
+import type { Acting } from "../actor";
+import type { Clock } from "../clock";
+import type { Db } from "../db/client";
 
 /**
  * Spending (SPEC §12): every finished model step with a cost adds a row to `Spend` (the
@@ -32,7 +34,7 @@ export function usd(value: number): string {
 }
 
 /** Adds one step's cost (nothing for a free step). */
-export async function record(s: Pick<Services, "db" | "clock">, session: { id: string; teamId: string; authorId: string; projectId: string }, cost: number): Promise<void> {
+export async function record(s: { db: Db; clock: Clock }, session: { id: string; teamId: string; authorId: string; projectId: string }, cost: number): Promise<void> {
   if (!(cost > 0)) return;
   await s.db.spend.create({
     data: { teamId: session.teamId, userId: session.authorId, projectId: session.projectId, sessionId: session.id, cost: new Decimal(cost).toString(), at: new Date(s.clock.now()) },
@@ -45,13 +47,13 @@ export interface Limits {
   member: number | null;
 }
 
-export async function limits(s: Pick<Services, "db">, teamId: string): Promise<Limits> {
+export async function limits(s: { db: Db }, teamId: string): Promise<Limits> {
   const row = await s.db.teamModelSettings.findUnique({ where: { teamId }, select: { monthlyLimit: true, memberLimit: true } });
   return { team: row?.monthlyLimit ? row.monthlyLimit.toNumber() : null, member: row?.memberLimit ? row.memberLimit.toNumber() : null };
 }
 
 /** The month's spending of a team, and of one member of it. */
-async function spent(s: Pick<Services, "db" | "clock">, teamId: string, userId: string): Promise<{ team: number; member: number }> {
+async function spent(s: { db: Db; clock: Clock }, teamId: string, userId: string): Promise<{ team: number; member: number }> {
   const since = monthStart(s.clock.now());
   const [team, member] = await Promise.all([
     s.db.spend.aggregate({ where: { teamId, at: { gte: since } }, _sum: { cost: true } }),
@@ -64,7 +66,7 @@ async function spent(s: Pick<Services, "db" | "clock">, teamId: string, userId: 
  * Refuses a new prompt once the team's monthly limit, or that of the member whose session
  * it is (its spending is counted to the session's author), is reached.
  */
-export async function assertWithin(s: Pick<Services, "db" | "clock">, teamId: string, userId: string): Promise<void> {
+export async function assertWithin(s: { db: Db; clock: Clock }, teamId: string, userId: string): Promise<void> {
   const limit = await limits(s, teamId);
   if (limit.team === null && limit.member === null) return;
   const used = await spent(s, teamId, userId);
@@ -97,7 +99,7 @@ export interface Summary {
 }
 
 /** The month's spending of the actor's team, per member and per project (any member). */
-export async function summary(ctx: Context): Promise<Summary> {
+export async function summary(ctx: Acting & { clock: Clock }): Promise<Summary> {
   await requireRole(ctx, [...ADMIN_ROLES, "member"], "see the team's spending");
   const { teamId, userId } = ctx.actor;
   const since = monthStart(ctx.clock.now());
@@ -144,7 +146,7 @@ const Usd = z.number().nonnegative().max(1_000_000).nullable();
 export const LimitsInput = z.object({ team: Usd, member: Usd });
 
 /** Sets the team's monthly limits (owners and admins). */
-export async function setLimits(ctx: Context, input: z.infer<typeof LimitsInput>): Promise<Limits> {
+export async function setLimits(ctx: Acting & { clock: Clock }, input: z.infer<typeof LimitsInput>): Promise<Limits> {
   await requireRole(ctx, ADMIN_ROLES, "set spending limits");
   const { team, member } = LimitsInput.parse(input);
   const data = { monthlyLimit: team === null ? null : new Decimal(team).toString(), memberLimit: member === null ? null : new Decimal(member).toString(), updatedAt: new Date(ctx.clock.now()), updatedById: ctx.actor.userId };
