@@ -156,6 +156,7 @@ const EnvSchema = z.object({
   PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
   PARLEY_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
 });
+type Env = z.infer<typeof EnvSchema>;
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -245,22 +246,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsedEnv = EnvSchema.safeParse(env);
   if (!parsedEnv.success) throw new ConfigError(`invalid environment: ${issues(parsedEnv.error)}`);
   const e = parsedEnv.data;
-  const file = path.resolve(cwd, e.PARLEY_CONFIG ?? "parley.config.json");
-  let fromFile: ConfigFile = {};
-  // Read at run time from the working directory: nothing for the build to trace.
-  if (existsSync(/*turbopackIgnore: true*/ file)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(readFileSync(/*turbopackIgnore: true*/ file, "utf8"));
-    } catch (error) {
-      throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
-    }
-    const parsed = ConfigFileSchema.safeParse(json);
-    if (!parsed.success) throw new ConfigError(`invalid ${file}: ${issues(parsed.error)}`);
-    fromFile = parsed.data;
-  } else if (e.PARLEY_CONFIG) {
-    throw new ConfigError(`PARLEY_CONFIG points at ${file}, which does not exist`);
-  }
+  const fromFile = readConfigFile(e.PARLEY_CONFIG, cwd);
   const dataDir = path.resolve(cwd, e.PARLEY_DATA_DIR ?? fromFile.dataDir ?? ".data");
   const flag = (value: "true" | "false" | undefined, fallback: boolean) =>
     value === undefined ? fallback : value === "true";
@@ -307,33 +293,59 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     commands: fromFile.command ?? {},
     subagents: { maxDepth: e.PARLEY_SUBAGENT_MAX_DEPTH ?? fromFile.subagents?.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH },
     stream: { windowMs: e.PARLEY_STREAM_WINDOW_MS ?? fromFile.stream?.windowMs },
-    liveStreams: {
-      perUser: e.PARLEY_LIVE_STREAMS_PER_USER ?? fromFile.liveStreams?.perUser ?? DEFAULT_STREAM_LIMITS.perUser,
-      perAddress: e.PARLEY_LIVE_STREAMS_PER_ADDRESS ?? fromFile.liveStreams?.perAddress ?? DEFAULT_STREAM_LIMITS.perAddress,
-      perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
-      perAddressPerShare: e.PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE ?? fromFile.liveStreams?.perAddressPerShare ?? DEFAULT_STREAM_LIMITS.perAddressPerShare,
-    },
-    shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
-    provider: {
-      maxEventChars: e.PARLEY_PROVIDER_MAX_EVENT_CHARS ?? fromFile.provider?.maxEventChars ?? DEFAULT_PROVIDER_LIMITS.maxEventChars,
-      maxBytesBeforeOutput: e.PARLEY_PROVIDER_MAX_BYTES_BEFORE_OUTPUT ?? fromFile.provider?.maxBytesBeforeOutput ?? DEFAULT_PROVIDER_LIMITS.maxBytesBeforeOutput,
-      maxAnswerBytes: e.PARLEY_PROVIDER_MAX_ANSWER_BYTES ?? fromFile.provider?.maxAnswerBytes ?? DEFAULT_PROVIDER_LIMITS.maxAnswerBytes,
-      maxPartChars: e.PARLEY_PROVIDER_MAX_PART_CHARS ?? fromFile.provider?.maxPartChars ?? DEFAULT_PROVIDER_LIMITS.maxPartChars,
-      stepTimeoutMs: e.PARLEY_PROVIDER_STEP_TIMEOUT_MS ?? fromFile.provider?.stepTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.stepTimeoutMs,
-      idleTimeoutMs: e.PARLEY_PROVIDER_IDLE_TIMEOUT_MS ?? fromFile.provider?.idleTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.idleTimeoutMs,
-    },
-    limits: {
-      projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
-      snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
-      workspacesPerProject: e.PARLEY_WORKSPACES_PER_PROJECT ?? fromFile.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
-      spareWorkspaces: e.PARLEY_SPARE_WORKSPACES ?? fromFile.limits?.spareWorkspaces ?? DEFAULT_SPARE_WORKSPACES,
-    },
+    ...capsFrom(e, fromFile),
     git: {
       allowLocalRemotes: flag(e.PARLEY_GIT_ALLOW_LOCAL_REMOTES, fromFile.git?.allowLocalRemotes ?? false),
       allowHttp: flag(e.PARLEY_GIT_ALLOW_HTTP, fromFile.git?.allowHttp ?? false),
     },
     instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
     logLevel: e.PARLEY_LOG_LEVEL ?? fromFile.log?.level ?? "info",
+  };
+}
+
+/** The configuration file (PARLEY_CONFIG, else ./parley.config.json when present), validated; {} without one. */
+function readConfigFile(named: string | undefined, cwd: string): ConfigFile {
+  const file = path.resolve(cwd, named ?? "parley.config.json");
+  // Read at run time from the working directory: nothing for the build to trace.
+  if (!existsSync(/*turbopackIgnore: true*/ file)) {
+    if (named) throw new ConfigError(`PARLEY_CONFIG points at ${file}, which does not exist`);
+    return {};
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(/*turbopackIgnore: true*/ file, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = ConfigFileSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(`invalid ${file}: ${issues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The caps: live streams, the shutdown's grace, what a provider may send, disk and workspaces. */
+function capsFrom(e: Env, fromFile: ConfigFile): Pick<Config, "liveStreams" | "shutdown" | "provider" | "limits"> {
+  return {
+      liveStreams: {
+        perUser: e.PARLEY_LIVE_STREAMS_PER_USER ?? fromFile.liveStreams?.perUser ?? DEFAULT_STREAM_LIMITS.perUser,
+        perAddress: e.PARLEY_LIVE_STREAMS_PER_ADDRESS ?? fromFile.liveStreams?.perAddress ?? DEFAULT_STREAM_LIMITS.perAddress,
+        perShare: e.PARLEY_LIVE_STREAMS_PER_SHARE ?? fromFile.liveStreams?.perShare ?? DEFAULT_STREAM_LIMITS.perShare,
+        perAddressPerShare: e.PARLEY_LIVE_STREAMS_PER_ADDRESS_PER_SHARE ?? fromFile.liveStreams?.perAddressPerShare ?? DEFAULT_STREAM_LIMITS.perAddressPerShare,
+      },
+      shutdown: { graceMs: e.PARLEY_SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS },
+      provider: {
+        maxEventChars: e.PARLEY_PROVIDER_MAX_EVENT_CHARS ?? fromFile.provider?.maxEventChars ?? DEFAULT_PROVIDER_LIMITS.maxEventChars,
+        maxBytesBeforeOutput: e.PARLEY_PROVIDER_MAX_BYTES_BEFORE_OUTPUT ?? fromFile.provider?.maxBytesBeforeOutput ?? DEFAULT_PROVIDER_LIMITS.maxBytesBeforeOutput,
+        maxAnswerBytes: e.PARLEY_PROVIDER_MAX_ANSWER_BYTES ?? fromFile.provider?.maxAnswerBytes ?? DEFAULT_PROVIDER_LIMITS.maxAnswerBytes,
+        maxPartChars: e.PARLEY_PROVIDER_MAX_PART_CHARS ?? fromFile.provider?.maxPartChars ?? DEFAULT_PROVIDER_LIMITS.maxPartChars,
+        stepTimeoutMs: e.PARLEY_PROVIDER_STEP_TIMEOUT_MS ?? fromFile.provider?.stepTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.stepTimeoutMs,
+        idleTimeoutMs: e.PARLEY_PROVIDER_IDLE_TIMEOUT_MS ?? fromFile.provider?.idleTimeoutMs ?? DEFAULT_PROVIDER_LIMITS.idleTimeoutMs,
+      },
+      limits: {
+        projectDiskMb: e.PARLEY_PROJECT_DISK_MB ?? fromFile.limits?.projectDiskMb ?? DEFAULT_PROJECT_DISK_MB,
+        snapshotMb: e.PARLEY_SNAPSHOT_MAX_MB ?? fromFile.limits?.snapshotMb ?? DEFAULT_SNAPSHOT_MB,
+        workspacesPerProject: e.PARLEY_WORKSPACES_PER_PROJECT ?? fromFile.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
+        spareWorkspaces: e.PARLEY_SPARE_WORKSPACES ?? fromFile.limits?.spareWorkspaces ?? DEFAULT_SPARE_WORKSPACES,
+      },
   };
 }
 
