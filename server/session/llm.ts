@@ -200,27 +200,10 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
   /** How the call ends once `signal` aborted: a broken limit is an error, the caller's abort an abort. */
   const stopped = (): LlmEvent => (watch.error && !outer.aborted ? { type: "error", error: watch.error } : abortEvent(outer));
   try {
-    let call: Awaited<ReturnType<typeof streamModelCall>>;
-    const calling = streamModelCall({
-      model: request.model.language,
-      system: request.system,
-      messages: request.messages,
-      ...(tools ? { tools } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.model.providerOptions ? { providerOptions: request.model.providerOptions } : {}),
-      abortSignal: signal,
-    });
-    try {
-      // An abort ends the wait for the provider's answer even if the provider ignores it.
-      const answered = await untilAborted(calling, signal);
-      if (!answered) {
-        void calling.then((late) => late.stream.cancel(), () => undefined);
-        return yield stopped();
-      }
-      call = answered.value;
-    } catch (error) {
-      return yield signal.aborted ? stopped() : { type: "error", error: reported(error) };
-    }
+    const opened = await openCall(request, signal);
+    if (opened.kind === "stopped") return yield stopped();
+    if (opened.kind === "failed") return yield { type: "error", error: reported(opened.error) };
+    const call = opened.call;
     watch.progress();
     yield { type: "start-step" };
     const reader = call.stream.getReader();
@@ -279,6 +262,36 @@ async function* step(request: LlmRequest): AsyncGenerator<LlmEvent> {
     };
   } finally {
     watch.stop();
+  }
+}
+
+type ModelCall = Awaited<ReturnType<typeof streamModelCall>>;
+
+/**
+ * The provider's answer started: the call, or how it ended before it answered — `signal`
+ * aborted (the wait ends even if the provider ignores the abort; a late answer is
+ * cancelled) or the request failed.
+ */
+async function openCall(request: LlmRequest, signal: AbortSignal): Promise<{ kind: "open"; call: ModelCall } | { kind: "stopped" } | { kind: "failed"; error: unknown }> {
+  const calling = streamModelCall({
+    model: request.model.language,
+    system: request.system,
+    messages: request.messages,
+    ...(request.tools ? { tools: request.tools } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.model.providerOptions ? { providerOptions: request.model.providerOptions } : {}),
+    abortSignal: signal,
+  });
+  try {
+    const answered = await untilAborted(calling, signal);
+    if (answered) return { kind: "open", call: answered.value };
+    void calling.then(
+      (late) => late.stream.cancel(),
+      () => undefined,
+    );
+    return { kind: "stopped" };
+  } catch (error) {
+    return signal.aborted ? { kind: "stopped" } : { kind: "failed", error };
   }
 }
 
