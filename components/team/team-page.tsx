@@ -50,46 +50,12 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
   const key = ["team", team.id] as const;
   const full = useQuery({
     queryKey: key,
-    queryFn: () => unwrap(authClient.organization.getFullOrganization({ query: { organizationId: team.id } })),
+    queryFn: () => fullTeam(team.id),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: key });
-
-  const [invited, setInvited] = useState<{ email: string; link: string }>();
-  const invite = useMutation({
-    mutationFn: (input: { email: string; role: Role }) =>
-      unwrap(authClient.organization.inviteMember({ email: input.email, role: input.role, organizationId: team.id })),
-    onSuccess: (invitation) => {
-      setInvited({ email: invitation.email, link: `${window.location.origin}/invite/${invitation.id}` });
-      void refresh();
-    },
-  });
-  const changeRole = useMutation({
-    mutationFn: (input: { memberId: string; role: Role }) =>
-      unwrap(authClient.organization.updateMemberRole({ memberId: input.memberId, role: input.role, organizationId: team.id })),
-    onSettled: () => void refresh(),
-  });
-  const removeMember = useMutation({
-    mutationFn: (memberId: string) => unwrap(authClient.organization.removeMember({ memberIdOrEmail: memberId, organizationId: team.id })),
-    onSettled: () => void refresh(),
-  });
-  const cancelInvitation = useMutation({
-    mutationFn: (invitationId: string) => unwrap(authClient.organization.cancelInvitation({ invitationId })),
-    onSettled: () => void refresh(),
-  });
-  const leave = useMutation({
-    mutationFn: () => unwrap(authClient.organization.leave({ organizationId: team.id })),
-    onSuccess: () => reloadTo("/"),
-  });
-
-  function submitInvite(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    invite.mutate({ email: String(form.get("email")).trim(), role: String(form.get("role")) as Role });
-  }
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: key });
 
   if (full.isPending) return <Loading />;
   if (full.error) return <ErrorNotice title="Could not load the team">{errorMessage(full.error)}</ErrorNotice>;
-  const members = full.data.members;
   const invitations = full.data.invitations.filter((invitation) => invitation.status === "pending");
 
   return (
@@ -100,89 +66,134 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
         </h1>
         <p className="text-sm text-zinc-500">You are {team.role === "admin" ? "an admin" : `the ${team.role === "owner" ? "owner" : "member"}`} of this team.</p>
       </div>
-
-      <Section title="Members">
-        <ul className="divide-y divide-zinc-100" data-testid="members">
-          {members.map((member) => (
-            <li key={member.id} className="flex flex-wrap items-center gap-3 py-2.5" data-testid="member" data-email={member.user.email}>
-              <div className="min-w-0 flex-1">
-                <p className="truncate text-sm font-medium text-zinc-900">{member.user.name}</p>
-                <p className="truncate text-xs text-zinc-500">{member.user.email}</p>
-              </div>
-              {isAdmin && member.userId !== userId ? (
-                <>
-                  <select
-                    aria-label={`Role of ${member.user.email}`}
-                    value={member.role}
-                    onChange={(event) => changeRole.mutate({ memberId: member.id, role: event.target.value as Role })}
-                    className={INPUT}
-                  >
-                    {ROLES.map((role) => (
-                      <option key={role} value={role} disabled={role === "owner" && team.role !== "owner"}>
-                        {role}
-                      </option>
-                    ))}
-                  </select>
-                  <Button size="sm" variant="ghost" onClick={() => removeMember.mutate(member.id)}>
-                    Remove
-                  </Button>
-                </>
-              ) : (
-                <Badge>{member.role}</Badge>
-              )}
-              {member.userId === userId && team.role !== "owner" ? (
-                <Button size="sm" variant="ghost" onClick={() => leave.mutate()}>
-                  Leave team
-                </Button>
-              ) : null}
-            </li>
-          ))}
-        </ul>
-        <Alert error={changeRole.error ?? removeMember.error ?? leave.error} />
-      </Section>
-
-      {isAdmin ? (
-        <Section title="Invite someone" description="Parley sends no email: copy the link and pass it on. It works for the address you enter, for 7 days.">
-          <form onSubmit={submitInvite} className="flex flex-wrap items-center gap-2" data-testid="invite-form">
-            <input name="email" type="email" required placeholder="name@example.com" aria-label="Email" className={`${INPUT} min-w-56 flex-1`} />
-            <select name="role" aria-label="Role" defaultValue="member" className={INPUT}>
-              <option value="member">member</option>
-              <option value="admin">admin</option>
-            </select>
-            <Button type="submit" variant="primary" disabled={invite.isPending}>
-              {invite.isPending ? <Spinner /> : null}
-              Invite
-            </Button>
-          </form>
-          <Alert error={invite.error} />
-          {invited ? <InvitationLink email={invited.email} link={invited.link} /> : null}
-          {invitations.length > 0 ? (
-            <ul className="mt-4 divide-y divide-zinc-100 border-t border-zinc-100" data-testid="invitations">
-              {invitations.map((invitation) => (
-                <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2.5 text-sm" data-testid="invitation" data-email={invitation.email}>
-                  <span className="min-w-0 flex-1 truncate text-zinc-800">{invitation.email}</span>
-                  <Badge>{invitation.role}</Badge>
-                  <CopyButton text={`${typeof window === "undefined" ? "" : window.location.origin}/invite/${invitation.id}`} label="Copy link" />
-                  <Button size="sm" variant="ghost" onClick={() => cancelInvitation.mutate(invitation.id)}>
-                    Cancel
-                  </Button>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-          <Alert error={cancelInvitation.error} />
-        </Section>
-      ) : null}
-
+      <Members team={team} userId={userId} members={full.data.members} refresh={refresh} />
+      {isAdmin ? <Invitations team={team} invitations={invitations} refresh={refresh} /> : null}
       <Projects isAdmin={isAdmin} />
-
       <TeamInstructions isAdmin={isAdmin} />
-
       <PermissionPolicy isAdmin={isAdmin} />
-
       <TeamSecrets isAdmin={isAdmin} />
       <TeamProviders isAdmin={isAdmin} />
     </div>
+  );
+}
+
+type FullTeam = Awaited<ReturnType<typeof fullTeam>>;
+const fullTeam = (organizationId: string) => unwrap(authClient.organization.getFullOrganization({ query: { organizationId } }));
+const isRole = (value: string): value is Role => ROLES.some((role) => role === value);
+
+/** The members and their roles: admins change roles and remove members; anyone but the owner may leave. */
+function Members({ team, userId, members, refresh }: { team: TeamInfo; userId: string; members: FullTeam["members"]; refresh: () => void }) {
+  const isAdmin = team.role === "owner" || team.role === "admin";
+  const changeRole = useMutation({
+    mutationFn: (input: { memberId: string; role: Role }) =>
+      unwrap(authClient.organization.updateMemberRole({ memberId: input.memberId, role: input.role, organizationId: team.id })),
+    onSettled: refresh,
+  });
+  const removeMember = useMutation({
+    mutationFn: (memberId: string) => unwrap(authClient.organization.removeMember({ memberIdOrEmail: memberId, organizationId: team.id })),
+    onSettled: refresh,
+  });
+  const leave = useMutation({
+    mutationFn: () => unwrap(authClient.organization.leave({ organizationId: team.id })),
+    onSuccess: () => reloadTo("/"),
+  });
+  return (
+    <Section title="Members">
+      <ul className="divide-y divide-zinc-100" data-testid="members">
+        {members.map((member) => (
+          <li key={member.id} className="flex flex-wrap items-center gap-3 py-2.5" data-testid="member" data-email={member.user.email}>
+            <div className="min-w-0 flex-1">
+              <p className="truncate text-sm font-medium text-zinc-900">{member.user.name}</p>
+              <p className="truncate text-xs text-zinc-500">{member.user.email}</p>
+            </div>
+            {isAdmin && member.userId !== userId ? (
+              <>
+                <select
+                  aria-label={`Role of ${member.user.email}`}
+                  value={member.role}
+                  onChange={(event) => {
+                    if (isRole(event.target.value)) changeRole.mutate({ memberId: member.id, role: event.target.value });
+                  }}
+                  className={INPUT}
+                >
+                  {ROLES.map((role) => (
+                    <option key={role} value={role} disabled={role === "owner" && team.role !== "owner"}>
+                      {role}
+                    </option>
+                  ))}
+                </select>
+                <Button size="sm" variant="ghost" onClick={() => removeMember.mutate(member.id)}>
+                  Remove
+                </Button>
+              </>
+            ) : (
+              <Badge>{member.role}</Badge>
+            )}
+            {member.userId === userId && team.role !== "owner" ? (
+              <Button size="sm" variant="ghost" onClick={() => leave.mutate()}>
+                Leave team
+              </Button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      <Alert error={changeRole.error ?? removeMember.error ?? leave.error} />
+    </Section>
+  );
+}
+
+/** Inviting someone (the link is passed on by hand) and the pending invitations (admins). */
+function Invitations({ team, invitations, refresh }: { team: TeamInfo; invitations: FullTeam["invitations"]; refresh: () => void }) {
+  const [invited, setInvited] = useState<{ email: string; link: string }>();
+  const invite = useMutation({
+    mutationFn: (input: { email: string; role: Role }) =>
+      unwrap(authClient.organization.inviteMember({ email: input.email, role: input.role, organizationId: team.id })),
+    onSuccess: (invitation) => {
+      setInvited({ email: invitation.email, link: `${window.location.origin}/invite/${invitation.id}` });
+      refresh();
+    },
+  });
+  const cancelInvitation = useMutation({
+    mutationFn: (invitationId: string) => unwrap(authClient.organization.cancelInvitation({ invitationId })),
+    onSettled: refresh,
+  });
+  function submitInvite(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const role = String(form.get("role"));
+    invite.mutate({ email: String(form.get("email")).trim(), role: isRole(role) ? role : "member" });
+  }
+  return (
+    <Section title="Invite someone" description="Parley sends no email: copy the link and pass it on. It works for the address you enter, for 7 days.">
+      <form onSubmit={submitInvite} className="flex flex-wrap items-center gap-2" data-testid="invite-form">
+        <input name="email" type="email" required placeholder="name@example.com" aria-label="Email" className={`${INPUT} min-w-56 flex-1`} />
+        <select name="role" aria-label="Role" defaultValue="member" className={INPUT}>
+          <option value="member">member</option>
+          <option value="admin">admin</option>
+        </select>
+        <Button type="submit" variant="primary" disabled={invite.isPending}>
+          {invite.isPending ? <Spinner /> : null}
+          Invite
+        </Button>
+      </form>
+      <Alert error={invite.error} />
+      {invited ? <InvitationLink email={invited.email} link={invited.link} /> : null}
+      {invitations.length > 0 ? (
+        <ul className="mt-4 divide-y divide-zinc-100 border-t border-zinc-100" data-testid="invitations">
+          {invitations.map((invitation) => (
+            <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2.5 text-sm" data-testid="invitation" data-email={invitation.email}>
+              <span className="min-w-0 flex-1 truncate text-zinc-800">{invitation.email}</span>
+              <Badge>{invitation.role}</Badge>
+              <CopyButton text={`${typeof window === "undefined" ? "" : window.location.origin}/invite/${invitation.id}`} label="Copy link" />
+              <Button size="sm" variant="ghost" onClick={() => cancelInvitation.mutate(invitation.id)}>
+                Cancel
+              </Button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <Alert error={cancelInvitation.error} />
+    </Section>
   );
 }
 
