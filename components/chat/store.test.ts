@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "@/server/bus/bus";
-import type { Part } from "@/server/session/message";
+import type { LiveEvent } from "@/components/events/use-event-source";
+import { liveEvent } from "@/test/live-event";
+import type { Message, Part } from "@/server/session/message";
 import { SessionStore } from "./store";
 
 const S = "ses_fffffffffff0aaaaaaaaaaaaaa";
@@ -11,17 +12,16 @@ function text(body: string, end?: number): Part {
   return { id: P, sessionId: S, messageId: M, type: "text", text: body, time: { start: 1, ...(end ? { end } : {}) } };
 }
 let n = 0;
-function ev(name: string, payload: unknown): Envelope {
-  return { id: String(n++), name, payload, scope: { teamId: "t", sessionId: S }, time: 0 };
+function ev(name: string, payload: unknown): LiveEvent {
+  return liveEvent({ id: String(n++), name, payload, scope: { teamId: "t", sessionId: S } });
 }
 const delta = (full: string, d: string) => ev("message.part.updated", { part: { ...text(""), text: "" }, delta: d, offset: full.length - d.length });
 const textOf = (store: SessionStore) => {
   const part = store.getSnapshot().messages[0]?.parts[0];
   return part?.type === "text" ? part.text : undefined;
 };
-const message = ev("message.updated", {
-  info: { id: M, sessionId: S, role: "user", time: { created: 1 }, agent: "build", model: { providerId: "p", modelId: "m" } },
-});
+const info: Message = { id: M, sessionId: S, role: "user", time: { created: 1 }, agent: "build", model: { providerId: "p", modelId: "m" } };
+const message = ev("message.updated", { info });
 
 describe("SessionStore", () => {
   it("appends deltas in order", () => {
@@ -37,7 +37,7 @@ describe("SessionStore", () => {
     s.apply(message);
     s.apply(delta("Hello wor", "wor")); // live events started before the page arrived: gap, buffered
     expect(textOf(s)).toBeUndefined();
-    s.applyPage({ messages: [{ info: (message.payload as { info: never }).info, parts: [text("Hello world")] }], cursor: undefined }, false);
+    s.applyPage({ messages: [{ info: info, parts: [text("Hello world")] }], cursor: undefined }, false);
     expect(textOf(s)).toBe("Hello world");
     s.apply(delta("Hello world!", "!"));
     expect(textOf(s)).toBe("Hello world!");
@@ -48,7 +48,7 @@ describe("SessionStore", () => {
   it("fills a gap when a full part arrives (runner resync) and replays buffered deltas", () => {
     const s = new SessionStore(S);
     s.apply(message);
-    s.applyPage({ messages: [{ info: (message.payload as { info: never }).info, parts: [text("Hel")] }], cursor: undefined }, false); // page behind
+    s.applyPage({ messages: [{ info: info, parts: [text("Hel")] }], cursor: undefined }, false); // page behind
     s.apply(delta("Hello wo", "wo")); // beyond what we have: waits
     expect(textOf(s)).toBe("Hel");
     expect(s.waiting).toBe(1);

@@ -1,5 +1,5 @@
 import { isNewer } from "@/lib/part-lifecycle";
-import type { Envelope } from "@/server/bus/bus";
+import type { LiveEvent } from "@/server/live/event-types";
 import type { Status } from "@/server/session/events";
 import type { Info } from "@/server/session/info";
 import type { Message, Part, WithParts } from "@/server/session/message";
@@ -217,30 +217,30 @@ export class SessionStore {
     this.changed();
   }
 
-  apply(event: Envelope): void {
+  apply(event: LiveEvent): void {
     switch (event.name) {
       case "session.updated":
       case "session.created": {
-        const { info } = event.payload as { info: Info };
+        const { info } = event.payload;
         if (this.info && info.time.updated < this.info.time.updated) return;
         this.info = info;
         break;
       }
       case "session.status":
-        this.status = (event.payload as { status: Status }).status;
+        this.status = event.payload.status;
         this.statusKnown = true;
         break;
       case "message.updated":
-        this.putMessage((event.payload as { info: Message }).info);
+        this.putMessage(event.payload.info);
         break;
       case "message.removed": {
-        const { messageId } = event.payload as { messageId: string };
+        const { messageId } = event.payload;
         this.removedMessages.add(messageId);
         this.dropMessage(messageId);
         break;
       }
       case "message.part.updated": {
-        const payload = event.payload as { part: Part; delta?: string; offset?: number };
+        const { payload } = event;
         if (payload.delta !== undefined && payload.offset !== undefined) {
           this.applyDelta({ part: payload.part, delta: payload.delta, offset: payload.offset });
         } else {
@@ -249,7 +249,7 @@ export class SessionStore {
         break;
       }
       case "message.part.removed": {
-        const { messageId, partId } = event.payload as { messageId: string; partId: string };
+        const { messageId, partId } = event.payload;
         this.removedParts.add(partId);
         const list = this.parts.get(messageId);
         if (list) this.setParts(messageId, list.filter((p) => p.id !== partId));

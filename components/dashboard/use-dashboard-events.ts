@@ -34,7 +34,7 @@ export function useDashboardEvents(teamId: string | undefined): ReadonlyMap<stri
   useEventSource(teamId ? `/api/teams/${encodeURIComponent(teamId)}/events` : undefined, {
     onEvent: (event) => {
       if (event.name === "session.status") {
-        const { sessionId, status } = event.payload as { sessionId: string; status: Status };
+        const { sessionId, status } = event.payload;
         setStatuses((current) => new Map(current).set(sessionId, status));
         refresh(REFRESH_DELAY_MS);
         return;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Envelope } from "@/server/bus/bus";
+import type { LiveEvent } from "./use-event-source";
+import { liveEvent } from "@/test/live-event";
 import { type EventSourceHandlers, REVIVE_FIRST_MS, REVIVE_MAX_MS, subscribe } from "./use-event-source";
 
 /** The browser's EventSource, reduced to what the shared connection uses. */
@@ -28,14 +29,14 @@ class FakeEventSource {
     this.readyState = retrying ? FakeEventSource.CONNECTING : FakeEventSource.CLOSED;
     this.onerror?.();
   }
-  emit(event: Envelope): void {
+  emit(event: LiveEvent): void {
     this.onmessage?.({ data: JSON.stringify(event) } as MessageEvent<string>);
   }
 }
 
-const envelope = (id: string, name = "session.updated"): Envelope => ({ id, name, payload: {}, scope: { teamId: "tem_1" }, time: 0 });
+const envelope = (id: string, name = "session.updated"): LiveEvent => liveEvent({ id, name, payload: {}, scope: { teamId: "tem_1" } });
 
-function handlers(onEvent: (event: Envelope) => void): { current: EventSourceHandlers } {
+function handlers(onEvent: (event: LiveEvent) => void): { current: EventSourceHandlers } {
   return { current: { onEvent } };
 }
 

@@ -1,21 +1,22 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { Envelope } from "@/server/bus/bus";
+import type { LiveEvent } from "@/server/live/event-types";
 
-export type { Envelope };
+export type { LiveEvent };
 
 export interface EventSourceHandlers {
-  onEvent: (event: Envelope) => void;
+  onEvent: (event: LiveEvent) => void;
   /** Called on every (re)connection; `reconnect` is false for the first one. */
   onOpen?: (reconnect: boolean) => void;
   /** The connection failed or dropped (the browser retries unless the server refused it). */
   onError?: () => void;
 }
 
-function isEnvelope(value: unknown): value is Envelope {
+/** An event as the server's live streams send it (their payloads are the server's own: not validated again here). */
+export function isLiveEvent(value: unknown): value is LiveEvent {
   if (typeof value !== "object" || value === null) return false;
-  return "name" in value && typeof value.name === "string" && "payload" in value && "id" in value && typeof value.id === "string";
+  return "name" in value && typeof value.name === "string" && "payload" in value && "id" in value && typeof value.id === "string" && "scope" in value && typeof value.scope === "object";
 }
 
 interface Listener {
@@ -85,7 +86,7 @@ function wire(connection: Connection): void {
       console.error("[events] unreadable event", error);
       return;
     }
-    if (!isEnvelope(data)) return;
+    if (!isLiveEvent(data)) return;
     // A replayed event (same id) must not be applied twice.
     if (seen.has(data.id)) return;
     seen.add(data.id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PageInput } from "@/components/chat/store";
-import type { Envelope } from "@/server/bus/bus";
+import type { LiveEvent } from "@/components/events/use-event-source";
+import { liveEvent } from "@/test/live-event";
 import type { Status } from "@/server/session/events";
 import type { Info } from "@/server/session/info";
 import type { WithParts } from "@/server/session/message";
@@ -27,8 +28,8 @@ function page(from: number, to: number, cursor?: string): PageInput {
   return { messages, cursor };
 }
 let seq = 0;
-function event(name: string, payload: unknown, sessionId = S): Envelope {
-  return { id: `e${seq++}`, name, payload, scope: { teamId: "tem_1", sessionId }, time: 0 };
+function event(name: string, payload: unknown, sessionId = S): LiveEvent {
+  return liveEvent({ id: `e${seq++}`, name, payload, scope: { teamId: "tem_1", sessionId } });
 }
 const busy: Status = { type: "busy" };
 const idle: Status = { type: "idle" };

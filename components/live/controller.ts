@@ -1,7 +1,7 @@
 import { SessionStore } from "@/components/chat/store";
 import type { EventSourceHandlers } from "@/components/events/use-event-source";
 import { errorMessage } from "@/components/ui/feedback";
-import type { Envelope } from "@/server/bus/bus";
+import type { LiveEvent } from "@/server/live/event-types";
 import type { Status } from "@/server/session/events";
 import type { Info } from "@/server/session/info";
 import { removeChild, upsertChild } from "./children";
@@ -176,24 +176,24 @@ export class LiveController {
     void this.fetchNewest();
   }
 
-  private onEvent(event: Envelope): void {
+  private onEvent(event: LiveEvent): void {
     const shown = this.store.sessionId;
     switch (event.name) {
       case "share.revoked":
         return this.end("revoked");
       case "stream.ready":
-        return this.ready(event.payload as { sessionId: string; status?: Status });
+        return this.ready(event.payload);
       case "session.created":
       case "session.updated":
         return this.sessionInfo(event);
       case "session.deleted": {
-        const { info } = event.payload as { info: Info };
+        const { info } = event.payload;
         if (info.id === shown) this.end("deleted");
         else this.update({ children: removeChild(this.state.children, info.id) });
         return;
       }
       case "session.status":
-        if ((event.payload as { sessionId: string }).sessionId !== shown) return;
+        if (event.payload.sessionId !== shown) return;
         this.statusAt = this.now();
         this.store.apply(event);
         return;
@@ -210,8 +210,8 @@ export class LiveController {
   }
 
   /** The session shown changed, or one of its children was created or changed. */
-  private sessionInfo(event: Envelope): void {
-    const { info } = event.payload as { info: Info };
+  private sessionInfo(event: Extract<LiveEvent, { name: "session.created" | "session.updated" }>): void {
+    const { info } = event.payload;
     if (info.id === this.store.sessionId) {
       this.store.apply(event);
       const held = this.store.getSnapshot().info;

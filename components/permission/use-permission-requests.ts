@@ -63,11 +63,11 @@ export function usePermissionRequests(sessionId: string): PermissionRequests {
   useEventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`, {
     onEvent: (event) => {
       if (event.name === "permission.asked") {
-        const { request } = event.payload as { request: PermissionRequest };
+        const { request } = event.payload;
         if (request.sessionId !== sessionId) return;
         setSeen((current) => ({ ...current, asked: new Map(current.asked).set(request.id, { request, at: Date.now() }) }));
       } else if (event.name === "permission.replied") {
-        const { sessionId: of, requestId } = event.payload as { sessionId: string; requestId: string };
+        const { sessionId: of, requestId } = event.payload;
         if (of === sessionId) forget(requestId);
       }
     },

@@ -28,7 +28,7 @@ export function useTeamEvents(): ReadonlyMap<string, Status> {
   useEventSource(teamId ? `/api/teams/${encodeURIComponent(teamId)}/events` : undefined, {
     onEvent: (event) => {
       if (event.name === "session.status") {
-        const { sessionId, status } = event.payload as { sessionId: string; status: Status };
+        const { sessionId, status } = event.payload;
         setStatuses((current) => new Map(current).set(sessionId, status));
       }
       if (event.name.startsWith("session.") && event.name !== "session.diff") refresh();

@@ -46,6 +46,11 @@ export function lookup(name: string): EventDef | undefined {
   return registry.get(name);
 }
 
+/** Every event defined so far (in the modules imported so far). */
+export function registered(): EventDef[] {
+  return [...registry.values()];
+}
+
 /**
  * Whether an event of this name is sent to `audience`, or, without one, to any audience
  * at all. A name this process never defined reaches nobody.

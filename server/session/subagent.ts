@@ -77,8 +77,7 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
     if (event.name !== Event.PartUpdated.name) return;
     // Every event of the child passes here (each streamed delta too): only its tool parts
     // are read, and only those are validated.
-    const payload = event.payload as { part?: { type?: unknown } } | undefined;
-    if (payload?.part?.type !== "tool") return;
+    if (field(field(event.payload, "part"), "type") !== "tool") return;
     const { part } = Event.PartUpdated.schema.parse(event.payload);
     if (part.type !== "tool") return;
     const title = part.state.status === "running" || part.state.status === "completed" ? part.state.title : undefined;
@@ -130,23 +129,24 @@ export class ReplyWatch {
       if (!parsed.success) this.unreadable = true;
       else if (parsed.data.info.role === "assistant" && (!this.last || parsed.data.info.id >= this.last.id)) this.last = parsed.data.info;
     } else if (event.name === Event.PartUpdated.name) {
-      const payload = event.payload as { part?: { id?: unknown; type?: unknown; messageId?: unknown }; delta?: unknown } | undefined;
-      const part = payload?.part;
-      if (part?.type !== "text") return;
-      if (typeof part.id !== "string" || typeof part.messageId !== "string") {
+      const part = field(event.payload, "part");
+      if (field(part, "type") !== "text") return;
+      const id = field(part, "id");
+      const messageId = field(part, "messageId");
+      if (typeof id !== "string" || typeof messageId !== "string") {
         this.unreadable = true;
         return;
       }
       // A streamed delta is not read (every token passes here): the part is whole again at its next write.
-      if (payload?.delta !== undefined) {
-        const known = this.texts.get(part.id);
+      if (field(event.payload, "delta") !== undefined) {
+        const known = this.texts.get(id);
         if (known) known.part = undefined;
-        else this.texts.set(part.id, { messageId: part.messageId, part: undefined });
+        else this.texts.set(id, { messageId, part: undefined });
         return;
       }
       const parsed = Event.PartUpdated.schema.safeParse(event.payload);
       if (!parsed.success) this.unreadable = true;
-      else this.texts.set(part.id, { messageId: part.messageId, part: parsed.data.part });
+      else this.texts.set(id, { messageId, part: parsed.data.part });
     } else if (event.name === Event.PartRemoved.name) {
       const parsed = Event.PartRemoved.schema.safeParse(event.payload);
       if (!parsed.success) this.unreadable = true;
@@ -201,4 +201,14 @@ function finalText(reply: WithParts | undefined): string {
   if (info.error) throw new ToolError(`The subagent failed: ${info.error.message ?? info.error.name}`);
   const text = reply.parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text] : [])).join("\n\n").trim();
   return text || "(The subagent finished without a final message.)";
+}
+
+/**
+ * One field of a payload not validated yet (every event of the child passes the watchers:
+ * each streamed delta too, so only what they need is looked at before a schema parses it).
+ */
+function field(value: unknown, key: string): unknown {
+  if (typeof value !== "object" || value === null) return undefined;
+  const found: unknown = Reflect.get(value, key);
+  return found;
 }
