@@ -16,7 +16,7 @@ import type { FakeProvider } from "./fake-provider";
 import { makeTeam } from "./db";
 import { type FakeOpenAI, reply, startFakeOpenAI } from "./fake-openai";
 import { closeLocks, scriptedServices, settled } from "./session-harness";
-import { compatibleChatModel } from "../server/provider/chat-stream";
+import { compatibleChatModel } from "../server/provider/compatible/chat-stream";
 import { Session } from "../server/session";
 
 /**

@@ -1,6 +1,6 @@
-import { sameOriginFetch } from "./http-transport";
+import { sameOriginFetch } from "./compatible/http-transport";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./limits";
-import { bounded } from "./merge-deltas";
+import { bounded } from "./compatible/merge-deltas";
 
 /**
  * The `fetch` of the Anthropic and Google providers: their answers are untrusted as any

@@ -5,7 +5,7 @@ import { historyBuilder, text, toolOutput } from "../../test/history";
 import { PRICES, closeLocks, recorder, scriptedServices, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { isParleyError } from "../errors";
-import { compatibleChatModel } from "../provider/chat-stream";
+import { compatibleChatModel } from "../provider/compatible/chat-stream";
 import { loadModel } from "../provider/provider";
 import { createCallerFactory } from "../trpc/init";
 import { appRouter } from "../trpc/router";

@@ -9,7 +9,7 @@ import * as Status from "./status";
 import { Session } from ".";
 import { withActor } from "../services";
 import { builtinTools } from "../tool/registry";
-import { compatibleChatModel } from "../provider/chat-stream";
+import { compatibleChatModel } from "../provider/compatible/chat-stream";
 
 /**
  * The loop driving the `compatible` provider (`@ai-sdk/openai` Chat Completions, its streams

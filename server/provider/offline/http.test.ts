@@ -5,7 +5,7 @@ import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } fr
 import { type LanguageModelUsage, type ModelMessage, type ToolSet, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type OfflineProviderServer, createOfflineProviderServer } from "../../../bench/offline-provider";
-import { compatibleChatModel } from "../chat-stream";
+import { compatibleChatModel } from "../compatible/chat-stream";
 import { createOfflineModel } from "./model";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PROVIDER_LIMITS } from "./limits";
+import { DEFAULT_PROVIDER_LIMITS } from "../limits";
 import { mergeDeltas, mergeEvents, mergingFetch } from "./merge-deltas";
 
 /** Every chunk of a stream, in order. */

@@ -5,7 +5,7 @@ import { type ParseResult, isAbortError } from "@ai-sdk/provider-utils";
 import { type EventSourceParser, createParser } from "eventsource-parser";
 import { type ChatChunk, ChatChunkTransform, type Parsed, isOutputChunk, mergeRuns, parseChunk } from "./chat-chunks";
 import { type ByteSource, type Incoming, fetchTransport, httpTransport, streamOf, toResponse } from "./http-transport";
-import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isProviderLimitError } from "./limits";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isProviderLimitError } from "../limits";
 
 /**
  * The `compatible` provider's model: `@ai-sdk/openai`'s Chat Completions model, with the

@@ -4,8 +4,11 @@ import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { MIRRORED_SDK } from "./chat-chunks";
 import { compatibleChatModel } from "./chat-stream";
-import { DEFAULT_PROVIDER_LIMITS } from "./limits";
+import { DEFAULT_PROVIDER_LIMITS } from "../limits";
 
 /**
  * The `compatible` provider's stream reader against `@ai-sdk/openai`'s chat model: the same
@@ -217,6 +220,14 @@ const cases: Record<string, Body> = {
   "an HTTP 500 with a body that is not JSON": { reads: ["oops"], status: 500, contentType: "text/plain" },
   "a success body that is not labelled as an event stream": { reads: [text("a"), finish("stop")], contentType: "text/plain" },
 };
+
+describe("the mirrored SDK", () => {
+  it("is the @ai-sdk/openai installed: an upgrade fails here until this parity suite has run against it and MIRRORED_SDK names it", () => {
+    const manifest: unknown = JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`${MIRRORED_SDK.package}/package.json`), "utf8"));
+    const version = typeof manifest === "object" && manifest !== null && "version" in manifest ? manifest.version : undefined;
+    expect(version).toBe(MIRRORED_SDK.version);
+  });
+});
 
 describe("compatible provider stream reader", () => {
   for (const [name, body] of Object.entries(cases)) {

@@ -13,10 +13,13 @@ import {
 import { z } from "zod";
 import { type Json, isNullish, isObject } from "./json-guards";
 
+/** The `@ai-sdk/openai` release this file mirrors (pinned exactly in package.json; chat-stream.test.ts checks it). */
+export const MIRRORED_SDK = { package: "@ai-sdk/openai", version: "4.0.118" } as const;
+
 /**
- * The chunks of an OpenAI Chat Completions stream (`POST /chat/completions`, `stream: true`)
- * turned into the AI SDK's stream parts, the same parts `@ai-sdk/openai`'s chat model makes
- * of them (its `doStream` transform, version 4.0.x): the schema, the mapping of finish
+ * THE MIRROR. The chunks of an OpenAI Chat Completions stream (`POST /chat/completions`,
+ * `stream: true`) turned into the AI SDK's stream parts, the same parts `@ai-sdk/openai`'s
+ * chat model makes of them (its `doStream` transform, MIRRORED_SDK): the schema, the mapping of finish
  * reasons, usage, refusals, tool calls, citations, log probabilities and error frames follow
  * that model's, and `chat-stream.test.ts` runs one set of streams through both.
  *

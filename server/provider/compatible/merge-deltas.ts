@@ -24,7 +24,7 @@
 
 import { sameOriginFetch } from "./http-transport";
 import { type Json, isNullish, isObject } from "./json-guards";
-import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError } from "./limits";
+import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError } from "../limits";
 
 /** Fields of a chat completion chunk that may differ or be dropped between merged chunks. */
 const CHAT_TOP = new Set(["id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "choices", "usage"]);

@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { ProviderLimitError } from "./limits";
+import { ProviderLimitError } from "../limits";
 
 /**
  * How the `compatible` provider sends its requests and reads their answers: Node's own
