@@ -16,6 +16,7 @@ import { DEFAULT_SNAPSHOT_MB } from "./snapshot/snapshot";
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_SPARE_WORKSPACES } from "./workspace/scope";
 import { parseServerKey } from "./secrets/seal";
 import type { InstructionSettings } from "./instructions/sources";
+import { McpConfig, type McpSettings } from "./mcp/config";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -88,6 +89,10 @@ export const ConfigFileSchema = z
     /** Whether the server fetches the URLs among `instructions` (5 s each, 64 KB at most); off by default. */
     instructionUrls: z.boolean().optional(),
     /** Disk limits: a project's quota, and the new files one snapshot may store (MB). */
+    /** Tool servers (MCP) of every team, as OpenCode's `mcp` block: {"docs": {"type": "remote", "url": "https://…", "headers": {"Authorization": "Bearer {env:DOCS_TOKEN}"}}}. */
+    mcp: McpConfig.optional(),
+    /** Tool servers: {"allowPrivateAddresses": true} lets remote servers be reached at loopback, link-local and private addresses (refused by default). */
+    toolServers: z.object({ allowPrivateAddresses: z.boolean().optional() }).strict().optional(),
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional(), spareWorkspaces: SpareCount.optional() }).strict().optional(),
   })
   .strict();
@@ -139,6 +144,7 @@ const EnvSchema = z.object({
   PARLEY_GIT_ALLOW_LOCAL_REMOTES: z.enum(["true", "false"]).optional(),
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
   PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
+  PARLEY_MCP_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
 });
 
 export interface Config {
@@ -201,6 +207,8 @@ export interface Config {
   git: { allowLocalRemotes: boolean; allowHttp: boolean };
   /** The configured instruction files and URLs, and whether URLs are fetched (server/instructions). */
   instructions: InstructionSettings;
+  /** The configuration's tool servers (`mcp`) and whether remote ones may be at private addresses (server/mcp). */
+  mcp: McpSettings;
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -299,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowHttp: flag(e.PARLEY_GIT_ALLOW_HTTP, fromFile.git?.allowHttp ?? false),
     },
     instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
+    mcp: { servers: fromFile.mcp ?? {}, allowPrivateAddresses: flag(e.PARLEY_MCP_ALLOW_PRIVATE, fromFile.toolServers?.allowPrivateAddresses ?? false) },
   };
 }
 

@@ -35,6 +35,7 @@ export const PREFIXES = {
   invitation: "inv",
   secret: "sec",
   command: "cmd",
+  toolServer: "mcp",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

@@ -3,6 +3,7 @@ import { agentRouter } from "./routers/agent";
 import { commandRouter } from "./routers/command";
 import { dashboardRouter } from "./routers/dashboard";
 import { instructionsRouter } from "./routers/instructions";
+import { mcpRouter } from "./routers/mcp";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
@@ -27,5 +28,6 @@ export const appRouter = router({
   instructions: instructionsRouter,
   command: commandRouter,
   agent: agentRouter,
+  mcp: mcpRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,160 @@
+import { type MCPClient, MCPClientError, createMCPClient } from "@ai-sdk/mcp";
+import { type Redact, redactor } from "../secrets/redact";
+import { cancellingFetch, guardedFetch } from "./fetch";
+
+/**
+ * One connection to a remote tool server for one team on this instance: opened at its
+ * first use (Streamable HTTP; the older SSE transport when the server does not speak it),
+ * shared by every session of the team, closed after `idleMs` without use, and opened again
+ * by the next use after a failure. Its status is what the Team page shows. No header value
+ * ever appears in a status or an error: every message goes through the redactor of the
+ * connection's header values.
+ */
+
+export type State = "idle" | "connecting" | "connected" | "failed";
+
+export interface Status {
+  state: State;
+  /** Why the last attempt or call failed (redacted). */
+  error?: string;
+  /** When the state last changed (ms). */
+  since: number;
+}
+
+export interface ToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface Listing {
+  tools: ToolInfo[];
+  instructions?: string;
+}
+
+export interface ConnectionOptions {
+  url: string;
+  headers: Record<string, string>;
+  allowPrivate: boolean;
+  idleMs: number;
+  maxResponseBytes: number;
+  /** How long connecting (and listing) may take (ms). */
+  connectTimeoutMs: number;
+  now: () => number;
+}
+
+/** The failure of a call the connection cannot have delivered (refused, or its MCP session gone): sent again once on a new connection. */
+function undelivered(error: unknown): boolean {
+  if (error instanceof MCPClientError && error.statusCode === 404) return true;
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if ("code" in cause && cause.code === "ECONNREFUSED") return true;
+  }
+  return false;
+}
+
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) if (!parts.includes(cause.message)) parts.push(cause.message);
+  return parts.join(": ") || String(error);
+}
+
+export class Connection {
+  private client: Promise<MCPClient> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private users = 0;
+  readonly redact: Redact;
+  status: Status;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.redact = redactor(Object.values(options.headers));
+    this.status = { state: "idle", since: options.now() };
+  }
+
+  private set(state: State, error?: unknown): void {
+    this.status = { state, since: this.options.now(), ...(error === undefined ? {} : { error: this.redact(describe(error)) }) };
+  }
+
+  private async open(type: "http" | "sse"): Promise<MCPClient> {
+    const fetch = cancellingFetch(guardedFetch({ allowPrivate: this.options.allowPrivate, maxResponseBytes: this.options.maxResponseBytes, headersTimeoutMs: this.options.connectTimeoutMs }));
+    return createMCPClient({
+      transport: { type, url: this.options.url, headers: this.options.headers, fetch, redirect: "error" },
+      clientName: "parley",
+      initializationOptions: { timeout: this.options.connectTimeoutMs },
+      onUncaughtError: (error) => this.set("failed", error),
+    });
+  }
+
+  private connect(): Promise<MCPClient> {
+    this.set("connecting");
+    const opening = this.open("http")
+      .catch((error: unknown) => {
+        // A server of the older protocol answers Streamable HTTP's POST with 404 or 405: its SSE transport then.
+        if (error instanceof MCPClientError && (error.statusCode === 404 || error.statusCode === 405)) return this.open("sse");
+        throw error;
+      })
+      .then(
+        (client) => {
+          this.set("connected");
+          return client;
+        },
+        (error: unknown) => {
+          this.set("failed", error);
+          if (this.client === opening) this.client = undefined;
+          throw new Error(this.status.error ?? "the tool server could not be reached");
+        },
+      );
+    this.client = opening;
+    return opening;
+  }
+
+  /** Drops the client (after a failure): the next use connects again. */
+  private drop(client: Promise<MCPClient>, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.set("failed", error);
+    void client.then((c) => c.close()).catch((closeError: unknown) => console.warn(`[mcp] closing a failed connection: ${this.redact(describe(closeError))}`));
+  }
+
+  /** Runs `fn` on the connection (made when there is none); a call that cannot have been delivered is sent once more on a new one. */
+  async use<T>(fn: (client: MCPClient) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.users++;
+    clearTimeout(this.timer);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const client = this.client ?? this.connect();
+        try {
+          return await fn(await client);
+        } catch (error) {
+          if (signal?.aborted || (error instanceof MCPClientError && error.code !== undefined)) throw error;
+          this.drop(client, error);
+          if (attempt > 0 || !undelivered(error)) throw new Error(this.redact(describe(error)), { cause: error });
+        }
+      }
+    } finally {
+      if (--this.users === 0) this.timer = setTimeout(() => void this.close(), this.options.idleMs).unref();
+    }
+  }
+
+  /** The server's tools and instructions, as it announces them now. */
+  list(): Promise<Listing> {
+    return this.use(async (client) => {
+      const tools: ToolInfo[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const result = await client.listTools({ ...(cursor ? { params: { cursor } } : {}), options: { timeout: this.options.connectTimeoutMs } });
+        for (const tool of result.tools) tools.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: { ...tool.inputSchema } });
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      return { tools, ...(client.instructions ? { instructions: client.instructions } : {}) };
+    });
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    if (this.status.state !== "failed") this.set("idle");
+    if (client) await client.then((c) => c.close()).catch((error: unknown) => console.warn(`[mcp] closing a connection: ${this.redact(describe(error))}`));
+  }
+}

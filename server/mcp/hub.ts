@@ -1,0 +1,182 @@
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Ruleset } from "../permission/schema";
+import { Secrets } from "../secrets";
+import type { Keyring } from "../secrets/seal";
+import type { Settings } from "../services";
+import type { Tool } from "../tool/tool";
+import { block } from "../instructions/sources";
+import { type McpSettings, NO_MCP_SETTINGS } from "./config";
+import { Connection, type Listing, type Status } from "./connection";
+import { type Spec, specs } from "./servers";
+import { mcpTool } from "./tools";
+
+/**
+ * The tool servers of this instance (SPEC §17): one connection per (team, server), made at
+ * the first call, shared by the team's sessions and closed when idle or at shutdown. A
+ * step's tools come from the tool list cached in the database (read from the server when
+ * none is cached or the server was changed since), so a session's tools stay the same
+ * across instances and restarts; a step never waits long for a server that does not answer
+ * (its tools are left out, with its status saying why).
+ */
+
+/** A connection closes after this long without a call (ms). */
+export const DEFAULT_IDLE_MS = 5 * 60_000;
+/** How long connecting and listing may take (ms). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Bytes one answer of a tool server may carry. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** The share of the model's context the tool definitions of tool servers may take before a warning. */
+export const CONTEXT_WARNING_SHARE = 0.2;
+
+const CachedTools = z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) }));
+
+export interface StepTools {
+  tools: Tool[];
+  /** The servers' instructions, as system prompt blocks. */
+  instructions: string[];
+  /** The built-in rule of each tool: ask (team policy and approvals may allow or deny). */
+  defaults: Ruleset;
+  /** Said when the tools' definitions take a large share of the model's context. */
+  warning?: string;
+}
+
+export interface ServerState {
+  status: Status;
+  tools: Array<{ name: string; id: string; description?: string }>;
+  /** Tools left out, and why (a schema that cannot be read). */
+  refused: Array<{ name: string; reason: string }>;
+  listedAt: number | null;
+}
+
+export class ToolServers {
+  private readonly connections = new Map<string, { version: number; connection: Connection }>();
+  readonly settings: McpSettings;
+
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: Keyring,
+    settings: Settings,
+    private readonly now: () => number = Date.now,
+    private readonly idleMs = DEFAULT_IDLE_MS,
+  ) {
+    this.settings = settings.mcp ?? NO_MCP_SETTINGS;
+  }
+
+  specs(teamId: string, projectId: string | undefined): Promise<Spec[]> {
+    return specs(this.db, this.settings, teamId, projectId);
+  }
+
+  private async headers(teamId: string, spec: Spec): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const header of spec.headers) {
+      out[header.name] = "value" in header ? header.value : `${header.prefix ?? ""}${await Secrets.reveal({ db: this.db, keyring: this.keyring }, teamId, header.secret)}`;
+    }
+    return out;
+  }
+
+  /** The team's connection to a server (a changed server gets a new one). */
+  async connection(teamId: string, spec: Spec): Promise<Connection> {
+    const key = `${teamId}|${spec.key}`;
+    const known = this.connections.get(key);
+    if (known && known.version === spec.version) return known.connection;
+    if (known) void known.connection.close();
+    const connection = new Connection({
+      url: spec.url,
+      headers: await this.headers(teamId, spec),
+      allowPrivate: this.settings.allowPrivateAddresses,
+      idleMs: this.idleMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      now: this.now,
+    });
+    this.connections.set(key, { version: spec.version, connection });
+    return connection;
+  }
+
+  status(teamId: string, spec: Spec): Status {
+    const known = this.connections.get(`${teamId}|${spec.key}`);
+    return known && known.version === spec.version ? known.connection.status : { state: "idle", since: this.now() };
+  }
+
+  /** The cached listing of a server when it is as new as the server's settings; else undefined. */
+  private async cached(teamId: string, spec: Spec): Promise<(Listing & { at: number }) | undefined> {
+    const row = await this.db.toolServerTools.findUnique({ where: { teamId_server: { teamId, server: spec.key } } });
+    if (!row || row.updatedAt.getTime() < spec.version) return undefined;
+    const tools = CachedTools.safeParse(row.tools);
+    if (!tools.success) return undefined;
+    return { tools: tools.data, ...(row.instructions ? { instructions: row.instructions } : {}), at: row.updatedAt.getTime() };
+  }
+
+  /** Reads the server's tools now and caches them for the team. */
+  async refresh(teamId: string, spec: Spec): Promise<Listing & { at: number }> {
+    const listing = await (await this.connection(teamId, spec)).list();
+    const at = Math.max(this.now(), spec.version);
+    // Checked to be JSON (what the server sent was parsed from JSON; nothing else can be in it).
+    const data = { tools: z.array(z.json()).parse(listing.tools), instructions: listing.instructions ?? null, updatedAt: new Date(at) };
+    await this.db.toolServerTools.upsert({ where: { teamId_server: { teamId, server: spec.key } }, create: { teamId, server: spec.key, ...data }, update: data });
+    return { ...listing, at };
+  }
+
+  /** A server's tools for the team: cached, or read now. */
+  async listing(teamId: string, spec: Spec): Promise<Listing & { at: number }> {
+    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec);
+  }
+
+  /** What the Team page shows of a server: its status here, and its tools as cached. */
+  async state(teamId: string, spec: Spec): Promise<ServerState> {
+    const listing = await this.cached(teamId, spec);
+    const state: ServerState = { status: this.status(teamId, spec), tools: [], refused: [], listedAt: listing?.at ?? null };
+    for (const info of listing?.tools ?? []) {
+      const made = mcpTool(spec.name, info, () => Promise.resolve(undefined));
+      if ("refused" in made) state.refused.push({ name: info.name, reason: made.refused });
+      else state.tools.push({ name: info.name, id: made.id, ...(info.description ? { description: info.description } : {}) });
+    }
+    return state;
+  }
+
+  /** Calls a server's tool for a team; `signal` cancels it (the server is told). */
+  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const connection = await this.connection(teamId, spec);
+    return connection.use((client) => client.callTool({ name: tool, arguments: args, options: { signal, timeout: spec.timeoutMs } }), signal);
+  }
+
+  /**
+   * The tools of a step of a project's session: every enabled server's allowed tools, its
+   * instructions, their default rule (ask), and a warning when they would take more than
+   * CONTEXT_WARNING_SHARE of `contextTokens`. A server that cannot be listed is left out.
+   */
+  async forStep(teamId: string, projectId: string, contextTokens: number): Promise<StepTools> {
+    const out: StepTools = { tools: [], instructions: [], defaults: [] };
+    for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
+      let listing: Listing;
+      try {
+        listing = await this.listing(teamId, spec);
+      } catch (error) {
+        console.warn(`[mcp] tool server ${spec.name} of team ${teamId} is left out of this step: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      for (const info of listing.tools) {
+        if (spec.allow && !spec.allow.includes(info.name)) continue;
+        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal));
+        if ("refused" in made) continue;
+        if (out.tools.some((t) => t.id === made.id)) continue;
+        out.tools.push(made);
+        out.defaults.push({ permission: made.id, pattern: "*", action: "ask" });
+      }
+      if (listing.instructions?.trim()) out.instructions.push(block(`tool server ${spec.name}`, listing.instructions.trim()));
+    }
+    const tokens = Math.ceil(out.tools.reduce((sum, t) => sum + t.description.length + JSON.stringify(t.jsonSchema ?? {}).length + t.id.length, 0) / 4);
+    if (contextTokens > 0 && tokens > contextTokens * CONTEXT_WARNING_SHARE) {
+      out.warning = `The tools of this team's tool servers take about ${tokens} tokens, ${Math.round((tokens / contextTokens) * 100)}% of the model's context: consider an allow-list of tools.`;
+    }
+    return out;
+  }
+
+  /** Closes every connection (shutdown). */
+  async close(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.connection.close()));
+  }
+}

@@ -1,0 +1,203 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+import { ADMIN_ROLES, requireRole } from "../auth/roles";
+import { type Db, Prisma } from "../db/client";
+import { ParleyError } from "../errors";
+import { parse } from "../fn";
+import * as Id from "../id";
+import { Secrets } from "../secrets";
+import type { Context } from "../services";
+import { isPrivateAddress } from "./address";
+import { type ConfigServer, type McpSettings, DEFAULT_TIMEOUT_MS, HeaderRef, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, ServerName, ServerUrl, toolName } from "./config";
+
+/**
+ * A team's tool servers (SPEC §17): the server configuration's (`mcp`, for every team),
+ * the team's and each project's, kept in PostgreSQL. Owners and admins add, change and
+ * remove them (a tool server acts with the team's secrets); every member sees which
+ * servers and tools exist. A header's value is a team secret's, named here — never a value.
+ */
+
+export type Source = "config" | "team" | "project";
+
+/** One server as a team's sessions use it. */
+export interface Spec {
+  /** "config:<name>" or the ToolServer row's id: the key of its cached tool list and its connection. */
+  key: string;
+  name: string;
+  source: Source;
+  url: string;
+  /** Header values: literal (the configuration's, `{env:NAME}` read) or a team secret's. */
+  headers: Array<{ name: string; value: string } | { name: string; secret: string; prefix?: string }>;
+  enabled: boolean;
+  /** Tools the agent gets (server's names); undefined: all. */
+  allow?: string[];
+  timeoutMs: number;
+  /** When it was last changed (ms): a tool list cached before is read again. */
+  version: number;
+}
+
+const Allow = z.array(z.string().min(1).max(200)).max(500);
+
+export const Scope = z.object({ projectId: Id.schema("project").optional() });
+export const SaveInput = Scope.extend({
+  /** The server to change; absent: a new one. */
+  id: Id.schema("toolServer").optional(),
+  name: ServerName,
+  url: ServerUrl,
+  headers: z.array(HeaderRef).max(20).default([]),
+  enabled: z.boolean().default(true),
+  allow: Allow.nullable().default(null),
+  timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).nullable().default(null),
+});
+export type SaveInput = z.input<typeof SaveInput>;
+export const RemoveInput = z.object({ id: Id.schema("toolServer") });
+
+const Headers = z.array(HeaderRef);
+
+/** `{env:NAME}` in a configuration value, as OpenCode reads it: the server's environment variable. */
+export function substituteEnv(value: string, env: Record<string, string | undefined> = process.env): string {
+  return value.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => env[name] ?? "");
+}
+
+function configSpec(name: string, server: ConfigServer): Spec | undefined {
+  if (server.type !== "remote") return undefined;
+  return {
+    key: `config:${name}`,
+    name,
+    source: "config",
+    url: server.url,
+    headers: Object.entries(server.headers ?? {}).map(([header, value]) => ({ name: header, value: substituteEnv(value) })),
+    enabled: server.enabled ?? true,
+    timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS,
+    version: 0,
+  };
+}
+
+type Row = Prisma.ToolServerGetPayload<object>;
+
+function rowSpec(row: Row): Spec {
+  const allow = Allow.safeParse(row.allow);
+  const headers = Headers.safeParse(row.headers ?? []);
+  if (!headers.success) throw new ParleyError("CORRUPT", `the headers of tool server ${row.name} cannot be read`);
+  return {
+    key: row.id,
+    name: row.name,
+    source: row.scope === "team" ? "team" : "project",
+    url: row.url ?? "",
+    headers: headers.data,
+    enabled: row.enabled,
+    ...(allow.success ? { allow: allow.data } : {}),
+    timeoutMs: row.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    version: row.updatedAt.getTime(),
+  };
+}
+
+/**
+ * The remote servers a project's sessions use: the configuration's, then the team's, then
+ * the project's — a later one of the same name replaces an earlier one.
+ */
+export async function specs(db: Db, settings: McpSettings, teamId: string, projectId: string | undefined): Promise<Spec[]> {
+  const rows = await db.toolServer.findMany({ where: { teamId, scope: { in: ["team", ...(projectId ? [projectId] : [])] } }, orderBy: { createdAt: "asc" } });
+  const byName = new Map<string, Spec>();
+  for (const [name, server] of Object.entries(settings.servers)) {
+    const spec = configSpec(name, server);
+    if (spec) byName.set(spec.name, spec);
+  }
+  for (const row of rows.filter((r) => r.scope === "team")) byName.set(row.name, rowSpec(row));
+  for (const row of rows.filter((r) => r.scope !== "team")) byName.set(row.name, rowSpec(row));
+  return [...byName.values()];
+}
+
+/** Refuses a URL at a loopback, link-local or private address literal (host names are checked when they are resolved, at each connection). */
+export function checkUrl(url: string, allowPrivate: boolean): void {
+  const parsed = new URL(url);
+  if (parsed.username !== "" || parsed.password !== "") throw ParleyError.invalid("The URL holds credentials: put them in a team secret and send it as a header.");
+  if (allowPrivate) return;
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  if ((isIP(host) !== 0 && isPrivateAddress(host)) || host === "localhost" || host.endsWith(".localhost")) {
+    throw ParleyError.invalid(`${parsed.host} is a loopback, link-local or private address, which tool servers may not use on this server (the operator's toolServers.allowPrivateAddresses setting).`);
+  }
+  if (parsed.protocol === "http:") throw ParleyError.invalid("Remote tool servers are reached over https:// (their headers carry secrets).");
+}
+
+async function ownProject(ctx: Pick<Context, "db" | "actor">, projectId: string): Promise<void> {
+  const row = await ctx.db.project.findUnique({ where: { id: projectId }, select: { teamId: true } });
+  if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("project", projectId);
+}
+
+/** Adds or changes a tool server of the team or of one of its projects (owners and admins). */
+export async function save(ctx: Context, input: SaveInput): Promise<{ id: string }> {
+  const value = parse(SaveInput, input);
+  await requireRole(ctx, ADMIN_ROLES, "add or change tool servers");
+  if (value.projectId) await ownProject(ctx, value.projectId);
+  checkUrl(value.url, ctx.settings.mcp?.allowPrivateAddresses ?? false);
+  for (const header of value.headers) {
+    const kind = await Secrets.kindOf(ctx, ctx.actor.teamId, header.secret);
+    if (!kind) throw ParleyError.invalid(`The team has no secret named ${header.secret}.`);
+    if (kind !== "header") throw ParleyError.invalid(`A header's value comes from a secret of kind "header": ${header.secret} is a ${kind}.`);
+  }
+  const scope = value.projectId ?? "team";
+  const data = {
+    name: value.name,
+    type: "remote",
+    url: value.url,
+    headers: value.headers,
+    enabled: value.enabled,
+    allow: value.allow ?? Prisma.DbNull,
+    timeoutMs: value.timeoutMs,
+    updatedAt: new Date(ctx.clock.now()),
+    updatedById: ctx.actor.userId,
+  };
+  try {
+    if (value.id) {
+      const { count } = await ctx.db.toolServer.updateMany({ where: { id: value.id, teamId: ctx.actor.teamId, scope }, data });
+      if (count === 0) throw ParleyError.notFound("Tool server", value.id);
+      return { id: value.id };
+    }
+    const id = Id.ascending("toolServer");
+    await ctx.db.toolServer.create({ data: { ...data, id, teamId: ctx.actor.teamId, scope, projectId: value.projectId ?? null } });
+    return { id };
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new ParleyError("CONFLICT", `There is already a tool server named ${value.name} here.`);
+    throw error;
+  }
+}
+
+/** Removes a tool server of the team (owners and admins), with its cached tools. */
+export async function remove(ctx: Context, input: z.input<typeof RemoveInput>): Promise<void> {
+  const { id } = parse(RemoveInput, input);
+  await requireRole(ctx, ADMIN_ROLES, "remove tool servers");
+  const { count } = await ctx.db.toolServer.deleteMany({ where: { id, teamId: ctx.actor.teamId } });
+  if (count === 0) throw ParleyError.notFound("Tool server", id);
+  await ctx.db.toolServerTools.deleteMany({ where: { teamId: ctx.actor.teamId, server: id } });
+}
+
+/** One server as the Team page shows it: never a header's value (the configuration's are named only). */
+export interface Listed {
+  id: string | null;
+  name: string;
+  source: Source;
+  url: string;
+  headers: Array<{ name: string; secret?: string; prefix?: string }>;
+  enabled: boolean;
+  allow: string[] | null;
+  timeoutMs: number;
+}
+
+export function listed(spec: Spec): Listed {
+  return {
+    id: spec.source === "config" ? null : spec.key,
+    name: spec.name,
+    source: spec.source,
+    url: spec.url,
+    headers: spec.headers.map((h) => ("secret" in h ? { name: h.name, secret: h.secret, ...(h.prefix ? { prefix: h.prefix } : {}) } : { name: h.name })),
+    enabled: spec.enabled,
+    allow: spec.allow ?? null,
+    timeoutMs: spec.timeoutMs,
+  };
+}
+
+/** Which names a server's tools get, for the list (and the permission rules an admin writes). */
+export function toolNames(spec: Pick<Spec, "name">, tools: string[]): string[] {
+  return tools.map((tool) => toolName(spec.name, tool));
+}
