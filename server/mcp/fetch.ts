@@ -96,25 +96,34 @@ function toResponse(url: URL, res: http.IncomingMessage, maxBytes: number): Resp
   }
   const status = res.statusCode ?? 500;
   let seen = 0;
+  let over = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       res.on("data", (chunk: Buffer) => {
+        if (over) return;
         seen += chunk.length;
         if (seen > maxBytes) {
+          over = true;
           controller.error(new ToolServerFetchError(`${url.host} sent more than ${maxBytes} bytes in one answer`));
           res.destroy();
           return;
         }
         controller.enqueue(new Uint8Array(chunk));
-        if (res.readableFlowing && (controller.desiredSize ?? 1) <= 0) res.pause();
+        if ((controller.desiredSize ?? 1) <= 0) res.pause();
       });
-      res.on("end", () => controller.close());
-      res.on("error", (error) => controller.error(error));
+      res.on("end", () => {
+        if (!over) controller.close();
+      });
+      res.on("error", (error) => {
+        if (!over) controller.error(error);
+        over = true;
+      });
     },
     pull() {
       res.resume();
     },
     cancel() {
+      over = true;
       res.destroy();
     },
   });
