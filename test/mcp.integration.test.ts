@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { PermissionRequest } from "../server/permission/events";
+import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
 import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
