@@ -83,7 +83,7 @@ export function assemble(parts: Parts): Services {
     models: parts.models,
     agents,
     tools: parts.tools ?? builtinTools(),
-    mcp: new ToolServers(parts.db, keyring, parts.settings, () => clock.now()),
+    mcp: new ToolServers(parts.db, keyring, parts.sandbox, parts.settings, () => clock.now()),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     access: new AccessWatch(parts.bus, parts.db),

@@ -34,7 +34,9 @@ export function ToolServerRow({ server, actions }: { server: ToolServerView; act
         <Badge tone={state.tone} data-testid="tool-server-status">
           {state.label}
         </Badge>
-        <span className="min-w-0 flex-1 truncate text-xs text-zinc-500">{server.url}</span>
+        <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-500">
+          {server.type === "local" ? `local: ${server.command.join(" ")}${server.network ? " · network" : ""}${server.writable ? " · writes the project" : ""}` : server.url}
+        </span>
         {actions ? (
           <span className="flex gap-1">
             <Button size="sm" onClick={actions.reconnect} aria-label={`Reconnect ${server.name}`}>

@@ -31,8 +31,12 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       ? save.mutate({
           id: server.id,
           name: server.name,
-          url: server.url,
+          type: server.type,
+          ...(server.type === "remote" ? { url: server.url } : { command: server.command }),
           headers: server.headers.flatMap((h) => (h.secret ? [{ name: h.name, secret: h.secret, ...(h.prefix ? { prefix: h.prefix } : {}) }] : [])),
+          environment: server.environment.flatMap((e) => (e.secret ? [{ name: e.name, secret: e.secret }] : [])),
+          writable: server.writable,
+          network: server.network,
           enabled: !server.enabled,
           allow: server.allow,
           timeoutMs: server.timeoutMs,

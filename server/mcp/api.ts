@@ -27,7 +27,7 @@ export async function list(ctx: Context, input: z.input<typeof Scope>): Promise<
   const { projectId } = parse(Scope, input);
   await requireRole(ctx, [...ADMIN_ROLES, "member"], "see the team's tool servers");
   const all = await scopeOf(ctx, projectId);
-  return Promise.all(all.map(async (spec) => ({ ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec)) })));
+  return Promise.all(all.map(async (spec) => ({ ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId)) })));
 }
 
 export const RefreshInput = Scope.extend({ name: z.string().min(1).max(64) });
@@ -39,10 +39,10 @@ export async function refresh(ctx: Context, input: z.input<typeof RefreshInput>)
   const spec = (await scopeOf(ctx, projectId)).find((s) => s.name === name);
   if (!spec) throw ParleyError.notFound("Tool server", name);
   try {
-    await ctx.mcp.refresh(ctx.actor.teamId, spec);
+    await ctx.mcp.refresh(ctx.actor.teamId, spec, projectId);
   } catch (error) {
     // The status carries the reason (redacted); the page shows it.
     console.warn(`[mcp] tool server ${name} of team ${ctx.actor.teamId} could not be listed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return { ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec)) };
+  return { ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId)) };
 }

@@ -33,15 +33,49 @@ export interface Listing {
 }
 
 export interface ConnectionOptions {
+  /** Makes a client: a remote server's (remoteClient), or a local one's process (local.ts). */
+  open: () => Promise<MCPClient>;
+  /** Values that must never appear in a status or an error (its headers', its environment's). */
+  secrets: string[];
+  idleMs: number;
+  /** How long listing may take (ms). */
+  connectTimeoutMs: number;
+  /** After a failed start, how long before the next attempt (ms), doubling with each failure up to 30 s; 0: at once. */
+  backoffMs?: number;
+  now: () => number;
+}
+
+export interface RemoteOptions {
   url: string;
   headers: Record<string, string>;
   allowPrivate: boolean;
-  idleMs: number;
   maxResponseBytes: number;
-  /** How long connecting (and listing) may take (ms). */
   connectTimeoutMs: number;
-  now: () => number;
+  onError: (error: unknown) => void;
 }
+
+function openRemote(options: RemoteOptions, type: "http" | "sse"): Promise<MCPClient> {
+  const fetch = cancellingFetch(guardedFetch({ allowPrivate: options.allowPrivate, maxResponseBytes: options.maxResponseBytes, headersTimeoutMs: options.connectTimeoutMs }));
+  return createMCPClient({
+    transport: { type, url: options.url, headers: options.headers, fetch, redirect: "error" },
+    clientName: "parley",
+    initializationOptions: { timeout: options.connectTimeoutMs },
+    onUncaughtError: options.onError,
+  });
+}
+
+/** A remote server's client: Streamable HTTP, or the older SSE transport for a server that answers its POST with 404 or 405. */
+export async function remoteClient(options: RemoteOptions): Promise<MCPClient> {
+  try {
+    return await openRemote(options, "http");
+  } catch (error) {
+    if (error instanceof MCPClientError && (error.statusCode === 404 || error.statusCode === 405)) return openRemote(options, "sse");
+    throw error;
+  }
+}
+
+/** Longest wait between two starts of a server that keeps failing (ms). */
+const MAX_BACKOFF_MS = 30_000;
 
 /** The failure of a call the connection cannot have delivered (refused, or its MCP session gone): sent again once on a new connection. */
 function undelivered(error: unknown): boolean {
@@ -62,11 +96,13 @@ export class Connection {
   private client: Promise<MCPClient> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private users = 0;
+  private failures = 0;
+  private retryAt = 0;
   readonly redact: Redact;
   status: Status;
 
   constructor(private readonly options: ConnectionOptions) {
-    this.redact = redactor(Object.values(options.headers));
+    this.redact = redactor(options.secrets);
     this.status = { state: "idle", since: options.now() };
   }
 
@@ -74,37 +110,37 @@ export class Connection {
     this.status = { state, since: this.options.now(), ...(error === undefined ? {} : { error: this.redact(describe(error)) }) };
   }
 
-  private async open(type: "http" | "sse"): Promise<MCPClient> {
-    const fetch = cancellingFetch(guardedFetch({ allowPrivate: this.options.allowPrivate, maxResponseBytes: this.options.maxResponseBytes, headersTimeoutMs: this.options.connectTimeoutMs }));
-    return createMCPClient({
-      transport: { type, url: this.options.url, headers: this.options.headers, fetch, redirect: "error" },
-      clientName: "parley",
-      initializationOptions: { timeout: this.options.connectTimeoutMs },
-      onUncaughtError: (error) => this.set("failed", error),
-    });
+  /** Records an error the client met outside a call (its stream broke): the status says so. */
+  failed(error: unknown): void {
+    this.set("failed", error);
   }
 
   private connect(): Promise<MCPClient> {
+    const wait = this.retryAt - this.options.now();
+    if (wait > 0) return Promise.reject(new Error(`${this.status.error ?? "the tool server failed"} (next attempt in ${Math.ceil(wait / 1000)} s)`));
     this.set("connecting");
-    const opening = this.open("http")
-      .catch((error: unknown) => {
-        // A server of the older protocol answers Streamable HTTP's POST with 404 or 405: its SSE transport then.
-        if (error instanceof MCPClientError && (error.statusCode === 404 || error.statusCode === 405)) return this.open("sse");
-        throw error;
-      })
-      .then(
-        (client) => {
-          this.set("connected");
-          return client;
-        },
-        (error: unknown) => {
-          this.set("failed", error);
-          if (this.client === opening) this.client = undefined;
-          throw new Error(this.status.error ?? "the tool server could not be reached");
-        },
-      );
+    const opening = this.options.open().then(
+      (client) => {
+        this.failures = 0;
+        this.set("connected");
+        return client;
+      },
+      (error: unknown) => {
+        this.set("failed", error);
+        this.backOff();
+        if (this.client === opening) this.client = undefined;
+        throw new Error(this.status.error ?? "the tool server could not be reached");
+      },
+    );
     this.client = opening;
     return opening;
+  }
+
+  private backOff(): void {
+    const base = this.options.backoffMs ?? 0;
+    if (base === 0) return;
+    this.retryAt = this.options.now() + Math.min(MAX_BACKOFF_MS, base * 2 ** this.failures);
+    this.failures++;
   }
 
   /** Drops the client (after a failure): the next use connects again. */
@@ -112,6 +148,7 @@ export class Connection {
     if (this.client !== client) return;
     this.client = undefined;
     this.set("failed", error);
+    this.backOff();
     void client.then((c) => c.close()).catch((closeError: unknown) => console.warn(`[mcp] closing a failed connection: ${this.redact(describe(closeError))}`));
   }
 

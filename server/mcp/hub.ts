@@ -1,3 +1,4 @@
+import type { MCPClient } from "@ai-sdk/mcp";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Ruleset } from "../permission/schema";
@@ -7,7 +8,9 @@ import type { Settings } from "../services";
 import type { Tool } from "../tool/tool";
 import { block } from "../instructions/sources";
 import { type McpSettings, NO_MCP_SETTINGS } from "./config";
-import { Connection, type Listing, type Status } from "./connection";
+import { Connection, type Listing, type Status, remoteClient } from "./connection";
+import { localClient } from "./local";
+import type { Sandbox } from "../sandbox/sandbox";
 import { type Spec, specs } from "./servers";
 import { mcpTool } from "./tools";
 
@@ -28,6 +31,8 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** The share of the model's context the tool definitions of tool servers may take before a warning. */
 export const CONTEXT_WARNING_SHARE = 0.2;
+/** A local server that failed to start or crashed is started again after 1 s, then 2, 4… at most 30 s. */
+export const LOCAL_BACKOFF_MS = 1_000;
 
 const CachedTools = z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) }));
 
@@ -56,6 +61,7 @@ export class ToolServers {
   constructor(
     private readonly db: Db,
     private readonly keyring: Keyring,
+    private readonly sandbox: Sandbox,
     settings: Settings,
     private readonly now: () => number = Date.now,
     private readonly idleMs = DEFAULT_IDLE_MS,
@@ -67,35 +73,59 @@ export class ToolServers {
     return specs(this.db, this.settings, teamId, projectId);
   }
 
-  private async headers(teamId: string, spec: Spec): Promise<Record<string, string>> {
+  /** The values of headers or environment variables: literal, or a team secret's. */
+  private async values(teamId: string, refs: Spec["headers"] | Spec["environment"]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
-    for (const header of spec.headers) {
-      out[header.name] = "value" in header ? header.value : `${header.prefix ?? ""}${await Secrets.reveal({ db: this.db, keyring: this.keyring }, teamId, header.secret)}`;
+    for (const ref of refs) {
+      if ("value" in ref) out[ref.name] = ref.value;
+      else out[ref.name] = `${"prefix" in ref ? (ref.prefix ?? "") : ""}${await Secrets.reveal({ db: this.db, keyring: this.keyring }, teamId, ref.secret)}`;
     }
     return out;
   }
 
-  /** The team's connection to a server (a changed server gets a new one). */
-  async connection(teamId: string, spec: Spec): Promise<Connection> {
-    const key = `${teamId}|${spec.key}`;
+  /** The project a local server runs in: the given one, or the team's first. */
+  private async project(teamId: string, projectId: string | undefined): Promise<{ id: string; directory: string }> {
+    const row = await this.db.project.findFirst({ where: { teamId, ...(projectId ? { id: projectId } : {}) }, orderBy: { createdAt: "asc" }, select: { id: true, directory: true } });
+    if (!row) throw new Error("a local tool server runs in one of the team's projects, and the team has none");
+    return row;
+  }
+
+  private key(teamId: string, spec: Spec, projectId: string | undefined): string {
+    return spec.type === "local" ? `${teamId}|${spec.key}|${projectId ?? ""}` : `${teamId}|${spec.key}`;
+  }
+
+  /** The team's connection to a server (a changed server gets a new one); a local server's runs in `projectId`'s project. */
+  async connection(teamId: string, spec: Spec, projectId?: string): Promise<Connection> {
+    const key = this.key(teamId, spec, projectId);
     const known = this.connections.get(key);
     if (known && known.version === spec.version) return known.connection;
     if (known) void known.connection.close();
-    const connection = new Connection({
-      url: spec.url,
-      headers: await this.headers(teamId, spec),
-      allowPrivate: this.settings.allowPrivateAddresses,
+    const onError = (error: unknown) => connection.failed(error);
+    let open: () => Promise<MCPClient>;
+    let secrets: Record<string, string>;
+    if (spec.type === "remote") {
+      const headers = (secrets = await this.values(teamId, spec.headers));
+      open = () => remoteClient({ url: spec.url, headers, allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError });
+    } else {
+      const env = (secrets = await this.values(teamId, spec.environment));
+      const { directory } = await this.project(teamId, projectId);
+      const local = { sandbox: this.sandbox, command: spec.command, directory, env, writable: spec.writable, network: spec.network };
+      open = () => localClient({ ...local, maxMessageChars: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError });
+    }
+    const connection: Connection = new Connection({
+      open,
+      secrets: Object.values(secrets),
       idleMs: this.idleMs,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      backoffMs: spec.type === "local" ? LOCAL_BACKOFF_MS : 0,
       now: this.now,
     });
     this.connections.set(key, { version: spec.version, connection });
     return connection;
   }
 
-  status(teamId: string, spec: Spec): Status {
-    const known = this.connections.get(`${teamId}|${spec.key}`);
+  status(teamId: string, spec: Spec, projectId?: string): Status {
+    const known = this.connections.get(this.key(teamId, spec, projectId));
     return known && known.version === spec.version ? known.connection.status : { state: "idle", since: this.now() };
   }
 
@@ -109,8 +139,8 @@ export class ToolServers {
   }
 
   /** Reads the server's tools now and caches them for the team. */
-  async refresh(teamId: string, spec: Spec): Promise<Listing & { at: number }> {
-    const listing = await (await this.connection(teamId, spec)).list();
+  async refresh(teamId: string, spec: Spec, projectId?: string): Promise<Listing & { at: number }> {
+    const listing = await (await this.connection(teamId, spec, projectId)).list();
     const at = Math.max(this.now(), spec.version);
     // Checked to be JSON (what the server sent was parsed from JSON; nothing else can be in it).
     const data = { tools: z.array(z.json()).parse(listing.tools), instructions: listing.instructions ?? null, updatedAt: new Date(at) };
@@ -119,14 +149,14 @@ export class ToolServers {
   }
 
   /** A server's tools for the team: cached, or read now. */
-  async listing(teamId: string, spec: Spec): Promise<Listing & { at: number }> {
-    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec);
+  async listing(teamId: string, spec: Spec, projectId?: string): Promise<Listing & { at: number }> {
+    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec, projectId);
   }
 
   /** What the Team page shows of a server: its status here, and its tools as cached. */
-  async state(teamId: string, spec: Spec): Promise<ServerState> {
+  async state(teamId: string, spec: Spec, projectId?: string): Promise<ServerState> {
     const listing = await this.cached(teamId, spec);
-    const state: ServerState = { status: this.status(teamId, spec), tools: [], refused: [], listedAt: listing?.at ?? null };
+    const state: ServerState = { status: this.status(teamId, spec, projectId), tools: [], refused: [], listedAt: listing?.at ?? null };
     for (const info of listing?.tools ?? []) {
       const made = mcpTool(spec.name, info, () => Promise.resolve(undefined));
       if ("refused" in made) state.refused.push({ name: info.name, reason: made.refused });
@@ -136,8 +166,8 @@ export class ToolServers {
   }
 
   /** Calls a server's tool for a team; `signal` cancels it (the server is told). */
-  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const connection = await this.connection(teamId, spec);
+  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal, projectId?: string): Promise<unknown> {
+    const connection = await this.connection(teamId, spec, projectId);
     return connection.use((client) => client.callTool({ name: tool, arguments: args, options: { signal, timeout: spec.timeoutMs } }), signal);
   }
 
@@ -151,14 +181,14 @@ export class ToolServers {
     for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
       let listing: Listing;
       try {
-        listing = await this.listing(teamId, spec);
+        listing = await this.listing(teamId, spec, projectId);
       } catch (error) {
         console.warn(`[mcp] tool server ${spec.name} of team ${teamId} is left out of this step: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
       for (const info of listing.tools) {
         if (spec.allow && !spec.allow.includes(info.name)) continue;
-        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal));
+        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId));
         if ("refused" in made) continue;
         if (out.tools.some((t) => t.id === made.id)) continue;
         out.tools.push(made);

@@ -8,7 +8,7 @@ import * as Id from "../id";
 import { Secrets } from "../secrets";
 import type { Context } from "../services";
 import { isPrivateAddress } from "./address";
-import { type ConfigServer, type McpSettings, DEFAULT_TIMEOUT_MS, HeaderRef, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, ServerName, ServerUrl, toolName } from "./config";
+import { type ConfigServer, type McpSettings, DEFAULT_TIMEOUT_MS, EnvRef, HeaderRef, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, ServerName, ServerUrl, toolName } from "./config";
 
 /**
  * A team's tool servers (SPEC §17): the server configuration's (`mcp`, for every team),
@@ -25,9 +25,16 @@ export interface Spec {
   key: string;
   name: string;
   source: Source;
+  /** "remote": over HTTP at `url`; "local": `command` run in the sandbox. */
+  type: "remote" | "local";
   url: string;
   /** Header values: literal (the configuration's, `{env:NAME}` read) or a team secret's. */
   headers: Array<{ name: string; value: string } | { name: string; secret: string; prefix?: string }>;
+  /** A local server's command, environment (values as headers'), and what it may reach. */
+  command: string[];
+  environment: Array<{ name: string; value: string } | { name: string; secret: string }>;
+  writable: boolean;
+  network: boolean;
   enabled: boolean;
   /** Tools the agent gets (server's names); undefined: all. */
   allow?: string[];
@@ -37,14 +44,22 @@ export interface Spec {
 }
 
 const Allow = z.array(z.string().min(1).max(200)).max(500);
+const Command = z.array(z.string().min(1).max(4096)).min(1).max(100);
 
 export const Scope = z.object({ projectId: Id.schema("project").optional() });
 export const SaveInput = Scope.extend({
   /** The server to change; absent: a new one. */
   id: Id.schema("toolServer").optional(),
   name: ServerName,
-  url: ServerUrl,
+  /** "remote" (a URL) or "local" (a command run in the sandbox). */
+  type: z.enum(["remote", "local"]).default("remote"),
+  url: ServerUrl.optional(),
   headers: z.array(HeaderRef).max(20).default([]),
+  command: Command.optional(),
+  environment: z.array(EnvRef).max(50).default([]),
+  /** A local server may write to the project / use the network. */
+  writable: z.boolean().default(false),
+  network: z.boolean().default(false),
   enabled: z.boolean().default(true),
   allow: Allow.nullable().default(null),
   timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).nullable().default(null),
@@ -53,24 +68,21 @@ export type SaveInput = z.input<typeof SaveInput>;
 export const RemoveInput = z.object({ id: Id.schema("toolServer") });
 
 const Headers = z.array(HeaderRef);
+const Environment = z.array(EnvRef);
 
 /** `{env:NAME}` in a configuration value, as OpenCode reads it: the server's environment variable. */
 export function substituteEnv(value: string, env: Record<string, string | undefined> = process.env): string {
   return value.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => env[name] ?? "");
 }
 
-function configSpec(name: string, server: ConfigServer): Spec | undefined {
-  if (server.type !== "remote") return undefined;
-  return {
-    key: `config:${name}`,
-    name,
-    source: "config",
-    url: server.url,
-    headers: Object.entries(server.headers ?? {}).map(([header, value]) => ({ name: header, value: substituteEnv(value) })),
-    enabled: server.enabled ?? true,
-    timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS,
-    version: 0,
-  };
+function configSpec(name: string, server: ConfigServer): Spec {
+  const base = { key: `config:${name}`, name, source: "config" as const, enabled: server.enabled ?? true, timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS, version: 0, writable: false, network: false };
+  if (server.type === "local") {
+    const environment = Object.entries(server.environment ?? {}).map(([variable, value]) => ({ name: variable, value: substituteEnv(value) }));
+    return { ...base, type: "local", url: "", headers: [], command: server.command, environment };
+  }
+  const headers = Object.entries(server.headers ?? {}).map(([header, value]) => ({ name: header, value: substituteEnv(value) }));
+  return { ...base, type: "remote", url: server.url, headers, command: [], environment: [] };
 }
 
 type Row = Prisma.ToolServerGetPayload<object>;
@@ -78,13 +90,20 @@ type Row = Prisma.ToolServerGetPayload<object>;
 function rowSpec(row: Row): Spec {
   const allow = Allow.safeParse(row.allow);
   const headers = Headers.safeParse(row.headers ?? []);
-  if (!headers.success) throw new ParleyError("CORRUPT", `the headers of tool server ${row.name} cannot be read`);
+  const environment = Environment.safeParse(row.environment ?? []);
+  const command = row.type === "local" ? Command.safeParse(row.command) : Command.safeParse(["-"]);
+  if (!headers.success || !environment.success || !command.success) throw new ParleyError("CORRUPT", `the settings of tool server ${row.name} cannot be read`);
   return {
     key: row.id,
     name: row.name,
     source: row.scope === "team" ? "team" : "project",
+    type: row.type === "local" ? "local" : "remote",
     url: row.url ?? "",
     headers: headers.data,
+    command: row.type === "local" ? command.data : [],
+    environment: environment.data,
+    writable: row.writable,
+    network: row.network,
     enabled: row.enabled,
     ...(allow.success ? { allow: allow.data } : {}),
     timeoutMs: row.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -99,10 +118,7 @@ function rowSpec(row: Row): Spec {
 export async function specs(db: Db, settings: McpSettings, teamId: string, projectId: string | undefined): Promise<Spec[]> {
   const rows = await db.toolServer.findMany({ where: { teamId, scope: { in: ["team", ...(projectId ? [projectId] : [])] } }, orderBy: { createdAt: "asc" } });
   const byName = new Map<string, Spec>();
-  for (const [name, server] of Object.entries(settings.servers)) {
-    const spec = configSpec(name, server);
-    if (spec) byName.set(spec.name, spec);
-  }
+  for (const [name, server] of Object.entries(settings.servers)) byName.set(name, configSpec(name, server));
   for (const row of rows.filter((r) => r.scope === "team")) byName.set(row.name, rowSpec(row));
   for (const row of rows.filter((r) => r.scope !== "team")) byName.set(row.name, rowSpec(row));
   return [...byName.values()];
@@ -130,18 +146,26 @@ export async function save(ctx: Context, input: SaveInput): Promise<{ id: string
   const value = parse(SaveInput, input);
   await requireRole(ctx, ADMIN_ROLES, "add or change tool servers");
   if (value.projectId) await ownProject(ctx, value.projectId);
-  checkUrl(value.url, ctx.settings.mcp?.allowPrivateAddresses ?? false);
-  for (const header of value.headers) {
-    const kind = await Secrets.kindOf(ctx, ctx.actor.teamId, header.secret);
-    if (!kind) throw ParleyError.invalid(`The team has no secret named ${header.secret}.`);
-    if (kind !== "header") throw ParleyError.invalid(`A header's value comes from a secret of kind "header": ${header.secret} is a ${kind}.`);
+  if (value.type === "remote") {
+    if (!value.url) throw ParleyError.invalid("A remote tool server needs its URL.");
+    checkUrl(value.url, ctx.settings.mcp?.allowPrivateAddresses ?? false);
+  } else if (!value.command) throw ParleyError.invalid("A local tool server needs its command.");
+  for (const ref of [...value.headers, ...value.environment]) {
+    const kind = await Secrets.kindOf(ctx, ctx.actor.teamId, ref.secret);
+    if (!kind) throw ParleyError.invalid(`The team has no secret named ${ref.secret}.`);
+    if (kind !== "header") throw ParleyError.invalid(`A tool server's value comes from a secret of kind "header": ${ref.secret} is a ${kind}.`);
   }
   const scope = value.projectId ?? "team";
+  const local = value.type === "local";
   const data = {
     name: value.name,
-    type: "remote",
-    url: value.url,
-    headers: value.headers,
+    type: value.type,
+    url: local ? null : (value.url ?? null),
+    command: local && value.command ? value.command : Prisma.DbNull,
+    environment: local ? value.environment : Prisma.DbNull,
+    writable: local && value.writable,
+    network: local && value.network,
+    headers: local ? [] : value.headers,
     enabled: value.enabled,
     allow: value.allow ?? Prisma.DbNull,
     timeoutMs: value.timeoutMs,
@@ -177,8 +201,14 @@ export interface Listed {
   id: string | null;
   name: string;
   source: Source;
+  type: "remote" | "local";
   url: string;
   headers: Array<{ name: string; secret?: string; prefix?: string }>;
+  command: string[];
+  /** Variable names, and the secret each comes from (never a value). */
+  environment: Array<{ name: string; secret?: string }>;
+  writable: boolean;
+  network: boolean;
   enabled: boolean;
   allow: string[] | null;
   timeoutMs: number;
@@ -189,8 +219,13 @@ export function listed(spec: Spec): Listed {
     id: spec.source === "config" ? null : spec.key,
     name: spec.name,
     source: spec.source,
+    type: spec.type,
     url: spec.url,
     headers: spec.headers.map((h) => ("secret" in h ? { name: h.name, secret: h.secret, ...(h.prefix ? { prefix: h.prefix } : {}) } : { name: h.name })),
+    command: spec.command,
+    environment: spec.environment.map((e) => ("secret" in e ? { name: e.name, secret: e.secret } : { name: e.name })),
+    writable: spec.writable,
+    network: spec.network,
     enabled: spec.enabled,
     allow: spec.allow ?? null,
     timeoutMs: spec.timeoutMs,
