@@ -27,7 +27,8 @@ type ServerView = {
   tools: Array<{ name: string; id: string }>;
 };
 
-describe("tool servers (integration, through HTTP)", () => {
+// Each turn makes a session workspace and runs a model step: slow on a busy machine.
+describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => {
   let fake: FakeOpenAI;
   let mcp: TestMcpServer;
   let app: TestApp;
