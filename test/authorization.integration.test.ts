@@ -133,6 +133,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "mcp.save": { input: (f) => ({ projectId: f.projectA, name: "taken-over", url: "https://tools.example.com/mcp" }), other: "denied" },
   "mcp.remove": { input: (f) => ({ id: f.toolServerA }), other: "denied" },
   "mcp.refresh": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A }), other: "denied" },
+  "mcp.connect": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A, origin: "http://parley.test" }), other: "denied" },
 };
 
 const procedures = allProcedures();

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -31,6 +31,14 @@ export interface TestMcpServer {
   waiting(): Promise<void>;
   /** Lets every waiting `wait` call answer (else it waits until cancelled). */
   release(): void;
+  /** OAuth mode: the token grants the authorization server made ("authorization_code", "refresh_token"). */
+  grants: string[];
+  /** OAuth mode: every token the authorization server issued (access and refresh). */
+  issued: string[];
+  /** OAuth mode: every access token stops working (a refresh still works). */
+  expireAccessTokens(): void;
+  /** OAuth mode: every token stops working, refresh tokens too (the team must connect again). */
+  revokeAll(): void;
   crash(): Promise<void>;
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -38,7 +46,7 @@ export interface TestMcpServer {
 
 const ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-export async function startMcpServer(options: { secret: string; header?: string; instructions?: string }): Promise<TestMcpServer> {
+export async function startMcpServer(options: { secret: string; header?: string; instructions?: string; oauth?: boolean }): Promise<TestMcpServer> {
   const header = (options.header ?? "authorization").toLowerCase();
   const expected = header === "authorization" ? `Bearer ${options.secret}` : options.secret;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -77,10 +85,15 @@ export async function startMcpServer(options: { secret: string; header?: string;
     return server;
   }
 
+  const oauth = options.oauth ? authorizationServer() : undefined;
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     state.requests.push(req.headers);
-    if (req.headers[header] !== expected) {
-      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+    if (oauth && (await oauth.handle(req, res, base))) return;
+    const allowed = oauth ? oauth.valid(req.headers.authorization) : req.headers[header] === expected;
+    if (!allowed) {
+      const challenge = oauth ? { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` } : {};
+      res.writeHead(401, { "content-type": "application/json", ...challenge }).end(JSON.stringify({ error: "unauthorized" }));
       return;
     }
     const id = req.headers["mcp-session-id"];
@@ -109,6 +122,7 @@ export async function startMcpServer(options: { secret: string; header?: string;
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
 
   async function stop(): Promise<void> {
     await Promise.all([...sessions.values()].map((transport) => transport.close()));
@@ -135,6 +149,17 @@ export async function startMcpServer(options: { secret: string; header?: string;
       released = new Promise<void>((resolve) => (releaseAll = resolve));
       waitingStarted = new Promise<void>((resolve) => (onWaiting = resolve));
     },
+    get grants() {
+      return oauth?.grants ?? [];
+    },
+    get issued() {
+      return oauth?.issued ?? [];
+    },
+    expireAccessTokens: () => oauth?.access.clear(),
+    revokeAll: () => {
+      oauth?.access.clear();
+      oauth?.refresh.clear();
+    },
     crash: stop,
     async restart() {
       server = http.createServer((req, res) => {
@@ -146,5 +171,96 @@ export async function startMcpServer(options: { secret: string; header?: string;
       await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     },
     close: stop,
+  };
+}
+
+async function body(req: http.IncomingMessage): Promise<string> {
+  let text = "";
+  for await (const chunk of req) text += String(chunk);
+  return text;
+}
+
+/**
+ * A small OAuth authorization server on the MCP server's own origin: protected resource
+ * and authorization server metadata, dynamic client registration, an authorization
+ * endpoint that approves at once (redirecting with a code), and a token endpoint checking
+ * PKCE (S256) that also refreshes.
+ */
+function authorizationServer() {
+  const clients = new Map<string, string[]>();
+  const codes = new Map<string, { client: string; challenge: string; redirect: string }>();
+  const access = new Set<string>();
+  const refresh = new Set<string>();
+  const grants: string[] = [];
+  const issued: string[] = [];
+  const json = (res: http.ServerResponse, status: number, value: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+  const issue = (res: http.ServerResponse) => {
+    const token = `at-${randomUUID()}`;
+    const renewal = `rt-${randomUUID()}`;
+    access.add(token);
+    refresh.add(renewal);
+    issued.push(token, renewal);
+    json(res, 200, { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: renewal });
+  };
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, base: string): Promise<boolean> {
+    const url = new URL(req.url ?? "/", base);
+    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] }), true;
+    if (url.pathname === "/.well-known/oauth-authorization-server") {
+      json(res, 200, {
+        issuer: base,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        registration_endpoint: `${base}/register`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none"],
+      });
+      return true;
+    }
+    if (url.pathname === "/register" && req.method === "POST") {
+      const metadata = JSON.parse(await body(req)) as { redirect_uris: string[] };
+      const id = `client-${randomUUID()}`;
+      clients.set(id, metadata.redirect_uris);
+      json(res, 201, { ...metadata, client_id: id, client_id_issued_at: Math.floor(Date.now() / 1000) });
+      return true;
+    }
+    if (url.pathname === "/authorize") {
+      const client = url.searchParams.get("client_id") ?? "";
+      const redirect = url.searchParams.get("redirect_uri") ?? "";
+      if (!clients.get(client)?.includes(redirect) || url.searchParams.get("code_challenge_method") !== "S256") return json(res, 400, { error: "invalid_request" }), true;
+      const code = `code-${randomUUID()}`;
+      codes.set(code, { client, challenge: url.searchParams.get("code_challenge") ?? "", redirect });
+      const back = new URL(redirect);
+      back.searchParams.set("code", code);
+      back.searchParams.set("state", url.searchParams.get("state") ?? "");
+      res.writeHead(302, { location: back.toString() }).end();
+      return true;
+    }
+    if (url.pathname === "/token" && req.method === "POST") {
+      const form = new URLSearchParams(await body(req));
+      const grant = form.get("grant_type") ?? "";
+      grants.push(grant);
+      if (grant === "refresh_token") {
+        const token = form.get("refresh_token") ?? "";
+        if (!refresh.delete(token)) return json(res, 400, { error: "invalid_grant" }), true;
+        return issue(res), true;
+      }
+      const code = codes.get(form.get("code") ?? "");
+      codes.delete(form.get("code") ?? "");
+      const verifier = form.get("code_verifier") ?? "";
+      const challenge = createHash("sha256").update(verifier).digest("base64url");
+      if (!code || code.client !== form.get("client_id") || code.challenge !== challenge || code.redirect !== form.get("redirect_uri")) return json(res, 400, { error: "invalid_grant" }), true;
+      return issue(res), true;
+    }
+    return false;
+  }
+  return {
+    handle,
+    grants,
+    issued,
+    access,
+    refresh,
+    valid: (authorization: string | undefined) => authorization !== undefined && access.has(authorization.replace(/^Bearer /, "")),
   };
 }

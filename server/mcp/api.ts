@@ -3,7 +3,9 @@ import { ADMIN_ROLES, requireRole } from "../auth/roles";
 import { ParleyError } from "../errors";
 import { parse } from "../fn";
 import type { Context } from "../services";
+import { auth } from "@ai-sdk/mcp";
 import type { ServerState } from "./hub";
+import { StoredOAuth, callbackUrl } from "./oauth";
 import { type Listed, Scope, type Spec, listed } from "./servers";
 
 /**
@@ -45,4 +47,54 @@ export async function refresh(ctx: Context, input: z.input<typeof RefreshInput>)
     console.warn(`[mcp] tool server ${name} of team ${ctx.actor.teamId} could not be listed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return { ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId)) };
+}
+
+export const ConnectInput = RefreshInput.extend({ origin: z.url({ protocol: /^https?$/ }).max(2048) });
+
+/**
+ * Starts connecting an OAuth server (owners and admins): the answer is where to send the
+ * browser (the authorization server's page), or `connected` when stored tokens still work
+ * (refreshed if need be). The callback (app/api/mcp/oauth/callback) finishes the flow.
+ */
+export async function connect(ctx: Context, input: z.input<typeof ConnectInput>): Promise<{ authorizationUrl: string } | { connected: true }> {
+  const { projectId, name, origin } = parse(ConnectInput, input);
+  await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
+  const spec = (await scopeOf(ctx, projectId)).find((s) => s.name === name);
+  if (!spec) throw ParleyError.notFound("Tool server", name);
+  if (!spec.oauth) throw ParleyError.invalid(`${name} does not use OAuth.`);
+  // The browser comes back to this site: its public URL when the operator set one, else the page's own origin (the call passed the same-origin check).
+  const redirectUrl = callbackUrl(ctx.settings.publicUrl ?? origin, ctx.actor.teamId, spec, projectId);
+  const provider = await StoredOAuth.load(ctx, ctx.actor.teamId, spec, { userId: ctx.actor.userId, redirectUrl });
+  const result = await auth(provider, { serverUrl: spec.url, fetchFn: ctx.mcp.oauthFetch() });
+  if (result === "AUTHORIZED") {
+    await ctx.mcp.reset(ctx.actor.teamId, spec, projectId);
+    return { connected: true };
+  }
+  if (!provider.authorizationUrl) throw new ParleyError("INTERNAL", `The authorization server of ${name} gave no page to connect at.`);
+  return { authorizationUrl: provider.authorizationUrl.toString() };
+}
+
+/** The end of a flow: the authorization server sent the browser back with a code (owners and admins of the team). */
+export async function finish(ctx: Context, query: URLSearchParams): Promise<{ name: string }> {
+  const teamId = query.get("team");
+  const key = query.get("server");
+  const code = query.get("code");
+  const state = query.get("state");
+  const projectId = query.get("project") ?? undefined;
+  if (!teamId || !key || !code || !state) throw ParleyError.invalid(query.get("error_description") ?? query.get("error") ?? "The authorization server sent no code.");
+  if (teamId !== ctx.actor.teamId) throw new ParleyError("FORBIDDEN", "This authorization is for another team: switch to it and connect again.");
+  await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
+  const spec = (await scopeOf(ctx, projectId)).find((s) => s.key === key);
+  if (!spec?.oauth) throw ParleyError.notFound("Tool server", key);
+  const provider = await StoredOAuth.load(ctx, teamId, spec, { userId: ctx.actor.userId });
+  if (!provider.matches(state)) throw ParleyError.invalid("This authorization does not match the one under way: connect again.");
+  await auth(provider, { serverUrl: spec.url, authorizationCode: code, callbackState: state, fetchFn: ctx.mcp.oauthFetch() });
+  await ctx.mcp.reset(teamId, spec, projectId);
+  try {
+    await ctx.mcp.refresh(teamId, spec, projectId);
+  } catch (error) {
+    // Connected; its tools are read at the next use (the status says why not now).
+    console.warn(`[mcp] tool server ${spec.name} of team ${teamId} was connected but could not be listed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { name: spec.name };
 }

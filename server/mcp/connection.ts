@@ -1,4 +1,4 @@
-import { type MCPClient, MCPClientError, createMCPClient } from "@ai-sdk/mcp";
+import { type MCPClient, MCPClientError, MCPClientOAuthError, type OAuthClientProvider, UnauthorizedError, createMCPClient } from "@ai-sdk/mcp";
 import { type Redact, redactor } from "../secrets/redact";
 import { cancellingFetch, guardedFetch } from "./fetch";
 
@@ -11,7 +11,7 @@ import { cancellingFetch, guardedFetch } from "./fetch";
  * connection's header values.
  */
 
-export type State = "idle" | "connecting" | "connected" | "failed";
+export type State = "idle" | "connecting" | "connected" | "failed" | "unauthorized";
 
 export interface Status {
   state: State;
@@ -42,6 +42,8 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   /** After a failed start, how long before the next attempt (ms), doubling with each failure up to 30 s; 0: at once. */
   backoffMs?: number;
+  /** What a failure that needs (new) authorization becomes (oauth.ts NeedsConnectError); absent: no OAuth. */
+  needsConnect?: () => Error;
   now: () => number;
 }
 
@@ -52,12 +54,14 @@ export interface RemoteOptions {
   maxResponseBytes: number;
   connectTimeoutMs: number;
   onError: (error: unknown) => void;
+  /** OAuth: the stored client and tokens (oauth.ts). */
+  authProvider?: OAuthClientProvider;
 }
 
 function openRemote(options: RemoteOptions, type: "http" | "sse"): Promise<MCPClient> {
   const fetch = cancellingFetch(guardedFetch({ allowPrivate: options.allowPrivate, maxResponseBytes: options.maxResponseBytes, headersTimeoutMs: options.connectTimeoutMs }));
   return createMCPClient({
-    transport: { type, url: options.url, headers: options.headers, fetch, redirect: "error" },
+    transport: { type, url: options.url, headers: options.headers, fetch, redirect: "error", ...(options.authProvider ? { authProvider: options.authProvider } : {}) },
     clientName: "parley",
     initializationOptions: { timeout: options.connectTimeoutMs },
     onUncaughtError: options.onError,
@@ -82,6 +86,15 @@ function undelivered(error: unknown): boolean {
   if (error instanceof MCPClientError && error.statusCode === 404) return true;
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
     if ("code" in cause && cause.code === "ECONNREFUSED") return true;
+  }
+  return false;
+}
+
+/** Whether a failure means the server wants (new) authorization. */
+function unauthorized(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 6; cause = cause.cause, depth++) {
+    if (cause instanceof UnauthorizedError || cause instanceof MCPClientOAuthError || cause.name === "NeedsConnectError" || cause.name === "UnauthorizedError") return true;
+    if (cause instanceof MCPClientError && cause.statusCode === 401) return true;
   }
   return false;
 }
@@ -126,9 +139,14 @@ export class Connection {
         return client;
       },
       (error: unknown) => {
+        if (this.client === opening) this.client = undefined;
+        const connect = this.options.needsConnect && unauthorized(error) ? this.options.needsConnect() : undefined;
+        if (connect) {
+          this.set("unauthorized", connect);
+          throw connect;
+        }
         this.set("failed", error);
         this.backOff();
-        if (this.client === opening) this.client = undefined;
         throw new Error(this.status.error ?? "the tool server could not be reached");
       },
     );
@@ -163,7 +181,12 @@ export class Connection {
           return await fn(await client);
         } catch (error) {
           if (signal?.aborted || (error instanceof MCPClientError && error.code !== undefined)) throw error;
-          this.drop(client, error);
+          const connect = this.options.needsConnect && unauthorized(error) ? this.options.needsConnect() : undefined;
+          this.drop(client, connect ?? error);
+          if (connect) {
+            this.set("unauthorized", connect);
+            throw connect;
+          }
           if (attempt > 0 || !undelivered(error)) throw new Error(this.redact(describe(error)), { cause: error });
         }
       }

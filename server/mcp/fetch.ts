@@ -54,12 +54,15 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
   const body = init?.body;
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string" || body instanceof Uint8Array) return body;
+  // An OAuth token request's form.
+  if (body instanceof URLSearchParams) return body.toString();
   throw new ToolServerFetchError("a tool server request's body must be text or bytes");
 }
 
-function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+function headerRecord(init: RequestInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  new Headers(headers).forEach((value, name) => (out[name] = value));
+  new Headers(init?.headers).forEach((value, name) => (out[name] = value));
+  if (init?.body instanceof URLSearchParams && out["content-type"] === undefined) out["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
   return out;
 }
 
@@ -73,7 +76,7 @@ function send(url: URL, init: RequestInit | undefined, limits: FetchLimits): Pro
   return new Promise<Response>((resolve, reject) => {
     signal?.throwIfAborted();
     // A connection per request (no keep-alive): a server that restarted is never written to on a dead socket.
-    const req = client.request(url, { method: init?.method ?? "GET", headers: headerRecord(init?.headers), lookup: guardedLookup(limits), signal, agent: false });
+    const req = client.request(url, { method: init?.method ?? "GET", headers: headerRecord(init), lookup: guardedLookup(limits), signal, agent: false });
     const timer = setTimeout(() => req.destroy(new ToolServerFetchError(`${url.host} sent no answer within ${limits.headersTimeoutMs} ms`)), limits.headersTimeoutMs);
     req.on("error", (error) => {
       clearTimeout(timer);

@@ -1,4 +1,4 @@
-import type { MCPClient } from "@ai-sdk/mcp";
+import { type MCPClient, auth } from "@ai-sdk/mcp";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Ruleset } from "../permission/schema";
@@ -10,6 +10,8 @@ import { block } from "../instructions/sources";
 import { type McpSettings, NO_MCP_SETTINGS } from "./config";
 import { Connection, type Listing, type Status, remoteClient } from "./connection";
 import { localClient } from "./local";
+import { NeedsConnectError, StoredOAuth } from "./oauth";
+import { guardedFetch } from "./fetch";
 import type { Sandbox } from "../sandbox/sandbox";
 import { type Spec, specs } from "./servers";
 import { mcpTool } from "./tools";
@@ -33,6 +35,8 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 export const CONTEXT_WARNING_SHARE = 0.2;
 /** A local server that failed to start or crashed is started again after 1 s, then 2, 4… at most 30 s. */
 export const LOCAL_BACKOFF_MS = 1_000;
+/** OAuth tokens that expire within this long are refreshed before a connection (ms). */
+export const TOKEN_REFRESH_MARGIN_MS = 60_000;
 
 const CachedTools = z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) }));
 
@@ -105,7 +109,8 @@ export class ToolServers {
     let secrets: Record<string, string>;
     if (spec.type === "remote") {
       const headers = (secrets = await this.values(teamId, spec.headers));
-      open = () => remoteClient({ url: spec.url, headers, allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError });
+      const remote = { url: spec.url, headers, allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError };
+      open = spec.oauth ? () => this.openWithOAuth(teamId, spec, remote) : () => remoteClient(remote);
     } else {
       const env = (secrets = await this.values(teamId, spec.environment));
       const { directory } = await this.project(teamId, projectId);
@@ -118,10 +123,33 @@ export class ToolServers {
       idleMs: this.idleMs,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       backoffMs: spec.type === "local" ? LOCAL_BACKOFF_MS : 0,
+      ...(spec.oauth ? { needsConnect: () => new NeedsConnectError(spec.name) } : {}),
       now: this.now,
     });
     this.connections.set(key, { version: spec.version, connection });
     return connection;
+  }
+
+  /** A guarded fetch for the OAuth endpoints of a server (discovery, registration, tokens). */
+  oauthFetch(): typeof fetch {
+    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS });
+  }
+
+  /** A client of an OAuth server with the team's stored tokens, refreshed first when they are about to expire. */
+  private async openWithOAuth(teamId: string, spec: Spec, remote: Omit<Parameters<typeof remoteClient>[0], "authProvider">): Promise<MCPClient> {
+    const store = { db: this.db, keyring: this.keyring, clock: { now: this.now } };
+    const provider = await StoredOAuth.load(store, teamId, spec);
+    if (!provider.connected) throw new NeedsConnectError(spec.name);
+    if (provider.expiresWithin(TOKEN_REFRESH_MARGIN_MS)) await auth(provider, { serverUrl: spec.url, fetchFn: this.oauthFetch() });
+    return remoteClient({ ...remote, authProvider: provider });
+  }
+
+  /** Forgets the team's connection to a server (new tokens: the next use connects with them). */
+  async reset(teamId: string, spec: Spec, projectId?: string): Promise<void> {
+    const key = this.key(teamId, spec, projectId);
+    const known = this.connections.get(key);
+    this.connections.delete(key);
+    await known?.connection.close();
   }
 
   status(teamId: string, spec: Spec, projectId?: string): Status {

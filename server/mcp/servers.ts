@@ -35,6 +35,8 @@ export interface Spec {
   environment: Array<{ name: string; value: string } | { name: string; secret: string }>;
   writable: boolean;
   network: boolean;
+  /** A remote server that authorizes with OAuth ("Connect" on the Team page). */
+  oauth: boolean;
   enabled: boolean;
   /** Tools the agent gets (server's names); undefined: all. */
   allow?: string[];
@@ -60,6 +62,8 @@ export const SaveInput = Scope.extend({
   /** A local server may write to the project / use the network. */
   writable: z.boolean().default(false),
   network: z.boolean().default(false),
+  /** A remote server that authorizes with OAuth (connected from the Team page). */
+  oauth: z.boolean().default(false),
   enabled: z.boolean().default(true),
   allow: Allow.nullable().default(null),
   timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).nullable().default(null),
@@ -76,13 +80,13 @@ export function substituteEnv(value: string, env: Record<string, string | undefi
 }
 
 function configSpec(name: string, server: ConfigServer): Spec {
-  const base = { key: `config:${name}`, name, source: "config" as const, enabled: server.enabled ?? true, timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS, version: 0, writable: false, network: false };
+  const base = { key: `config:${name}`, name, source: "config" as const, enabled: server.enabled ?? true, timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS, version: 0, writable: false, network: false, oauth: false };
   if (server.type === "local") {
     const environment = Object.entries(server.environment ?? {}).map(([variable, value]) => ({ name: variable, value: substituteEnv(value) }));
     return { ...base, type: "local", url: "", headers: [], command: server.command, environment };
   }
   const headers = Object.entries(server.headers ?? {}).map(([header, value]) => ({ name: header, value: substituteEnv(value) }));
-  return { ...base, type: "remote", url: server.url, headers, command: [], environment: [] };
+  return { ...base, type: "remote", url: server.url, headers, command: [], environment: [], oauth: typeof server.oauth === "object" };
 }
 
 type Row = Prisma.ToolServerGetPayload<object>;
@@ -104,6 +108,7 @@ function rowSpec(row: Row): Spec {
     environment: environment.data,
     writable: row.writable,
     network: row.network,
+    oauth: row.oauth,
     enabled: row.enabled,
     ...(allow.success ? { allow: allow.data } : {}),
     timeoutMs: row.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -165,6 +170,7 @@ export async function save(ctx: Context, input: SaveInput): Promise<{ id: string
     environment: local ? value.environment : Prisma.DbNull,
     writable: local && value.writable,
     network: local && value.network,
+    oauth: !local && value.oauth,
     headers: local ? [] : value.headers,
     enabled: value.enabled,
     allow: value.allow ?? Prisma.DbNull,
@@ -209,6 +215,7 @@ export interface Listed {
   environment: Array<{ name: string; secret?: string }>;
   writable: boolean;
   network: boolean;
+  oauth: boolean;
   enabled: boolean;
   allow: string[] | null;
   timeoutMs: number;
@@ -226,6 +233,7 @@ export function listed(spec: Spec): Listed {
     environment: spec.environment.map((e) => ("secret" in e ? { name: e.name, secret: e.secret } : { name: e.name })),
     writable: spec.writable,
     network: spec.network,
+    oauth: spec.oauth,
     enabled: spec.enabled,
     allow: spec.allow ?? null,
     timeoutMs: spec.timeoutMs,

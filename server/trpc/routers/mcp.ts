@@ -8,4 +8,6 @@ export const mcpRouter = router({
   save: procedure.input(ToolServerConfig.SaveInput).mutation(({ ctx, input }) => ToolServerConfig.save(ctx, input)),
   remove: procedure.input(ToolServerConfig.RemoveInput).mutation(({ ctx, input }) => ToolServerConfig.remove(ctx, input)),
   refresh: procedure.input(Api.RefreshInput).mutation(({ ctx, input }) => Api.refresh(ctx, input)),
+  /** Owners and admins: start an OAuth server's "Connect" (the answer is the authorization page to open). */
+  connect: procedure.input(Api.ConnectInput).mutation(({ ctx, input }) => Api.connect(ctx, input)),
 });
