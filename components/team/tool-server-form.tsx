@@ -41,6 +41,7 @@ export function ToolServerForm({ editing, onDone, onSaved }: { editing: ToolServ
           headers: secret && text("header") ? [{ name: text("header"), secret, ...(prefix ? { prefix } : {}) }] : [],
           enabled: editing?.enabled ?? true,
           allow: allow.length ? allow : null,
+          oauth: data.get("oauth") === "on",
           timeoutMs: timeout > 0 ? timeout * 1000 : null,
         },
         {
@@ -79,6 +80,10 @@ export function ToolServerForm({ editing, onDone, onSaved }: { editing: ToolServ
       </div>
       <div className="flex flex-wrap items-center gap-2">
         <input name="allow" defaultValue={editing?.allow?.join(", ") ?? ""} placeholder="tools to offer (all when empty)" aria-label="Allowed tools" className={`${INPUT} min-w-64 flex-1`} />
+        <label className="flex items-center gap-1.5 text-sm text-zinc-700">
+          <input name="oauth" type="checkbox" defaultChecked={editing?.oauth ?? false} aria-label="Uses OAuth" />
+          OAuth
+        </label>
         <input name="timeout" type="number" min={1} max={600} defaultValue={editing ? Math.round(editing.timeoutMs / 1000) : ""} placeholder="timeout (s)" aria-label="Timeout in seconds" className={`${INPUT} w-32`} />
       </div>
       <div className="flex items-center gap-2">

@@ -13,10 +13,13 @@ const STATE: Record<string, { label: string; tone: Tone }> = {
   connecting: { label: "Connecting", tone: "blue" },
   connected: { label: "Connected", tone: "green" },
   failed: { label: "Failed", tone: "red" },
+  unauthorized: { label: "Not connected (OAuth)", tone: "amber" },
 };
 
 export interface RowActions {
   reconnect(): void;
+  /** OAuth: start "Connect" (the browser goes to the authorization server). */
+  connect(): void;
   edit(): void;
   toggle(): void;
   remove(): void;
@@ -39,6 +42,11 @@ export function ToolServerRow({ server, actions }: { server: ToolServerView; act
         </span>
         {actions ? (
           <span className="flex gap-1">
+            {server.oauth ? (
+              <Button size="sm" variant="primary" onClick={actions.connect}>
+                Connect {server.name}
+              </Button>
+            ) : null}
             <Button size="sm" onClick={actions.reconnect} aria-label={`Reconnect ${server.name}`}>
               Reconnect
             </Button>

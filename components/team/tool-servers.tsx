@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -23,6 +24,12 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
   const reconnect = useMutation(trpc.mcp.refresh.mutationOptions({ onSettled: () => void invalidate() }));
   const save = useMutation(trpc.mcp.save.mutationOptions({ onSettled: () => void invalidate() }));
   const remove = useMutation(trpc.mcp.remove.mutationOptions({ onSettled: () => void invalidate() }));
+  // OAuth: the browser goes to the authorization server, which sends it back to the callback, then here.
+  const connect = useMutation(
+    trpc.mcp.connect.mutationOptions({
+      onSuccess: (answer) => ("authorizationUrl" in answer ? window.location.assign(answer.authorizationUrl) : void invalidate()),
+    }),
+  );
   const [editing, setEditing] = useState<ToolServerView>();
   const [removing, setRemoving] = useState<ToolServerView>();
 
@@ -37,12 +44,13 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           environment: server.environment.flatMap((e) => (e.secret ? [{ name: e.name, secret: e.secret }] : [])),
           writable: server.writable,
           network: server.network,
+          oauth: server.oauth,
           enabled: !server.enabled,
           allow: server.allow,
           timeoutMs: server.timeoutMs,
         })
       : undefined;
-  const error = servers.error ?? reconnect.error ?? save.error ?? remove.error;
+  const error = servers.error ?? reconnect.error ?? save.error ?? remove.error ?? connect.error;
 
   return (
     <Section
@@ -55,6 +63,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           {errorMessage(error)}
         </p>
       ) : null}
+      <ConnectOutcome />
       <ul className="divide-y divide-zinc-100" data-testid="tool-server-list">
         {(servers.data ?? []).map((server) => (
           <ToolServerRow
@@ -62,7 +71,10 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
             server={server}
             actions={
               isAdmin
-                ? { reconnect: () => reconnect.mutate({ name: server.name }), edit: () => setEditing(server), toggle: () => toggle(server), remove: () => setRemoving(server) }
+                ? {
+                    reconnect: () => reconnect.mutate({ name: server.name }),
+                    connect: () => connect.mutate({ name: server.name, origin: window.location.origin }),
+                    edit: () => setEditing(server), toggle: () => toggle(server), remove: () => setRemoving(server) }
                 : undefined
             }
           />
@@ -90,4 +102,23 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       </ConfirmDialog>
     </Section>
   );
+}
+
+/** What the OAuth callback said, from the address it sent the browser back to (/team?connected=… or ?connectError=…). */
+function ConnectOutcome() {
+  const params = useSearchParams();
+  const connected = params.get("connected");
+  const failed = params.get("connectError");
+  if (failed) {
+    return (
+      <p role="alert" data-testid="tool-server-connect-error" className="mb-2 text-sm text-red-600">
+        {failed}
+      </p>
+    );
+  }
+  return connected ? (
+    <p role="status" data-testid="tool-server-connected" className="mb-2 text-sm text-emerald-700">
+      {connected} is connected.
+    </p>
+  ) : null;
 }
