@@ -252,6 +252,15 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     await data("permission.setPolicy", { rules: [] }, carol);
   });
 
+  it("a warning when the tool servers' tools would take a large share of the model's context", async () => {
+    const { memberContext } = await import("../server/context");
+    const teamId = (await memberContext(bob.headers)).actor.teamId;
+    const small = await app.rt.services.mcp.forStep(teamId, projectId, 200);
+    expect(small.tools.map((t) => t.id)).toContain("echo_add");
+    expect(small.warning).toMatch(/tool servers take about \d+ tokens, \d+% of the model's context/);
+    expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).warning).toBeUndefined();
+  });
+
   it("acceptance 5: no secret in events, logs, tool parts, share pages or errors of all the flows above", async () => {
     const sessions = await app.rt.services.db.session.findMany({ select: { id: true } });
     for (const { id } of sessions) {
