@@ -109,7 +109,7 @@ test.describe("tool servers", () => {
     await expect(row.getByTestId("tool-server-error")).toContainText(`Connect ${name}`);
 
     // The authorization server (in the harness) approves at once and sends the browser back.
-    await row.getByRole("button", { name: `Connect ${name}` }).click();
+    await row.getByRole("button", { name: `Connect ${name}`, exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/team" && url.searchParams.get("connected") === name);
     await expect(page.getByTestId("tool-server-connected")).toHaveText(`${name} is connected.`);
     const connected = page.getByTestId("tool-servers").locator(`[data-testid="tool-server"][data-name="${name}"]`);

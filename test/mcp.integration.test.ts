@@ -261,6 +261,17 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).warning).toBeUndefined();
   });
 
+  it("an admin's allow-list of a server's tools is what sessions get", async () => {
+    const { memberContext } = await import("../server/context");
+    const teamId = (await memberContext(bob.headers)).actor.teamId;
+    const [server] = await data<ServerView[]>("mcp.list", {}, carol);
+    const save = (allow: string[] | null) => data("mcp.save", { id: server!.id, name: "echo", url: mcp.url, headers: [{ name: "Authorization", secret: "echo-token", prefix: "Bearer " }], allow }, carol);
+    await save(["add"]);
+    expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).tools.map((t) => t.id)).toEqual(["echo_add"]);
+    await save(null);
+    expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).tools.map((t) => t.id).sort()).toEqual(["echo_add", "echo_fail", "echo_picture", "echo_wait"]);
+  });
+
   it("acceptance 5: no secret in events, logs, tool parts, share pages or errors of all the flows above", async () => {
     const sessions = await app.rt.services.db.session.findMany({ select: { id: true } });
     for (const { id } of sessions) {
