@@ -46,44 +46,62 @@ export interface TestMcpServer {
 
 const ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
+/** What the test server received, and the hooks of its `wait` tool. */
+class Recorder {
+  readonly requests: http.IncomingHttpHeaders[] = [];
+  readonly calls: { tool: string; args: unknown }[] = [];
+  cancelled = 0;
+  private onWaiting: (() => void) | undefined;
+  waitingStarted = new Promise<void>((resolve) => (this.onWaiting = resolve));
+  private releaseAll: (() => void) | undefined;
+  released = new Promise<void>((resolve) => (this.releaseAll = resolve));
+
+  started(): void {
+    this.onWaiting?.();
+  }
+
+  release(): void {
+    this.releaseAll?.();
+    this.released = new Promise<void>((resolve) => (this.releaseAll = resolve));
+    this.waitingStarted = new Promise<void>((resolve) => (this.onWaiting = resolve));
+  }
+}
+
+/** The test server's tools, on a new MCP server (one per MCP session). */
+function echoServer(instructions: string, state: Recorder): McpServer {
+  const server = new McpServer({ name: "echo", version: "1.0.0" }, { instructions });
+  server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number().describe("The first"), b: z.number() } }, ({ a, b }) => {
+    state.calls.push({ tool: "add", args: { a, b } });
+    return { content: [{ type: "text", text: `The sum is ${a + b}.` }] };
+  });
+  server.registerTool("fail", { description: "Always fails.", inputSchema: { why: z.string() } }, ({ why }) => {
+    state.calls.push({ tool: "fail", args: { why } });
+    return { isError: true, content: [{ type: "text", text: `It failed: ${why}` }] };
+  });
+  server.registerTool("wait", { description: "Waits until released or cancelled.", inputSchema: {} }, async (_args, extra) => {
+    state.calls.push({ tool: "wait", args: {} });
+    state.started();
+    const cancelled = new Promise<"cancelled">((resolve) => extra.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }));
+    const how = await Promise.race([state.released.then(() => "released" as const), cancelled]);
+    if (how === "cancelled") state.cancelled++;
+    return { content: [{ type: "text", text: how }] };
+  });
+  server.registerTool("picture", { description: "Returns an image and a resource.", inputSchema: {} }, () => ({
+    content: [
+      { type: "text", text: "A picture:" },
+      { type: "image", data: ONE_PIXEL_PNG, mimeType: "image/png" },
+      { type: "resource", resource: { uri: "memo://note", mimeType: "text/plain", text: "A note from the server." } },
+    ],
+  }));
+  return server;
+}
+
 export async function startMcpServer(options: { secret: string; header?: string; instructions?: string; oauth?: boolean }): Promise<TestMcpServer> {
   const header = (options.header ?? "authorization").toLowerCase();
   const expected = header === "authorization" ? `Bearer ${options.secret}` : options.secret;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  let onWaiting: (() => void) | undefined;
-  let waitingStarted = new Promise<void>((resolve) => (onWaiting = resolve));
-  let releaseAll: (() => void) | undefined;
-  let released = new Promise<void>((resolve) => (releaseAll = resolve));
-
-  const state: Pick<TestMcpServer, "requests" | "calls" | "cancelled"> = { requests: [], calls: [], cancelled: 0 };
-
-  function serverFor(): McpServer {
-    const server = new McpServer({ name: "echo", version: "1.0.0" }, { instructions: options.instructions ?? TEST_INSTRUCTIONS });
-    server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number().describe("The first"), b: z.number() } }, ({ a, b }) => {
-      state.calls.push({ tool: "add", args: { a, b } });
-      return { content: [{ type: "text", text: `The sum is ${a + b}.` }] };
-    });
-    server.registerTool("fail", { description: "Always fails.", inputSchema: { why: z.string() } }, ({ why }) => {
-      state.calls.push({ tool: "fail", args: { why } });
-      return { isError: true, content: [{ type: "text", text: `It failed: ${why}` }] };
-    });
-    server.registerTool("wait", { description: "Waits until released or cancelled.", inputSchema: {} }, async (_args, extra) => {
-      state.calls.push({ tool: "wait", args: {} });
-      onWaiting?.();
-      const cancelled = new Promise<"cancelled">((resolve) => extra.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }));
-      const how = await Promise.race([released.then(() => "released" as const), cancelled]);
-      if (how === "cancelled") state.cancelled++;
-      return { content: [{ type: "text", text: how }] };
-    });
-    server.registerTool("picture", { description: "Returns an image and a resource.", inputSchema: {} }, () => ({
-      content: [
-        { type: "text", text: "A picture:" },
-        { type: "image", data: ONE_PIXEL_PNG, mimeType: "image/png" },
-        { type: "resource", resource: { uri: "memo://note", mimeType: "text/plain", text: "A note from the server." } },
-      ],
-    }));
-    return server;
-  }
+  const state = new Recorder();
+  const serverFor = () => echoServer(options.instructions ?? TEST_INSTRUCTIONS, state);
 
   const oauth = options.oauth ? authorizationServer() : undefined;
 
@@ -114,12 +132,14 @@ export async function startMcpServer(options: { secret: string; header?: string;
     await transport.handleRequest(req, res);
   }
 
-  let server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error("[test mcp server]", error);
-      if (!res.headersSent) res.writeHead(500).end();
+  const make = () =>
+    http.createServer((req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        console.error("[test mcp server]", error);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
     });
-  });
+  let server = make();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
@@ -134,27 +154,15 @@ export async function startMcpServer(options: { secret: string; header?: string;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
-    get requests() {
-      return state.requests;
-    },
-    get calls() {
-      return state.calls;
-    },
+    requests: state.requests,
+    calls: state.calls,
     get cancelled() {
       return state.cancelled;
     },
-    waiting: () => waitingStarted,
-    release() {
-      releaseAll?.();
-      released = new Promise<void>((resolve) => (releaseAll = resolve));
-      waitingStarted = new Promise<void>((resolve) => (onWaiting = resolve));
-    },
-    get grants() {
-      return oauth?.grants ?? [];
-    },
-    get issued() {
-      return oauth?.issued ?? [];
-    },
+    waiting: () => state.waitingStarted,
+    release: () => state.release(),
+    grants: oauth?.grants ?? [],
+    issued: oauth?.issued ?? [],
     expireAccessTokens: () => oauth?.access.clear(),
     revokeAll: () => {
       oauth?.access.clear();
@@ -162,12 +170,7 @@ export async function startMcpServer(options: { secret: string; header?: string;
     },
     crash: stop,
     async restart() {
-      server = http.createServer((req, res) => {
-        handle(req, res).catch((error: unknown) => {
-          console.error("[test mcp server]", error);
-          if (!res.headersSent) res.writeHead(500).end();
-        });
-      });
+      server = make();
       await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     },
     close: stop,

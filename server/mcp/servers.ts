@@ -8,7 +8,7 @@ import * as Id from "../id";
 import { Secrets } from "../secrets";
 import type { Context } from "../services";
 import { isPrivateAddress } from "./address";
-import { type ConfigServer, type McpSettings, DEFAULT_TIMEOUT_MS, EnvRef, HeaderRef, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, ServerName, ServerUrl, toolName } from "./config";
+import { type ConfigServer, type McpSettings, DEFAULT_TIMEOUT_MS, EnvRef, HeaderRef, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, ServerName, ServerUrl } from "./config";
 
 /**
  * A team's tool servers (SPEC §17): the server configuration's (`mcp`, for every team),
@@ -238,9 +238,4 @@ export function listed(spec: Spec): Listed {
     allow: spec.allow ?? null,
     timeoutMs: spec.timeoutMs,
   };
-}
-
-/** Which names a server's tools get, for the list (and the permission rules an admin writes). */
-export function toolNames(spec: Pick<Spec, "name">, tools: string[]): string[] {
-  return tools.map((tool) => toolName(spec.name, tool));
 }
