@@ -103,7 +103,7 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
   });
 
   it("acceptance 1 (OAuth): connecting registers the client, exchanges the code with PKCE, keeps the tokens as a sealed team secret, and lists the tools", async () => {
-    expect(await connect()).toBe("http://parley.test/team?connected=docs");
+    expect(await connect()).toBe("/team?connected=docs");
     expect(mcp.grants).toEqual(["authorization_code"]);
     const view = (await data<Array<View & { name: string }>>("mcp.list", {}, bob)).find((s) => s.name === "docs");
     expect(view?.status.state).toBe("connected");

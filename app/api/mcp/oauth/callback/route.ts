@@ -12,14 +12,16 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(req: Request) {
   const url = new URL(req.url);
-  const back = new URL("/team", url);
+  // Back to the Team page of the site the browser is on: a relative address (the request's
+  // own host may be the server's internal one, where the browser has no sign-in).
+  const back = new URLSearchParams();
   try {
     const ctx = await memberContext(req.headers);
     const { name } = await Api.finish(ctx, url.searchParams);
-    back.searchParams.set("connected", name);
+    back.set("connected", name);
   } catch (error) {
     if (!isParleyError(error)) console.error("[mcp] an OAuth callback failed", error);
-    back.searchParams.set("connectError", isParleyError(error) ? error.message : "The tool server could not be connected.");
+    back.set("connectError", isParleyError(error) ? error.message : "The tool server could not be connected.");
   }
-  return Response.redirect(back, 303);
+  return new Response(null, { status: 303, headers: { location: `/team?${back.toString()}` } });
 }
