@@ -67,30 +67,30 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
   const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
 
   /** "Connect docs" as the Team page does it: the authorization page (which approves at once), then the callback with Ann's cookies. */
-  async function connect(): Promise<string> {
-    const started = await data<{ authorizationUrl: string }>("mcp.connect", { name: "docs", origin: "http://parley.test" }, ann);
+  async function connect(name = "docs", who: Browser = ann): Promise<string> {
+    const started = await data<{ authorizationUrl: string }>("mcp.connect", { name, origin: "http://parley.test" }, who);
     const approved = await fetch(started.authorizationUrl, { redirect: "manual" });
     expect(approved.status).toBe(302);
     const back = approved.headers.get("location") ?? "";
     expect(back.startsWith("http://parley.test/api/mcp/oauth/callback?")).toBe(true);
-    const done = await callback.GET(new Request(back, { headers: ann.headers }));
+    const done = await callback.GET(new Request(back, { headers: who.headers }));
     expect(done.status).toBe(303);
     return done.headers.get("location") ?? "";
   }
 
   /** A turn of Bob's in which the model calls docs_add once; its tool part. */
-  async function addTurn(a: number, b: number): Promise<ToolPart | undefined> {
-    const sessionId = (await data<{ id: string }>("session.create", { projectId }, bob)).id;
-    fake.enqueue(reply.toolCall({ id: `call_${a}_${b}`, name: "docs_add", pieces: [JSON.stringify({ a, b })] }), reply.text("done"));
-    await data("session.prompt", { sessionId, parts: [{ type: "text", text: "add" }], model: { providerId: "compatible", modelId: "gpt-test" } }, bob);
+  async function addTurn(a: number, b: number, tool = "docs_add", who: Browser = bob): Promise<ToolPart | undefined> {
+    const sessionId = (await data<{ id: string }>("session.create", { projectId }, who)).id;
+    fake.enqueue(reply.toolCall({ id: `call_${a}_${b}`, name: tool, pieces: [JSON.stringify({ a, b })] }), reply.text("done"));
+    await data("session.prompt", { sessionId, parts: [{ type: "text", text: "add" }], model: { providerId: "compatible", modelId: "gpt-test" } }, who);
     await until("the turn to end", async () => {
-      const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, bob);
-      for (const request of pending) await data("permission.reply", { requestId: request.id, reply: "once" }, bob);
+      const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, who);
+      for (const request of pending) await data("permission.reply", { requestId: request.id, reply: "once" }, who);
       const row = await app.rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
       return pending.length === 0 && row.status === "idle" ? true : undefined;
     }, 30_000);
     await settled(app.rt.services, sessionId, 30_000);
-    const page = await data<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, bob);
+    const page = await data<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);
     return page.messages.flatMap((m) => m.parts).find((p): p is ToolPart => p.type === "tool");
   }
 
@@ -133,6 +133,26 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     await connect();
     const again = await addTurn(6, 1);
     expect(again?.state.status === "completed" ? again.state.output : again?.state).toBe("The sum is 7.");
+  });
+
+  it("a server connected per member: each member connects their own account; a member without tokens is asked to connect", async () => {
+    await data("mcp.save", { name: "mine", url: mcp.url, oauth: true, oauthPerMember: true }, ann);
+    // Bob, a member, connects his own account; the tools are listed with his tokens.
+    const grants = mcp.grants.length;
+    expect(await connect("mine", bob)).toBe("/team?connected=mine");
+    expect(mcp.grants.slice(grants)).toEqual(["authorization_code"]);
+    expect((await data<Array<View & { name: string }>>("mcp.list", {}, bob)).find((s) => s.name === "mine")?.status.state).toBe("connected");
+    const his = await addTurn(3, 4, "mine_add", bob);
+    expect(his?.state.status === "completed" ? his.state.output : his?.state).toBe("The sum is 7.");
+    // Ann has not connected hers: her session's call asks her to.
+    const hers = await addTurn(1, 2, "mine_add", ann);
+    expect(hers?.state.status).toBe("error");
+    if (hers?.state.status === "error") expect(hers.state.error).toContain("Connect mine: this tool server needs your own authorization");
+    const stored = await app.rt.services.db.teamSecret.findMany({ where: { kind: "oauth" }, select: { name: true, updatedById: true } });
+    expect(stored).toHaveLength(2);
+    expect(stored.map((s) => s.updatedById)).toContain(bob.userId);
+    // A member cannot connect the team's own (shared) server.
+    expect((await trpcAnswer(app, "mcp.connect", { name: "docs", origin: "http://parley.test" }, bob.headers)).status).toBe(403);
   });
 
   it("acceptance 5: no OAuth token in events, logs, tool parts, share pages or lists", async () => {

@@ -42,6 +42,7 @@ export function ToolServerForm({ editing, onDone, onSaved }: { editing: ToolServ
           enabled: editing?.enabled ?? true,
           allow: allow.length ? allow : null,
           oauth: data.get("oauth") === "on",
+          oauthPerMember: data.get("oauth") === "on" && data.get("perMember") === "on",
           timeoutMs: timeout > 0 ? timeout * 1000 : null,
         },
         {
@@ -83,6 +84,10 @@ export function ToolServerForm({ editing, onDone, onSaved }: { editing: ToolServ
         <label className="flex items-center gap-1.5 text-sm text-zinc-700">
           <input name="oauth" type="checkbox" defaultChecked={editing?.oauth ?? false} aria-label="Uses OAuth" />
           OAuth
+        </label>
+        <label className="flex items-center gap-1.5 text-sm text-zinc-700">
+          <input name="perMember" type="checkbox" defaultChecked={editing?.oauthPerMember ?? false} aria-label="Each member connects their own account" />
+          per member
         </label>
         <input name="timeout" type="number" min={1} max={600} defaultValue={editing ? Math.round(editing.timeoutMs / 1000) : ""} placeholder="timeout (s)" aria-label="Timeout in seconds" className={`${INPUT} w-32`} />
       </div>

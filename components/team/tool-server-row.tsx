@@ -18,15 +18,13 @@ const STATE: Record<string, { label: string; tone: Tone }> = {
 
 export interface RowActions {
   reconnect(): void;
-  /** OAuth: start "Connect" (the browser goes to the authorization server). */
-  connect(): void;
   edit(): void;
   toggle(): void;
   remove(): void;
 }
 
 /** One server: its name, where it comes from, its URL and headers (by secret name), its status here and its tools. */
-export function ToolServerRow({ server, actions }: { server: ToolServerView; actions: RowActions | undefined }) {
+export function ToolServerRow({ server, actions, connect }: { server: ToolServerView; actions: RowActions | undefined; connect: () => void }) {
   const state = STATE[server.status.state] ?? { label: server.status.state, tone: "neutral" as const };
   return (
     <li className="space-y-2 py-3" data-testid="tool-server" data-name={server.name}>
@@ -34,19 +32,20 @@ export function ToolServerRow({ server, actions }: { server: ToolServerView; act
         <p className="font-mono text-sm font-medium text-zinc-900">{server.name}</p>
         <Badge>{server.source === "config" ? "server configuration" : server.source}</Badge>
         {server.enabled ? null : <Badge tone="amber">disabled</Badge>}
+        {server.oauthPerMember ? <Badge tone="violet">OAuth per member</Badge> : null}
         <Badge tone={state.tone} data-testid="tool-server-status">
           {state.label}
         </Badge>
         <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-500">
           {server.type === "local" ? `local: ${server.command.join(" ")}${server.network ? " · network" : ""}${server.writable ? " · writes the project" : ""}` : server.url}
         </span>
+        {server.oauth && (actions || server.oauthPerMember) ? (
+          <Button size="sm" variant="primary" onClick={connect}>
+            Connect {server.name}
+          </Button>
+        ) : null}
         {actions ? (
           <span className="flex gap-1">
-            {server.oauth ? (
-              <Button size="sm" variant="primary" onClick={actions.connect}>
-                Connect {server.name}
-              </Button>
-            ) : null}
             <Button size="sm" onClick={actions.reconnect} aria-label={`Reconnect ${server.name}`}>
               Reconnect
             </Button>

@@ -45,6 +45,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           writable: server.writable,
           network: server.network,
           oauth: server.oauth,
+          oauthPerMember: server.oauthPerMember,
           enabled: !server.enabled,
           allow: server.allow,
           timeoutMs: server.timeoutMs,
@@ -69,11 +70,11 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           <ToolServerRow
             key={`${server.source}:${server.name}`}
             server={server}
+            connect={() => connect.mutate({ name: server.name, origin: window.location.origin })}
             actions={
               isAdmin
                 ? {
                     reconnect: () => reconnect.mutate({ name: server.name }),
-                    connect: () => connect.mutate({ name: server.name, origin: window.location.origin }),
                     edit: () => setEditing(server), toggle: () => toggle(server), remove: () => setRemoving(server) }
                 : undefined
             }

@@ -29,7 +29,7 @@ export async function list(ctx: Context, input: z.input<typeof Scope>): Promise<
   const { projectId } = parse(Scope, input);
   await requireRole(ctx, [...ADMIN_ROLES, "member"], "see the team's tool servers");
   const all = await scopeOf(ctx, projectId);
-  return Promise.all(all.map(async (spec) => ({ ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId)) })));
+  return Promise.all(all.map(async (spec) => ({ ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId, ctx.actor.userId)) })));
 }
 
 export const RefreshInput = Scope.extend({ name: z.string().min(1).max(64) });
@@ -41,12 +41,12 @@ export async function refresh(ctx: Context, input: z.input<typeof RefreshInput>)
   const spec = (await scopeOf(ctx, projectId)).find((s) => s.name === name);
   if (!spec) throw ParleyError.notFound("Tool server", name);
   try {
-    await ctx.mcp.refresh(ctx.actor.teamId, spec, projectId);
+    await ctx.mcp.refresh(ctx.actor.teamId, spec, projectId, ctx.actor.userId);
   } catch (error) {
     // The status carries the reason (redacted); the page shows it.
     console.warn(`[mcp] tool server ${name} of team ${ctx.actor.teamId} could not be listed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return { ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId)) };
+  return { ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId, ctx.actor.userId)) };
 }
 
 export const ConnectInput = RefreshInput.extend({ origin: z.url({ protocol: /^https?$/ }).max(2048) });
@@ -58,16 +58,18 @@ export const ConnectInput = RefreshInput.extend({ origin: z.url({ protocol: /^ht
  */
 export async function connect(ctx: Context, input: z.input<typeof ConnectInput>): Promise<{ authorizationUrl: string } | { connected: true }> {
   const { projectId, name, origin } = parse(ConnectInput, input);
-  await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
   const spec = (await scopeOf(ctx, projectId)).find((s) => s.name === name);
   if (!spec) throw ParleyError.notFound("Tool server", name);
   if (!spec.oauth) throw ParleyError.invalid(`${name} does not use OAuth.`);
+  // A team's connection is for owners and admins; with one per member, each member connects their own account.
+  if (spec.oauthPerMember) await requireRole(ctx, [...ADMIN_ROLES, "member"], "connect tool servers");
+  else await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
   // The browser comes back to this site: its public URL when the operator set one, else the page's own origin (the call passed the same-origin check).
   const redirectUrl = callbackUrl(ctx.settings.publicUrl ?? origin, ctx.actor.teamId, spec, projectId);
   const provider = await StoredOAuth.load(ctx, ctx.actor.teamId, spec, { userId: ctx.actor.userId, redirectUrl });
   const result = await auth(provider, { serverUrl: spec.url, fetchFn: ctx.mcp.oauthFetch() });
   if (result === "AUTHORIZED") {
-    await ctx.mcp.reset(ctx.actor.teamId, spec, projectId);
+    await ctx.mcp.reset(ctx.actor.teamId, spec, projectId, ctx.actor.userId);
     return { connected: true };
   }
   if (!provider.authorizationUrl) throw new ParleyError("INTERNAL", `The authorization server of ${name} gave no page to connect at.`);
@@ -83,15 +85,16 @@ export async function finish(ctx: Context, query: URLSearchParams): Promise<{ na
   const projectId = query.get("project") ?? undefined;
   if (!teamId || !key || !code || !state) throw ParleyError.invalid(query.get("error_description") ?? query.get("error") ?? "The authorization server sent no code.");
   if (teamId !== ctx.actor.teamId) throw new ParleyError("FORBIDDEN", "This authorization is for another team: switch to it and connect again.");
-  await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
   const spec = (await scopeOf(ctx, projectId)).find((s) => s.key === key);
   if (!spec?.oauth) throw ParleyError.notFound("Tool server", key);
+  if (spec.oauthPerMember) await requireRole(ctx, [...ADMIN_ROLES, "member"], "connect tool servers");
+  else await requireRole(ctx, ADMIN_ROLES, "connect tool servers");
   const provider = await StoredOAuth.load(ctx, teamId, spec, { userId: ctx.actor.userId });
   if (!provider.matches(state)) throw ParleyError.invalid("This authorization does not match the one under way: connect again.");
   await auth(provider, { serverUrl: spec.url, authorizationCode: code, callbackState: state, fetchFn: ctx.mcp.oauthFetch() });
-  await ctx.mcp.reset(teamId, spec, projectId);
+  await ctx.mcp.reset(teamId, spec, projectId, ctx.actor.userId);
   try {
-    await ctx.mcp.refresh(teamId, spec, projectId);
+    await ctx.mcp.refresh(teamId, spec, projectId, ctx.actor.userId);
   } catch (error) {
     // Connected; its tools are read at the next use (the status says why not now).
     console.warn(`[mcp] tool server ${spec.name} of team ${teamId} was connected but could not be listed: ${error instanceof Error ? error.message : String(error)}`);

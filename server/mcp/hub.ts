@@ -94,13 +94,17 @@ export class ToolServers {
     return row;
   }
 
-  private key(teamId: string, spec: Spec, projectId: string | undefined): string {
-    return spec.type === "local" ? `${teamId}|${spec.key}|${projectId ?? ""}` : `${teamId}|${spec.key}`;
+  private key(teamId: string, spec: Spec, projectId: string | undefined, userId: string | undefined): string {
+    if (spec.type === "local") return `${teamId}|${spec.key}|${projectId ?? ""}`;
+    return spec.oauthPerMember ? `${teamId}|${spec.key}|user:${userId ?? ""}` : `${teamId}|${spec.key}`;
   }
 
-  /** The team's connection to a server (a changed server gets a new one); a local server's runs in `projectId`'s project. */
-  async connection(teamId: string, spec: Spec, projectId?: string): Promise<Connection> {
-    const key = this.key(teamId, spec, projectId);
+  /**
+   * The team's connection to a server (a changed server gets a new one); a local server's
+   * runs in `projectId`'s project; a server connected per member is `userId`'s own.
+   */
+  async connection(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Connection> {
+    const key = this.key(teamId, spec, projectId, userId);
     const known = this.connections.get(key);
     if (known && known.version === spec.version) return known.connection;
     if (known) void known.connection.close();
@@ -110,7 +114,7 @@ export class ToolServers {
     if (spec.type === "remote") {
       const headers = (secrets = await this.values(teamId, spec.headers));
       const remote = { url: spec.url, headers, allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError };
-      open = spec.oauth ? () => this.openWithOAuth(teamId, spec, remote) : () => remoteClient(remote);
+      open = spec.oauth ? () => this.openWithOAuth(teamId, spec, remote, userId) : () => remoteClient(remote);
     } else {
       const env = (secrets = await this.values(teamId, spec.environment));
       const { directory } = await this.project(teamId, projectId);
@@ -123,7 +127,7 @@ export class ToolServers {
       idleMs: this.idleMs,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       backoffMs: spec.type === "local" ? LOCAL_BACKOFF_MS : 0,
-      ...(spec.oauth ? { needsConnect: () => new NeedsConnectError(spec.name) } : {}),
+      ...(spec.oauth ? { needsConnect: () => new NeedsConnectError(spec.name, spec.oauthPerMember) } : {}),
       now: this.now,
     });
     this.connections.set(key, { version: spec.version, connection });
@@ -136,24 +140,24 @@ export class ToolServers {
   }
 
   /** A client of an OAuth server with the team's stored tokens, refreshed first when they are about to expire. */
-  private async openWithOAuth(teamId: string, spec: Spec, remote: Omit<Parameters<typeof remoteClient>[0], "authProvider">): Promise<MCPClient> {
+  private async openWithOAuth(teamId: string, spec: Spec, remote: Omit<Parameters<typeof remoteClient>[0], "authProvider">, userId: string | undefined): Promise<MCPClient> {
     const store = { db: this.db, keyring: this.keyring, clock: { now: this.now } };
-    const provider = await StoredOAuth.load(store, teamId, spec);
-    if (!provider.connected) throw new NeedsConnectError(spec.name);
+    const provider = await StoredOAuth.load(store, teamId, spec, userId ? { userId } : {});
+    if (!provider.connected) throw new NeedsConnectError(spec.name, spec.oauthPerMember);
     if (provider.expiresWithin(TOKEN_REFRESH_MARGIN_MS)) await auth(provider, { serverUrl: spec.url, fetchFn: this.oauthFetch() });
     return remoteClient({ ...remote, authProvider: provider });
   }
 
   /** Forgets the team's connection to a server (new tokens: the next use connects with them). */
-  async reset(teamId: string, spec: Spec, projectId?: string): Promise<void> {
-    const key = this.key(teamId, spec, projectId);
+  async reset(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<void> {
+    const key = this.key(teamId, spec, projectId, userId);
     const known = this.connections.get(key);
     this.connections.delete(key);
     await known?.connection.close();
   }
 
-  status(teamId: string, spec: Spec, projectId?: string): Status {
-    const known = this.connections.get(this.key(teamId, spec, projectId));
+  status(teamId: string, spec: Spec, projectId?: string, userId?: string): Status {
+    const known = this.connections.get(this.key(teamId, spec, projectId, userId));
     return known && known.version === spec.version ? known.connection.status : { state: "idle", since: this.now() };
   }
 
@@ -167,8 +171,8 @@ export class ToolServers {
   }
 
   /** Reads the server's tools now and caches them for the team. */
-  async refresh(teamId: string, spec: Spec, projectId?: string): Promise<Listing & { at: number }> {
-    const listing = await (await this.connection(teamId, spec, projectId)).list();
+  async refresh(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Listing & { at: number }> {
+    const listing = await (await this.connection(teamId, spec, projectId, userId)).list();
     const at = Math.max(this.now(), spec.version);
     // Checked to be JSON (what the server sent was parsed from JSON; nothing else can be in it).
     const data = { tools: z.array(z.json()).parse(listing.tools), instructions: listing.instructions ?? null, updatedAt: new Date(at) };
@@ -177,14 +181,14 @@ export class ToolServers {
   }
 
   /** A server's tools for the team: cached, or read now. */
-  async listing(teamId: string, spec: Spec, projectId?: string): Promise<Listing & { at: number }> {
-    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec, projectId);
+  async listing(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Listing & { at: number }> {
+    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec, projectId, userId);
   }
 
   /** What the Team page shows of a server: its status here, and its tools as cached. */
-  async state(teamId: string, spec: Spec, projectId?: string): Promise<ServerState> {
+  async state(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<ServerState> {
     const listing = await this.cached(teamId, spec);
-    const state: ServerState = { status: this.status(teamId, spec, projectId), tools: [], refused: [], listedAt: listing?.at ?? null };
+    const state: ServerState = { status: this.status(teamId, spec, projectId, userId), tools: [], refused: [], listedAt: listing?.at ?? null };
     for (const info of listing?.tools ?? []) {
       const made = mcpTool(spec.name, info, () => Promise.resolve(undefined));
       if ("refused" in made) state.refused.push({ name: info.name, reason: made.refused });
@@ -194,8 +198,8 @@ export class ToolServers {
   }
 
   /** Calls a server's tool for a team; `signal` cancels it (the server is told). */
-  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal, projectId?: string): Promise<unknown> {
-    const connection = await this.connection(teamId, spec, projectId);
+  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal, projectId?: string, userId?: string): Promise<unknown> {
+    const connection = await this.connection(teamId, spec, projectId, userId);
     return connection.use((client) => client.callTool({ name: tool, arguments: args, options: { signal, timeout: spec.timeoutMs } }), signal);
   }
 
@@ -203,20 +207,21 @@ export class ToolServers {
    * The tools of a step of a project's session: every enabled server's allowed tools, its
    * instructions, their default rule (ask), and a warning when they would take more than
    * CONTEXT_WARNING_SHARE of `contextTokens`. A server that cannot be listed is left out.
+   * `userId` is whom the session acts for (its author): a server connected per member uses their tokens.
    */
-  async forStep(teamId: string, projectId: string, contextTokens: number): Promise<StepTools> {
+  async forStep(teamId: string, projectId: string, contextTokens: number, userId?: string): Promise<StepTools> {
     const out: StepTools = { tools: [], instructions: [], defaults: [] };
     for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
       let listing: Listing;
       try {
-        listing = await this.listing(teamId, spec, projectId);
+        listing = await this.listing(teamId, spec, projectId, userId);
       } catch (error) {
         console.warn(`[mcp] tool server ${spec.name} of team ${teamId} is left out of this step: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
       for (const info of listing.tools) {
         if (spec.allow && !spec.allow.includes(info.name)) continue;
-        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId));
+        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId, userId));
         if ("refused" in made) continue;
         if (out.tools.some((t) => t.id === made.id)) continue;
         out.tools.push(made);

@@ -39,16 +39,23 @@ export function callbackUrl(base: string, teamId: string, spec: Pick<Spec, "key"
   return url.toString();
 }
 
-/** The secret a server's OAuth data lives in (team secret names are lower-case). */
-export function secretName(spec: Pick<Spec, "key">): string {
-  return `oauth.${createHash("sha256").update(spec.key).digest("hex").slice(0, 24)}`;
+/** The secret a server's OAuth data lives in: the team's, or one member's (team secret names are lower-case). */
+export function secretName(spec: Pick<Spec, "key">, member?: string): string {
+  return `oauth.${createHash("sha256").update(member ? `${spec.key}\u0000${member}` : spec.key).digest("hex").slice(0, 24)}`;
 }
 
 /** The error of a call to a server that needs (new) authorization: its message is what the member sees. */
 export class NeedsConnectError extends Error {
   override name = "NeedsConnectError";
-  constructor(readonly server: string) {
-    super(`Connect ${server}: this tool server needs authorization. An owner or admin connects it on the Team page (Tool servers → Connect ${server}), then the call can be made again.`);
+  constructor(
+    readonly server: string,
+    perMember = false,
+  ) {
+    super(
+      perMember
+        ? `Connect ${server}: this tool server needs your own authorization. Connect it on the Team page (Tool servers → Connect ${server}), then the call can be made again.`
+        : `Connect ${server}: this tool server needs authorization. An owner or admin connects it on the Team page (Tool servers → Connect ${server}), then the call can be made again.`,
+    );
   }
 }
 
@@ -65,22 +72,26 @@ export class StoredOAuth implements OAuthClientProvider {
     private data: Stored,
     private readonly userId: string | null,
     private readonly redirect: string | undefined,
+    private readonly name: string,
   ) {}
 
+  /** The stored data of a server for the team — or, for a server connected per member, for `userId`. */
   static async load(s: Store, teamId: string, spec: Spec, options: { userId?: string; redirectUrl?: string } = {}): Promise<StoredOAuth> {
-    const text = await Secrets.revealIfAny(s, teamId, secretName(spec));
+    if (spec.oauthPerMember && !options.userId) throw new NeedsConnectError(spec.name, true);
+    const name = secretName(spec, spec.oauthPerMember ? options.userId : undefined);
+    const text = await Secrets.revealIfAny(s, teamId, name);
     const parsed = text === undefined ? undefined : Stored.safeParse(JSON.parse(text));
-    return new StoredOAuth(s, teamId, spec, parsed?.success ? parsed.data : {}, options.userId ?? null, options.redirectUrl);
+    return new StoredOAuth(s, teamId, spec, parsed?.success ? parsed.data : {}, options.userId ?? null, options.redirectUrl, name);
   }
 
   private async save(patch: Partial<Stored>): Promise<void> {
     this.data = { ...this.data, ...patch };
-    await Secrets.store(this.s, this.teamId, { name: secretName(this.spec), kind: "oauth", value: JSON.stringify(this.data), userId: this.userId });
+    await Secrets.store(this.s, this.teamId, { name: this.name, kind: "oauth", value: JSON.stringify(this.data), userId: this.userId });
   }
 
   get redirectUrl(): string {
     const url = this.redirect ?? this.data.redirectUrl;
-    if (!url) throw new NeedsConnectError(this.spec.name);
+    if (!url) throw new NeedsConnectError(this.spec.name, this.spec.oauthPerMember);
     return url;
   }
 
@@ -121,7 +132,7 @@ export class StoredOAuth implements OAuthClientProvider {
 
   redirectToAuthorization(url: URL): void {
     // Outside a member's "Connect" (no redirect base), nobody can be sent there: the call says so.
-    if (!this.redirect) throw new NeedsConnectError(this.spec.name);
+    if (!this.redirect) throw new NeedsConnectError(this.spec.name, this.spec.oauthPerMember);
     this.authorizationUrl = url;
   }
 

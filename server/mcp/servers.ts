@@ -37,6 +37,8 @@ export interface Spec {
   network: boolean;
   /** A remote server that authorizes with OAuth ("Connect" on the Team page). */
   oauth: boolean;
+  /** With OAuth: each member connects their own account (else one connection for the team, by an owner or admin). */
+  oauthPerMember: boolean;
   enabled: boolean;
   /** Tools the agent gets (server's names); undefined: all. */
   allow?: string[];
@@ -64,6 +66,8 @@ export const SaveInput = Scope.extend({
   network: z.boolean().default(false),
   /** A remote server that authorizes with OAuth (connected from the Team page). */
   oauth: z.boolean().default(false),
+  /** With OAuth: each member connects with their own account. */
+  oauthPerMember: z.boolean().default(false),
   enabled: z.boolean().default(true),
   allow: Allow.nullable().default(null),
   timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).nullable().default(null),
@@ -80,7 +84,7 @@ export function substituteEnv(value: string, env: Record<string, string | undefi
 }
 
 function configSpec(name: string, server: ConfigServer): Spec {
-  const base = { key: `config:${name}`, name, source: "config" as const, enabled: server.enabled ?? true, timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS, version: 0, writable: false, network: false, oauth: false };
+  const base = { key: `config:${name}`, name, source: "config" as const, enabled: server.enabled ?? true, timeoutMs: server.timeout ?? DEFAULT_TIMEOUT_MS, version: 0, writable: false, network: false, oauth: false, oauthPerMember: false };
   if (server.type === "local") {
     const environment = Object.entries(server.environment ?? {}).map(([variable, value]) => ({ name: variable, value: substituteEnv(value) }));
     return { ...base, type: "local", url: "", headers: [], command: server.command, environment };
@@ -109,6 +113,7 @@ function rowSpec(row: Row): Spec {
     writable: row.writable,
     network: row.network,
     oauth: row.oauth,
+    oauthPerMember: row.oauth && row.oauthPerMember,
     enabled: row.enabled,
     ...(allow.success ? { allow: allow.data } : {}),
     timeoutMs: row.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -171,6 +176,7 @@ export async function save(ctx: Context, input: SaveInput): Promise<{ id: string
     writable: local && value.writable,
     network: local && value.network,
     oauth: !local && value.oauth,
+    oauthPerMember: !local && value.oauth && value.oauthPerMember,
     headers: local ? [] : value.headers,
     enabled: value.enabled,
     allow: value.allow ?? Prisma.DbNull,
@@ -216,6 +222,7 @@ export interface Listed {
   writable: boolean;
   network: boolean;
   oauth: boolean;
+  oauthPerMember: boolean;
   enabled: boolean;
   allow: string[] | null;
   timeoutMs: number;
@@ -234,6 +241,7 @@ export function listed(spec: Spec): Listed {
     writable: spec.writable,
     network: spec.network,
     oauth: spec.oauth,
+    oauthPerMember: spec.oauthPerMember,
     enabled: spec.enabled,
     allow: spec.allow ?? null,
     timeoutMs: spec.timeoutMs,

@@ -344,7 +344,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     project: snapshotScope(input.caller),
   });
   // The tools of the team's tool servers (server/mcp), with their instructions and their default rule (ask).
-  const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context);
+  const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
   if (servers?.warning) console.warn(`[mcp] session ${p.sessionId}: ${servers.warning}`);
   const scope: ToolScope | undefined = lastStep
     ? undefined
