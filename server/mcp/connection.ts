@@ -78,6 +78,9 @@ export async function remoteClient(options: RemoteOptions): Promise<MCPClient> {
   }
 }
 
+/** How long closing a connection may take before it is left (ms). */
+export const CLOSE_WAIT_MS = 3_000;
+
 /** Longest wait between two starts of a server that keeps failing (ms). */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -210,11 +213,23 @@ export class Connection {
     });
   }
 
+  /** Closes the client (a remote server is told its MCP session ends); a server that does not answer within CLOSE_WAIT_MS is left. */
   async close(): Promise<void> {
     clearTimeout(this.timer);
     const client = this.client;
     this.client = undefined;
-    if (this.status.state !== "failed") this.set("idle");
-    if (client) await client.then((c) => c.close()).catch((error: unknown) => console.warn(`[mcp] closing a connection: ${this.redact(describe(error))}`));
+    if (this.status.state !== "failed" && this.status.state !== "unauthorized") this.set("idle");
+    if (!client) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), CLOSE_WAIT_MS).unref()));
+    const closing = client.then((c) => c.close()).then(
+      () => "closed" as const,
+      (error: unknown) => {
+        console.warn(`[mcp] closing a connection: ${this.redact(describe(error))}`);
+        return "closed" as const;
+      },
+    );
+    if ((await Promise.race([closing, late])) === "late") console.warn(`[mcp] a tool server did not answer the end of its session within ${CLOSE_WAIT_MS} ms: left`);
+    clearTimeout(timer);
   }
 }
