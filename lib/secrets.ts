@@ -3,7 +3,7 @@
  * (server/secrets/secrets.ts) and the Team page's form.
  */
 
-export const SECRET_KINDS = ["git-token", "git-password", "ssh-key", "provider-key", "header"] as const;
+export const SECRET_KINDS = ["git-token", "git-password", "ssh-key", "provider-key", "header", "oauth"] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
 export const SECRET_KIND_LABELS: Record<SecretKind, string> = {
@@ -12,6 +12,7 @@ export const SECRET_KIND_LABELS: Record<SecretKind, string> = {
   "ssh-key": "SSH private key",
   "provider-key": "Provider API key",
   header: "HTTP header value",
+  oauth: "Tool server OAuth tokens",
 };
 
 /** 1–64 characters: lower-case letters, digits, '.', '_' or '-', starting with a letter or digit. */

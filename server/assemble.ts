@@ -18,6 +18,7 @@ import { forTeams, serverProviders } from "./provider/team";
 import path from "node:path";
 import { Sandbox } from "./sandbox/sandbox";
 import { Keyring } from "./secrets/seal";
+import { ToolServers } from "./mcp/hub";
 import { Snapshots } from "./snapshot/snapshot";
 import { type ExecuteTool, type Models, type Services, type Settings } from "./services";
 import { type Clock, systemClock } from "./clock";
@@ -67,10 +68,12 @@ export function assemble(parts: Parts): Services {
   const workspaceSettings = { dataDir: parts.settings.dataDir, maxPerProject: parts.settings.limits?.workspacesPerProject ?? DEFAULT_MAX_WORKSPACES,
     spares: parts.settings.limits?.spareWorkspaces ?? 0,
   };
+  const keyring = parts.keyring ?? new Keyring({ keyFile: secretKeyFile(parts.settings.dataDir) });
+  const clock = parts.clock ?? systemClock;
   const services: Services = {
     db: parts.db,
     bus: parts.bus,
-    clock: parts.clock ?? systemClock,
+    clock,
     lock: parts.lock ?? new RunLock(parts.databaseUrl),
     runners: new Runners(parts.bus),
     permissions: new Permissions(parts.db, parts.bus, { configRules: parts.configRules ?? [], agents }),
@@ -78,10 +81,11 @@ export function assemble(parts: Parts): Services {
     snapshots,
     workspaces: new Workspaces(parts.db, workspaceSettings, snapshots, () => parts.sandbox.owner),
     quota: new DiskQuota(parts.settings.limits?.projectDiskMb === undefined ? {} : { limitMb: parts.settings.limits.projectDiskMb }),
-    keyring: parts.keyring ?? new Keyring({ keyFile: secretKeyFile(parts.settings.dataDir) }),
+    keyring,
     models: parts.models,
     agents,
     tools: parts.tools ?? builtinTools(),
+    mcp: new ToolServers(parts.db, keyring, parts.sandbox, parts.settings, () => clock.now()),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     access: new AccessWatch(parts.bus, parts.db),
@@ -155,6 +159,7 @@ export function configSettings(cfg: Config): Settings {
     limits: cfg.limits,
     git: cfg.git,
     instructions: cfg.instructions,
+    mcp: cfg.mcp,
     commands: cfg.commands,
     ...(cfg.stream.windowMs === undefined ? {} : { streamWindowMs: cfg.stream.windowMs }),
   };

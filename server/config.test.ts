@@ -186,3 +186,26 @@ describe("workspace limits", () => {
     expect(() => loadConfig({ PARLEY_SPARE_WORKSPACES: "-1" }, dir)).toThrow(ConfigError);
   });
 });
+
+describe("tool servers (mcp)", () => {
+  it("accepts OpenCode's `mcp` block unchanged; private addresses are refused unless the file or the environment allows them", () => {
+    const block = {
+      github: { type: "remote", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer {env:GH_TOKEN}" }, oauth: false, enabled: true },
+      linear: { type: "remote", url: "https://mcp.linear.app/sse", oauth: { clientId: "abc", scope: "read" }, timeout: 5000 },
+      files: { type: "local", command: ["npx", "-y", "@modelcontextprotocol/server-filesystem", "."], environment: { DEBUG: "1" }, enabled: false },
+    };
+    expect(loadConfig({}, dir).mcp).toEqual({ servers: {}, allowPrivateAddresses: false });
+    writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ mcp: block, toolServers: { allowPrivateAddresses: true } }));
+    const cfg = loadConfig({ PARLEY_DATA_DIR: path.join(dir, "data") }, dir);
+    expect(cfg.mcp).toEqual({ servers: block, allowPrivateAddresses: true });
+    expect(configSettings(cfg).mcp).toEqual(cfg.mcp);
+    expect(loadConfig({ PARLEY_MCP_ALLOW_PRIVATE: "false" }, dir).mcp.allowPrivateAddresses).toBe(false);
+  });
+
+  it("refuses a server of an unknown type or without its URL or command", () => {
+    for (const server of [{ type: "stdio", command: ["x"] }, { type: "remote" }, { type: "local", command: [] }, { type: "remote", url: "ftp://example.com" }]) {
+      writeFileSync(path.join(dir, "parley.config.json"), JSON.stringify({ mcp: { bad: server } }));
+      expect(() => loadConfig({}, dir), JSON.stringify(server)).toThrow(ConfigError);
+    }
+  });
+});

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_WORKSPACES, DEFAULT_SPARE_WORKSPACES } from "./workspace/sc
 import { parseServerKey } from "./secrets/seal";
 import type { InstructionSettings } from "./instructions/sources";
 import { LOG_LEVELS, type LogLevel } from "./log";
+import { McpConfig, type McpSettings } from "./mcp/config";
 
 /**
  * Parley's configuration: one optional JSON file (`parley.config.json`, or the path in
@@ -96,6 +97,10 @@ export const ConfigFileSchema = z
       .object({ serverKeys: z.enum(["all", "none"]).optional(), allowHttp: z.boolean().optional(), catalog: z.string().min(1).optional() })
       .strict()
       .optional(),
+    /** Tool servers (MCP) of every team, as OpenCode's `mcp` block: {"docs": {"type": "remote", "url": "https://…", "headers": {"Authorization": "Bearer {env:DOCS_TOKEN}"}}}. */
+    mcp: McpConfig.optional(),
+    /** Tool servers: {"allowPrivateAddresses": true} lets remote servers be reached at loopback, link-local and private addresses (refused by default). */
+    toolServers: z.object({ allowPrivateAddresses: z.boolean().optional() }).strict().optional(),
     limits: z.object({ projectDiskMb: DiskMb.optional(), snapshotMb: DiskMb.optional(), workspacesPerProject: WorkspaceCap.optional(), spareWorkspaces: SpareCount.optional() }).strict().optional(),
   })
   .strict();
@@ -155,6 +160,7 @@ const EnvSchema = z.object({
   PARLEY_GIT_ALLOW_HTTP: z.enum(["true", "false"]).optional(),
   PARLEY_INSTRUCTION_URLS: z.enum(["true", "false"]).optional(),
   PARLEY_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  PARLEY_MCP_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
 });
 type Env = z.infer<typeof EnvSchema>;
 
@@ -229,6 +235,8 @@ export interface Config {
   instructions: InstructionSettings;
   /** The server log's level (server/log.ts). */
   logLevel: LogLevel;
+  /** The configuration's tool servers (`mcp`) and whether remote ones may be at private addresses (server/mcp). */
+  mcp: McpSettings;
 }
 
 /** How long a stopping server lets running turns finish by default (ms). */
@@ -300,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     instructions: { paths: fromFile.instructions ?? [], allowUrls: flag(e.PARLEY_INSTRUCTION_URLS, fromFile.instructionUrls ?? false) },
     logLevel: e.PARLEY_LOG_LEVEL ?? fromFile.log?.level ?? "info",
+    mcp: { servers: fromFile.mcp ?? {}, allowPrivateAddresses: flag(e.PARLEY_MCP_ALLOW_PRIVATE, fromFile.toolServers?.allowPrivateAddresses ?? false) },
   };
 }
 

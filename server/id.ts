@@ -36,6 +36,7 @@ export const PREFIXES = {
   secret: "sec",
   command: "cmd",
   provider: "prv",
+  toolServer: "mcp",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

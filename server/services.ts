@@ -2,6 +2,8 @@ import type { InstructionSettings } from "./instructions/sources";
 import type { AccessWatch } from "./live/access";
 import type { StreamLimits } from "./live/limits";
 import type { LiveStreams } from "./live/streams";
+import type { McpSettings } from "./mcp/config";
+import type { ToolServers } from "./mcp/hub";
 import type { LanguageModel } from "ai";
 import type { Actor } from "./actor";
 import type { Clock } from "./clock";
@@ -113,6 +115,8 @@ export interface Settings {
   limits?: { projectDiskMb?: number; snapshotMb?: number; workspacesPerProject?: number; spareWorkspaces?: number };
   /** The configured instruction files and URLs (server/instructions); default none. */
   instructions?: InstructionSettings;
+  /** The configuration's tool servers (`mcp`) and whether private addresses may be reached (server/mcp); default none. */
+  mcp?: McpSettings;
 }
 
 /**
@@ -173,6 +177,8 @@ export interface Services {
   /** The built-in agents and those of the configuration. */
   agents: Agents;
   tools: Tool[];
+  /** The tool servers (MCP) of every team on this instance: their connections and tools (server/mcp). */
+  mcp: ToolServers;
   executeTool: ExecuteTool;
   subagents: Subagents;
   /** Live streams of members, ended when their access ends (server/live/access.ts). */

@@ -65,6 +65,7 @@ export async function drain(rt: Runtime, graceMs: number, log: Log): Promise<boo
   const streams = restartStreams();
   if (streams) log(`ended ${streams} live stream(s): their browsers reconnect to another instance`);
   for (const [what, close] of [
+    ["tool server connections", () => rt.services.mcp.close()],
     ["event bridge", () => rt.bridge.close()],
     ["run lock", () => lock.close()],
     ["database pool", () => db.$disconnect()],

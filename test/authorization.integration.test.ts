@@ -40,6 +40,8 @@ interface Fixture {
   approvalA: string;
   /** The answer of sessionA's turn, whose prompt held the team's instructions. */
   answerA: string;
+  /** A tool server of team A's project. */
+  toolServerA: string;
 }
 
 /**
@@ -55,6 +57,8 @@ const SECRET_VALUE_A = "ghp_aliceDeployValue0123456789";
 /** Team A's instructions: never read by another team. */
 const TEAM_RULES_A = "Alice's team rule: deploy on Fridays";
 const PROJECT_RULES_A = "Alice's project rule: tabs";
+/** Team A's tool server (of its project): another team never sees or changes it. */
+const TOOL_SERVER_A = "alice-tools";
 const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> = {
   "session.list": { input: (f) => ({ parentId: f.sessionA, projectId: f.projectA }), other: "own" },
   "session.get": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
@@ -136,6 +140,11 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "provider.setModels": { input: () => ({ enabled: [], defaultModel: null, smallModel: null }), other: "own" },
   "provider.setLimits": { input: () => ({ team: null, member: null }), other: "own" },
   "provider.spending": { input: () => undefined, other: "own" },
+  "mcp.list": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
+  "mcp.save": { input: (f) => ({ projectId: f.projectA, name: "taken-over", url: "https://tools.example.com/mcp" }), other: "denied" },
+  "mcp.remove": { input: (f) => ({ id: f.toolServerA }), other: "denied" },
+  "mcp.refresh": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A }), other: "denied" },
+  "mcp.connect": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A, origin: "http://parley.test" }), other: "denied" },
 };
 
 const procedures = allProcedures();
@@ -198,6 +207,10 @@ describe("authorization across teams (integration)", () => {
       data: { id: approvalA, teamId: a.actor.teamId, projectId: projectA!.id, agent: "build", permission: "bash", pattern: "git status *", grantedById: a.actor.userId },
     });
     await rt.services.db.project.update({ where: { id: projectA!.id }, data: { permission: [{ permission: "bash", pattern: "*", action: "deny" }] } });
+    const toolServerA = Id.ascending("toolServer");
+    await rt.services.db.toolServer.create({
+      data: { id: toolServerA, teamId: a.actor.teamId, scope: projectA!.id, projectId: projectA!.id, name: TOOL_SERVER_A, type: "remote", url: "https://alice-tools.example.com/mcp", enabled: false },
+    });
     f = {
       teamA: a.actor.teamId,
       userA: a.actor.userId,
@@ -211,6 +224,7 @@ describe("authorization across teams (integration)", () => {
       requestA,
       approvalA,
       answerA: turn!.assistant.id,
+      toolServerA,
     };
   });
   afterAll(async () => {
@@ -220,7 +234,7 @@ describe("authorization across teams (integration)", () => {
   const call = (procedure: string, input: unknown, headers: Headers) => app.call(procedure, input, headers);
 
   /** Every id of team A that must never reach someone else. */
-  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *", SECRET_NAME_A, SECRET_VALUE_A, TEAM_RULES_A, PROJECT_RULES_A];
+  const secrets = () => [f.teamA, f.userA, f.projectA, f.sessionA, f.childA, f.messageA, f.partA, f.shareA, f.requestA, f.approvalA, "Alice's secret plans", "alice@a.test", "git status *", TOOL_SERVER_A, "alice-tools.example.com", SECRET_NAME_A, SECRET_VALUE_A, TEAM_RULES_A, PROJECT_RULES_A];
 
   it("lists every procedure of the router", () => {
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(procedures).sort());

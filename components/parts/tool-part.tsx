@@ -60,7 +60,7 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
   const waiting = state.status === "running" && state.approval !== undefined;
   const childAsking = askingSession(part);
   const open = opened || forceOpen;
-  const renderer = toolRenderer(part.tool);
+  const renderer = toolRenderer(part.tool, state);
   const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const failure = status === ABORTED ? undefined : errorLine(state);
   const title = titleOf(state) || renderer.summary?.(state.input);

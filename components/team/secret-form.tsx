@@ -22,7 +22,7 @@ const INPUT =
  */
 export function SecretForm({ replacing, onDone, onSaved }: { replacing: SecretInfo | undefined; onDone: () => void; onSaved: () => void }) {
   const trpc = useTRPC();
-  const [kind, setKind] = useState<SecretKind>(replacing?.kind ?? "git-token");
+  const [kind, setKind] = useState<Exclude<SecretKind, "oauth">>(replacing?.kind === "oauth" || !replacing ? "git-token" : replacing.kind);
   const save = useMutation(trpc.secret.set.mutationOptions({ onSuccess: () => onSaved() }));
 
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -62,8 +62,8 @@ export function SecretForm({ replacing, onDone, onSaved }: { replacing: SecretIn
             className={`${INPUT} w-56 font-mono`}
           />
         )}
-        <select aria-label="Kind" value={kind} onChange={(event) => setKind(SECRET_KINDS.find((option) => option === event.target.value) ?? kind)} className={INPUT}>
-          {SECRET_KINDS.map((option) => (
+        <select aria-label="Kind" value={kind} onChange={(event) => setKind(SECRET_KINDS.filter((option) => option !== "oauth").find((option) => option === event.target.value) ?? kind)} className={INPUT}>
+          {SECRET_KINDS.filter((option) => option !== "oauth").map((option) => (
             <option key={option} value={option}>
               {SECRET_KIND_LABELS[option]}
             </option>

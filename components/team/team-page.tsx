@@ -16,6 +16,7 @@ import { Section } from "./section";
 import { TeamInstructions } from "./team-instructions";
 import { TeamProviders } from "./team-providers";
 import { TeamSecrets } from "./team-secrets";
+import { ToolServers } from "./tool-servers";
 
 const INPUT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -73,6 +74,7 @@ export function TeamPage({ team, userId }: { team: TeamInfo; userId: string }) {
       <PermissionPolicy isAdmin={isAdmin} />
       <TeamSecrets isAdmin={isAdmin} />
       <TeamProviders isAdmin={isAdmin} />
+      <ToolServers isAdmin={isAdmin} />
     </div>
   );
 }

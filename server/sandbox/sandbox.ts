@@ -2,7 +2,7 @@ import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_p
 import { promises as fs, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { type HostLayout, bwrapArgs } from "./bwrap";
 import { isInside } from "../inside";
 import { type CallCgroups, Cgroups, JOIN_SCRIPT } from "./cgroup";
@@ -60,9 +60,17 @@ export interface ProcessSpec {
   readable?: string[];
   /** Other paths the process may change (a directory outside the project an admin's policy allows). */
   writable?: string[];
+  /** A long-lived process that reads its standard input (a local tool server): a pipe instead of nothing. */
+  stdin?: "pipe";
+  /** Variables added to the confined environment (a local tool server's configured secrets); never the server's own. */
+  env?: Record<string, string>;
+  /** The project is bound read-only (a local tool server, unless its configuration lets it write). */
+  readOnlyProject?: boolean;
+  /** The network, when it differs from the operator's sandbox setting (a local tool server's own). */
+  network?: "none" | "allow";
 }
 
-export type Child = ChildProcessByStdio<null, Readable, Readable>;
+export type Child = ChildProcessByStdio<Writable | null, Readable, Readable>;
 
 export interface SandboxProcess {
   readonly child: Child;
@@ -88,7 +96,7 @@ const NO_ENV = {} as NodeJS.ProcessEnv;
 const SECCOMP_FD = 3;
 
 function isChild(child: ChildProcess): child is Child {
-  return child.stdin === null && child.stdout !== null && child.stderr !== null;
+  return child.stdout !== null && child.stderr !== null;
 }
 
 /** The environment of a confined process: never the server's own (no secrets). */
@@ -257,7 +265,13 @@ export class Sandbox {
   private spawnUnconfined(spec: ProcessSpec): SandboxProcess {
     const [program = "true", ...args] = spec.argv;
     // Its own process group (detached), so abort and timeout can end every process it started.
-    const child = spawn(/*turbopackIgnore: true*/ program, args, { cwd: spec.cwd ?? spec.project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnvironment(process.env) });
+    const child = spawn(/*turbopackIgnore: true*/ program, args, {
+      cwd: spec.cwd ?? spec.project,
+      detached: true,
+      stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
+      env: { ...commandEnvironment(process.env), ...spec.env },
+    });
+    if (!isChild(child)) throw new Error("the process has no output pipes");
     return processHandle(child, false, undefined);
   }
 
@@ -299,12 +313,12 @@ export class Sandbox {
     await this.adopt(project);
     const privateMounts = drop ? await mountPlan(drop.points, [project, ...writable, ...readable]) : undefined;
     const args = bwrapArgs(state.host, {
-      writable: [project, ...writable],
-      readable,
+      writable: spec.readOnlyProject ? writable : [project, ...writable],
+      readable: spec.readOnlyProject ? [project, ...readable] : readable,
       cwd: spec.cwd ? realpathSync(spec.cwd) : project,
-      network: this.settings.network,
+      network: spec.network ?? this.settings.network,
       tmpBytes: limits.tmpMb * 1024 * 1024,
-      env: confinedEnv(),
+      env: { ...spec.env, ...confinedEnv() },
       ...(privateMounts ? { sources: privateMounts.sources } : {}),
       ...(drop ? { identity: { uid: drop.uid, gid: drop.gid } } : {}),
       seccompFd: SECCOMP_FD,
@@ -327,7 +341,7 @@ export class Sandbox {
     }
     try {
       const [file = "", ...rest] = command;
-      const child = spawn(/*turbopackIgnore: true*/ file, rest, { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"], env });
+      const child = spawn(/*turbopackIgnore: true*/ file, rest, { cwd: "/", detached: true, stdio: [spec.stdin ?? "ignore", "pipe", "pipe", "pipe"], env });
       if (!isChild(child)) throw new Error("the sandboxed process has no output pipes");
       const filterPipe = child.stdio[SECCOMP_FD];
       if (filterPipe && "end" in filterPipe) {

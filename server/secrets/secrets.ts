@@ -35,7 +35,8 @@ export const Value = z
   .refine((value) => !value.includes("\0"), "A secret's value cannot contain a NUL character.")
   .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_VALUE_BYTES, `A secret's value holds at most ${MAX_VALUE_BYTES / 1024} KB.`);
 
-export const SetInput = z.object({ name: Name, kind: Kind, value: Value });
+/** What owners and admins set; OAuth tokens are only ever stored by the server itself (a tool server's "Connect"). */
+export const SetInput = z.object({ name: Name, kind: Kind.exclude(["oauth"]), value: Value });
 export type SetInput = z.infer<typeof SetInput>;
 
 /** What anyone may know of a secret: never its value. */
@@ -110,6 +111,27 @@ export async function reveal(s: { db: Db; keyring: Keyring }, teamId: string, na
   const row = await s.db.teamSecret.findUnique({ where: { teamId_name: { teamId, name } }, select: { sealed: true } });
   if (!row) throw ParleyError.notFound("Team secret", name);
   return s.keyring.open({ teamId, name }, row.sealed);
+}
+
+/**
+ * Stores a value the server itself obtained (a tool server's OAuth tokens), sealed like
+ * any other secret; `updatedById` names the member whose action it came from.
+ */
+export async function store(s: { db: Db; keyring: Keyring; clock: Clock }, teamId: string, input: { name: string; kind: Kind; value: string; userId: string | null }): Promise<void> {
+  const name = Name.parse(input.name);
+  const sealed = await s.keyring.seal({ teamId, name }, input.value);
+  const now = new Date(s.clock.now());
+  await s.db.teamSecret.upsert({
+    where: { teamId_name: { teamId, name } },
+    create: { id: Id.ascending("secret"), teamId, name, kind: input.kind, sealed, createdAt: now, updatedAt: now, updatedById: input.userId },
+    update: { kind: input.kind, sealed, updatedAt: now, updatedById: input.userId },
+  });
+}
+
+/** A secret's value for the server's own use, or undefined when the team has none of that name. */
+export async function revealIfAny(s: { db: Db; keyring: Keyring }, teamId: string, name: string): Promise<string | undefined> {
+  const row = await s.db.teamSecret.findUnique({ where: { teamId_name: { teamId, name } }, select: { sealed: true } });
+  return row ? s.keyring.open({ teamId, name }, row.sealed) : undefined;
 }
 
 /** Whether the team has a secret of that name (and its kind): for checks before a process needs the value. */

@@ -25,6 +25,7 @@ import * as Store from "./store";
 import * as Summary from "./summary";
 import { pendingSubtask, runSubtask } from "./subtask";
 import { systemPrompt } from "./system";
+import { withToolDefaults } from "../mcp";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
 import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
@@ -349,10 +350,14 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
     project: snapshotScope(input.caller),
   });
+  // The tools of the team's tool servers (server/mcp), with their instructions and their default rule (ask).
+  const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
+  if (servers?.warning) log.warn(`tool servers of ${p.sessionId}: ${servers.warning}`);
   const scope: ToolScope | undefined = lastStep
     ? undefined
     : {
-        ...(await rulesAndReach(s, { teamId: p.teamId, projectId: input.caller.projectId, agent, sessionRules: input.caller.permission })),
+        ...withToolDefaults(await rulesAndReach(s, { teamId: p.teamId, projectId: input.caller.projectId, agent, sessionRules: input.caller.permission }), servers?.defaults ?? []),
+        extraTools: servers?.tools ?? [],
         sessionId: p.sessionId,
         teamId: p.teamId,
         projectId: input.caller.projectId,
@@ -368,7 +373,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
       };
   const request = {
     model,
-    system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep, instructions: instructions.texts }),
+    system: systemPrompt({ agent, directory: input.caller.directory, model: model.ref, lastStep, instructions: [...instructions.texts, ...(servers?.instructions ?? [])] }),
     messages: toModelMessages(messages, { images: model.images }),
     tools: scope ? toolSet(s, scope) : {},
     ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),

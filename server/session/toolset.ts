@@ -51,6 +51,8 @@ export interface ToolScope {
   caller: SubagentCaller;
   /** The rule files `read` appends near a file it reads (server/instructions/nested.ts). */
   rules?: NearbyRules;
+  /** Tools of this step besides the server's: the team's tool servers' (server/mcp). */
+  extraTools?: Services["tools"];
 }
 
 /** The tool calls made since the user's last message, oldest first (for the doom-loop check). */
@@ -171,14 +173,14 @@ export function savedOutputsOf(s: Services, scope: Pick<ToolScope, "teamId" | "s
 export function toolSet(s: Services, scope: ToolScope): ToolSet {
   const set: ToolSet = {};
   const savedOutputs = savedOutputsOf(s, scope);
-  for (const t of s.tools) {
+  for (const t of [...s.tools, ...(scope.extraTools ?? [])]) {
     if (!Agent.allows(scope.agent, t.id)) continue;
     // A session as deep as subagents may go starts none.
     if (t.id === "task" && scope.caller.depth >= s.agents.maxDepth) continue;
     if (disabled(permissionOf(t.id), scope.layers)) continue;
     set[t.id] = aiTool({
       description: t.describe?.({ subagents: scope.agents.subagents() }) ?? t.description,
-      inputSchema: jsonSchema(inputSchemaOf(t.parameters)),
+      inputSchema: jsonSchema(t.jsonSchema ?? inputSchemaOf(t.parameters)),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => runCall(s, scope, t, input, options.toolCallId, options.abortSignal ?? scope.signal, savedOutputs),
       toModelOutput: ({ output }: { output: { output: string } }) => ({ type: "text", value: output.output }),
     });

@@ -147,6 +147,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The description as the model sees it on this server, when it depends on the server (the task tool lists its subagents). */
   describe?(env: { subagents: Agent[] }): string;
   parameters: S;
+  /** The input schema as the model sees it, when it came as JSON Schema (a tool server's); else made from `parameters`. */
+  jsonSchema?: Record<string, unknown>;
+  /** The tool server a tool comes from (server/mcp), and its own name there. */
+  source?: { server: string; tool: string };
   execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -3,6 +3,7 @@ import { agentRouter } from "./routers/agent";
 import { commandRouter } from "./routers/command";
 import { dashboardRouter } from "./routers/dashboard";
 import { instructionsRouter } from "./routers/instructions";
+import { mcpRouter } from "./routers/mcp";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
@@ -31,5 +32,6 @@ export const appRouter = router({
   agent: agentRouter,
   search: searchRouter,
   provider: providerRouter,
+  mcp: mcpRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,9 @@ import type { IconName } from "../icons";
 import { BashToolBody, bashSummary } from "./bash";
 import { EditToolBody, PatchToolBody, ReadToolBody, WriteToolBody, fileSummary } from "./files";
 import { GenericToolBody } from "./generic";
+import { McpToolBody, mcpOrigin } from "./mcp";
 import { SearchToolBody, searchSummary } from "./search";
+import type { ToolState } from "@/components/chat/types";
 import type { ToolBodyProps } from "./shared";
 import { TaskToolBody, taskSummary } from "./task";
 import { TodoToolBody } from "./todo";
@@ -34,6 +36,10 @@ export const TOOL_RENDERERS: Record<string, ToolRenderer> = {
 
 export const GENERIC_TOOL: ToolRenderer = { icon: "wrench", Body: GenericToolBody };
 
-export function toolRenderer(tool: string): ToolRenderer {
-  return Object.hasOwn(TOOL_RENDERERS, tool) ? (TOOL_RENDERERS[tool] ?? GENERIC_TOOL) : GENERIC_TOOL;
+/** A team's tool server's tool (named `<server>_<tool>`, known by its metadata). */
+export const MCP_TOOL: ToolRenderer = { icon: "wrench", Body: McpToolBody };
+
+export function toolRenderer(tool: string, state?: ToolState): ToolRenderer {
+  if (Object.hasOwn(TOOL_RENDERERS, tool)) return TOOL_RENDERERS[tool] ?? GENERIC_TOOL;
+  return state && mcpOrigin(state) ? MCP_TOOL : GENERIC_TOOL;
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ToolServer" ADD COLUMN     "oauth" BOOLEAN NOT NULL DEFAULT false;

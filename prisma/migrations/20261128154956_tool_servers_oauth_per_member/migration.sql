@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ToolServer" ADD COLUMN     "oauthPerMember" BOOLEAN NOT NULL DEFAULT false;

@@ -1,0 +1,247 @@
+import { type MCPClient, auth } from "@ai-sdk/mcp";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Ruleset } from "../permission/schema";
+import { Secrets } from "../secrets";
+import type { Keyring } from "../secrets/seal";
+import type { Tool } from "../tool/tool";
+import { block } from "../instructions/sources";
+import { type McpSettings, NO_MCP_SETTINGS } from "./config";
+import { Connection, type Listing, type Status, remoteClient } from "./connection";
+import { localClient } from "./local";
+import { NeedsConnectError, StoredOAuth } from "./oauth";
+import { guardedFetch } from "./fetch";
+import type { Sandbox } from "../sandbox/sandbox";
+import { type Spec, specs } from "./servers";
+import { mcpTool } from "./tools";
+import { logger } from "../log";
+
+const log = logger("mcp");
+
+/**
+ * The tool servers of this instance (SPEC §17): one connection per (team, server), made at
+ * the first call, shared by the team's sessions and closed when idle or at shutdown. A
+ * step's tools come from the tool list cached in the database (read from the server when
+ * none is cached or the server was changed since), so a session's tools stay the same
+ * across instances and restarts; a step never waits long for a server that does not answer
+ * (its tools are left out, with its status saying why).
+ */
+
+/** A connection closes after this long without a call (ms). */
+export const DEFAULT_IDLE_MS = 5 * 60_000;
+/** How long connecting and listing may take (ms). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Bytes one answer of a tool server may carry. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** The share of the model's context the tool definitions of tool servers may take before a warning. */
+export const CONTEXT_WARNING_SHARE = 0.2;
+/** A local server that failed to start or crashed is started again after 1 s, then 2, 4… at most 30 s. */
+export const LOCAL_BACKOFF_MS = 1_000;
+/** OAuth tokens that expire within this long are refreshed before a connection (ms). */
+export const TOKEN_REFRESH_MARGIN_MS = 60_000;
+
+const CachedTools = z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) }));
+
+export interface StepTools {
+  tools: Tool[];
+  /** The servers' instructions, as system prompt blocks. */
+  instructions: string[];
+  /** The built-in rule of each tool: ask (team policy and approvals may allow or deny). */
+  defaults: Ruleset;
+  /** Said when the tools' definitions take a large share of the model's context. */
+  warning?: string;
+}
+
+export interface ServerState {
+  status: Status;
+  tools: Array<{ name: string; id: string; description?: string }>;
+  /** Tools left out, and why (a schema that cannot be read). */
+  refused: Array<{ name: string; reason: string }>;
+  listedAt: number | null;
+}
+
+export class ToolServers {
+  private readonly connections = new Map<string, { version: number; connection: Connection }>();
+  readonly settings: McpSettings;
+
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: Keyring,
+    private readonly sandbox: Sandbox,
+    settings: { mcp?: McpSettings | undefined },
+    private readonly now: () => number = Date.now,
+    private readonly idleMs = DEFAULT_IDLE_MS,
+  ) {
+    this.settings = settings.mcp ?? NO_MCP_SETTINGS;
+  }
+
+  specs(teamId: string, projectId: string | undefined): Promise<Spec[]> {
+    return specs(this.db, this.settings, teamId, projectId);
+  }
+
+  /** The values of headers or environment variables: literal, or a team secret's. */
+  private async values(teamId: string, refs: Spec["headers"] | Spec["environment"]): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const ref of refs) {
+      if ("value" in ref) out[ref.name] = ref.value;
+      else out[ref.name] = `${"prefix" in ref ? (ref.prefix ?? "") : ""}${await Secrets.reveal({ db: this.db, keyring: this.keyring }, teamId, ref.secret)}`;
+    }
+    return out;
+  }
+
+  /** The project a local server runs in: the given one, or the team's first. */
+  private async project(teamId: string, projectId: string | undefined): Promise<{ id: string; directory: string }> {
+    const row = await this.db.project.findFirst({ where: { teamId, ...(projectId ? { id: projectId } : {}) }, orderBy: { createdAt: "asc" }, select: { id: true, directory: true } });
+    if (!row) throw new Error("a local tool server runs in one of the team's projects, and the team has none");
+    return row;
+  }
+
+  private key(teamId: string, spec: Spec, projectId: string | undefined, userId: string | undefined): string {
+    if (spec.type === "local") return `${teamId}|${spec.key}|${projectId ?? ""}`;
+    return spec.oauthPerMember ? `${teamId}|${spec.key}|user:${userId ?? ""}` : `${teamId}|${spec.key}`;
+  }
+
+  /**
+   * The team's connection to a server (a changed server gets a new one); a local server's
+   * runs in `projectId`'s project; a server connected per member is `userId`'s own.
+   */
+  async connection(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Connection> {
+    const key = this.key(teamId, spec, projectId, userId);
+    const known = this.connections.get(key);
+    if (known && known.version === spec.version) return known.connection;
+    if (known) void known.connection.close();
+    const onError = (error: unknown) => connection.failed(error);
+    let open: () => Promise<MCPClient>;
+    let secrets: Record<string, string>;
+    if (spec.type === "remote") {
+      const headers = (secrets = await this.values(teamId, spec.headers));
+      const remote = { url: spec.url, headers, allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError };
+      open = spec.oauth ? () => this.openWithOAuth(teamId, spec, remote, userId) : () => remoteClient(remote);
+    } else {
+      const env = (secrets = await this.values(teamId, spec.environment));
+      const { directory } = await this.project(teamId, projectId);
+      const local = { sandbox: this.sandbox, command: spec.command, directory, env, writable: spec.writable, network: spec.network };
+      open = () => localClient({ ...local, maxMessageChars: MAX_RESPONSE_BYTES, connectTimeoutMs: CONNECT_TIMEOUT_MS, onError });
+    }
+    const connection: Connection = new Connection({
+      open,
+      secrets: Object.values(secrets),
+      idleMs: this.idleMs,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      backoffMs: spec.type === "local" ? LOCAL_BACKOFF_MS : 0,
+      ...(spec.oauth ? { needsConnect: () => new NeedsConnectError(spec.name, spec.oauthPerMember) } : {}),
+      now: this.now,
+    });
+    this.connections.set(key, { version: spec.version, connection });
+    return connection;
+  }
+
+  /** A guarded fetch for the OAuth endpoints of a server (discovery, registration, tokens). */
+  oauthFetch(): typeof fetch {
+    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS });
+  }
+
+  /** A client of an OAuth server with the team's stored tokens, refreshed first when they are about to expire. */
+  private async openWithOAuth(teamId: string, spec: Spec, remote: Omit<Parameters<typeof remoteClient>[0], "authProvider">, userId: string | undefined): Promise<MCPClient> {
+    const store = { db: this.db, keyring: this.keyring, clock: { now: this.now } };
+    const provider = await StoredOAuth.load(store, teamId, spec, userId ? { userId } : {});
+    if (!provider.connected) throw new NeedsConnectError(spec.name, spec.oauthPerMember);
+    if (provider.expiresWithin(TOKEN_REFRESH_MARGIN_MS)) await auth(provider, { serverUrl: spec.url, fetchFn: this.oauthFetch() });
+    return remoteClient({ ...remote, authProvider: provider });
+  }
+
+  /** Forgets the team's connection to a server (new tokens: the next use connects with them). */
+  async reset(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<void> {
+    const key = this.key(teamId, spec, projectId, userId);
+    const known = this.connections.get(key);
+    this.connections.delete(key);
+    await known?.connection.close();
+  }
+
+  status(teamId: string, spec: Spec, projectId?: string, userId?: string): Status {
+    const known = this.connections.get(this.key(teamId, spec, projectId, userId));
+    return known && known.version === spec.version ? known.connection.status : { state: "idle", since: this.now() };
+  }
+
+  /** The cached listing of a server when it is as new as the server's settings; else undefined. */
+  private async cached(teamId: string, spec: Spec): Promise<(Listing & { at: number }) | undefined> {
+    const row = await this.db.toolServerTools.findUnique({ where: { teamId_server: { teamId, server: spec.key } } });
+    if (!row || row.updatedAt.getTime() < spec.version) return undefined;
+    const tools = CachedTools.safeParse(row.tools);
+    if (!tools.success) return undefined;
+    return { tools: tools.data, ...(row.instructions ? { instructions: row.instructions } : {}), at: row.updatedAt.getTime() };
+  }
+
+  /** Reads the server's tools now and caches them for the team. */
+  async refresh(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Listing & { at: number }> {
+    const listing = await (await this.connection(teamId, spec, projectId, userId)).list();
+    const at = Math.max(this.now(), spec.version);
+    // Checked to be JSON (what the server sent was parsed from JSON; nothing else can be in it).
+    const data = { tools: z.array(z.json()).parse(listing.tools), instructions: listing.instructions ?? null, updatedAt: new Date(at) };
+    await this.db.toolServerTools.upsert({ where: { teamId_server: { teamId, server: spec.key } }, create: { teamId, server: spec.key, ...data }, update: data });
+    return { ...listing, at };
+  }
+
+  /** A server's tools for the team: cached, or read now. */
+  async listing(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<Listing & { at: number }> {
+    return (await this.cached(teamId, spec)) ?? this.refresh(teamId, spec, projectId, userId);
+  }
+
+  /** What the Team page shows of a server: its status here, and its tools as cached. */
+  async state(teamId: string, spec: Spec, projectId?: string, userId?: string): Promise<ServerState> {
+    const listing = await this.cached(teamId, spec);
+    const state: ServerState = { status: this.status(teamId, spec, projectId, userId), tools: [], refused: [], listedAt: listing?.at ?? null };
+    for (const info of listing?.tools ?? []) {
+      const made = mcpTool(spec.name, info, () => Promise.resolve(undefined));
+      if ("refused" in made) state.refused.push({ name: info.name, reason: made.refused });
+      else state.tools.push({ name: info.name, id: made.id, ...(info.description ? { description: info.description } : {}) });
+    }
+    return state;
+  }
+
+  /** Calls a server's tool for a team; `signal` cancels it (the server is told). */
+  async call(teamId: string, spec: Spec, tool: string, args: Record<string, unknown>, signal: AbortSignal, projectId?: string, userId?: string): Promise<unknown> {
+    const connection = await this.connection(teamId, spec, projectId, userId);
+    return connection.use((client) => client.callTool({ name: tool, arguments: args, options: { signal, timeout: spec.timeoutMs } }), signal);
+  }
+
+  /**
+   * The tools of a step of a project's session: every enabled server's allowed tools, its
+   * instructions, their default rule (ask), and a warning when they would take more than
+   * CONTEXT_WARNING_SHARE of `contextTokens`. A server that cannot be listed is left out.
+   * `userId` is whom the session acts for (its author): a server connected per member uses their tokens.
+   */
+  async forStep(teamId: string, projectId: string, contextTokens: number, userId?: string): Promise<StepTools> {
+    const out: StepTools = { tools: [], instructions: [], defaults: [] };
+    for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
+      let listing: Listing;
+      try {
+        listing = await this.listing(teamId, spec, projectId, userId);
+      } catch (error) {
+        log.warn(`tool server ${spec.name} of team ${teamId} is left out of this step: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      for (const info of listing.tools) {
+        if (spec.allow && !spec.allow.includes(info.name)) continue;
+        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId, userId));
+        if ("refused" in made) continue;
+        if (out.tools.some((t) => t.id === made.id)) continue;
+        out.tools.push(made);
+        out.defaults.push({ permission: made.id, pattern: "*", action: "ask" });
+      }
+      if (listing.instructions?.trim()) out.instructions.push(block(`tool server ${spec.name}`, listing.instructions.trim()));
+    }
+    const tokens = Math.ceil(out.tools.reduce((sum, t) => sum + t.description.length + JSON.stringify(t.jsonSchema ?? {}).length + t.id.length, 0) / 4);
+    if (contextTokens > 0 && tokens > contextTokens * CONTEXT_WARNING_SHARE) {
+      out.warning = `The tools of this team's tool servers take about ${tokens} tokens, ${Math.round((tokens / contextTokens) * 100)}% of the model's context: consider an allow-list of tools.`;
+    }
+    return out;
+  }
+
+  /** Closes every connection (shutdown). */
+  async close(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.connection.close()));
+  }
+}
