@@ -14,7 +14,8 @@ export function useTeamEvents(): ReadonlyMap<string, Status> {
   const trpc = useTRPC();
   const teamId = useQuery(trpc.team.current.queryOptions()).data?.id;
   return useTeamStream(teamId, {
-    refresh: [trpc.session.list.pathKey()],
+    // The list and, while the member searches, its search results.
+    refresh: [trpc.session.list.pathKey(), trpc.search.sessions.pathKey()],
     refreshOn: (event) => event.name.startsWith("session.") && event.name !== "session.diff",
     delayMs: 300,
     refreshOnFirstOpen: true,
