@@ -28,9 +28,9 @@ export function AgentModels({
     <div className="mt-3 flex flex-wrap items-center gap-x-4 gap-y-2" data-testid="agent-models">
       <span className="text-sm text-zinc-700">Per agent</span>
       {agents.map((agent) => (
-        <label key={agent} className="flex items-center gap-2 text-sm text-zinc-700">
-          <span className="font-mono">@{agent}</span>
-          <select value={value[agent] ?? ""} disabled={disabled} onChange={(e) => set(agent, e.target.value)} className={SELECT} data-testid="agent-model" data-agent={agent}>
+        <label key={agent} className="flex max-w-full min-w-0 items-center gap-2 text-sm text-zinc-700">
+          <span className="shrink-0 font-mono">@{agent}</span>
+          <select value={value[agent] ?? ""} disabled={disabled} onChange={(e) => set(agent, e.target.value)} className={`${SELECT} min-w-0 max-w-full flex-1`} data-testid="agent-model" data-agent={agent}>
             <option value="">Not set</option>
             {models.map((m) => (
               <option key={`${m.providerId}/${m.modelId}`} value={`${m.providerId}/${m.modelId}`}>

@@ -51,9 +51,10 @@ export function TeamModels({ catalog, choice, agents, isAdmin, onSaved }: { cata
             ["Small model", smallModel, setSmall, "small-model"],
           ] as const
         ).map(([label, value, set, testId]) => (
-          <label key={label} className="flex items-center gap-2 text-sm text-zinc-700">
-            {label}
-            <select value={value} disabled={!isAdmin} onChange={(e) => set(e.target.value)} className={SELECT} data-testid={testId}>
+          <label key={label} className="flex max-w-full min-w-0 items-center gap-2 text-sm text-zinc-700">
+            <span className="shrink-0">{label}</span>
+            {/* A long model name must not widen a phone's page: the select shrinks and cuts it. */}
+            <select value={value} disabled={!isAdmin} onChange={(e) => set(e.target.value)} className={`${SELECT} min-w-0 max-w-full flex-1`} data-testid={testId}>
               <option value="">Server default</option>
               {offered.map((m) => (
                 <option key={keyOf(m)} value={keyOf(m)}>
