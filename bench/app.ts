@@ -69,7 +69,16 @@ export function startApp(dataDir: string, port: number, env: Record<string, stri
   const [file, ...args] = group ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', group.procs, ...command] : command;
   const app = spawn(file ?? "", args, {
     cwd: ROOT,
-    env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PROJECT_DIR: path.join(dataDir, "project"), PARLEY_DIST_DIR: DIST_DIR, PORT: String(port), ...env },
+    env: {
+      ...process.env,
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_PROJECT_DIR: path.join(dataDir, "project"),
+      PARLEY_DIST_DIR: DIST_DIR,
+      PORT: String(port),
+      // A bench makes hundreds of sessions in one project, each with its workspace: not the cap of a team's project.
+      PARLEY_WORKSPACES_PER_PROJECT: "100000",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
