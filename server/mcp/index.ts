@@ -7,7 +7,7 @@ export * as ToolServerConfig from "./servers";
 /**
  * A step's rules with the built-in rule of its tool servers' tools (ask) added to the
  * defaults: the server configuration, the team's and project's policy, approvals and a
- * session's rules come after it, so they may allow or deny a server's tools as any other.
+ * session's rules come after it, so they may allow or deny a server's tools like any other.
  */
 export function withToolDefaults<R extends { stack: RuleStack; layers: Layer[] }>(reach: R, defaults: Ruleset): R {
   if (defaults.length === 0) return reach;

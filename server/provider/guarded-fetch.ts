@@ -3,7 +3,7 @@ import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from "./limits";
 import { bounded } from "./compatible/merge-deltas";
 
 /**
- * The `fetch` of the Anthropic and Google providers: their answers are untrusted as any
+ * The `fetch` of the Anthropic and Google providers: their answers are untrusted like any
  * provider's (limits.ts). Redirects are followed only within the origin (a redirect must
  * not carry the team's key elsewhere), an uncompressed answer is asked for, and a body
  * (an event stream or a whole answer) may not pass `maxAnswerBytes`. Their streams are read
