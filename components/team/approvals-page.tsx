@@ -118,6 +118,8 @@ function ApprovalsHeader({ canRevoke, projectId, onProject }: { canRevoke: boole
   );
 }
 
+const COLUMNS = ["Project", "Agent", "Permission", "Pattern", "Granted by", "When"];
+
 /** The approvals, newest first, each revocable when `onRevoke` is given. */
 function ApprovalsTable({ list, faded, onRevoke }: { list: Approval[]; faded: boolean; onRevoke: ((approval: Approval) => void) | undefined }) {
   const canRevoke = onRevoke !== undefined;
@@ -127,24 +129,11 @@ function ApprovalsTable({ list, faded, onRevoke }: { list: Approval[]; faded: bo
         <caption className="sr-only">Stored “Always allow” approvals, newest first</caption>
         <thead className="bg-zinc-50 text-xs font-semibold tracking-wide text-zinc-500 uppercase">
           <tr>
-            <th scope="col" className="px-4 py-2.5">
-              Project
-            </th>
-            <th scope="col" className="px-4 py-2.5">
-              Agent
-            </th>
-            <th scope="col" className="px-4 py-2.5">
-              Permission
-            </th>
-            <th scope="col" className="px-4 py-2.5">
-              Pattern
-            </th>
-            <th scope="col" className="px-4 py-2.5">
-              Granted by
-            </th>
-            <th scope="col" className="px-4 py-2.5">
-              When
-            </th>
+            {COLUMNS.map((column) => (
+              <th key={column} scope="col" className="px-4 py-2.5">
+                {column}
+              </th>
+            ))}
             {canRevoke ? (
               <th scope="col" className="px-4 py-2.5">
                 <span className="sr-only">Actions</span>
