@@ -2,8 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
-import { type Browser, signUp } from "./auth";
+import { type TestApp, trpcAnswer } from "./app";
+import type { Browser } from "./auth";
+import { twoTeams } from "./two-teams";
 
 /**
  * Issue 33, point 4: the dashboard shows the sessions waiting for approval first
@@ -11,7 +12,6 @@ import { type Browser, signUp } from "./auth";
  * sign-in cookies: the longest waiting first, only the member's team, gone once answered.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 describe("sessions waiting for approval on the dashboard (integration, through HTTP)", () => {
@@ -22,17 +22,7 @@ describe("sessions waiting for approval on the dashboard (integration, through H
   let projectId: string;
 
   beforeAll(async () => {
-    app = await openApp("waiting", (dir) =>
-      projectAppEnv(dir, {
-        PARLEY_SIGNUP: "open",
-      }),
-    );
-    const auth: Auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@waiting.test", "Ann");
-    bob = await signUp(auth, "bob@waiting.test", "Bob");
-    annCtx = await memberContext(ann.headers);
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
+    ({ app, ann, bob, annCtx, projectId } = await twoTeams("waiting"));
   });
 
   afterAll(async () => {

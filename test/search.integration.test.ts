@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import type { AssistantMessage, Part } from "../server/session/message";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
-import { type Browser, signUp } from "./auth";
+import { type TestApp, trpcAnswer } from "./app";
+import type { Browser } from "./auth";
+import { twoTeams } from "./two-teams";
 
 /**
  * Full-text search (issue 33, point 8) through the real tRPC Route Handler with real
@@ -12,7 +13,6 @@ import { type Browser, signUp } from "./auth";
  * output, a path), only inside the searching member's team, with snippets as data.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 interface Segment {
@@ -37,18 +37,7 @@ describe("full-text search (integration, through HTTP)", () => {
   let projectId: string;
 
   beforeAll(async () => {
-    app = await openApp("search", (dir) =>
-      projectAppEnv(dir, {
-        PARLEY_SIGNUP: "open",
-      }),
-    );
-    const auth: Auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@search.test", "Ann");
-    // Open sign-up: Bob, without an invitation, gets a team of his own.
-    bob = await signUp(auth, "bob@search.test", "Bob");
-    annCtx = await memberContext(ann.headers);
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
+    ({ app, ann, bob, annCtx, projectId } = await twoTeams("search"));
   });
 
   afterAll(async () => {

@@ -1,0 +1,26 @@
+import { type TestApp, openApp, projectAppEnv } from "./app";
+import { type Browser, signUp } from "./auth";
+
+type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
+
+export interface TwoTeams {
+  app: TestApp;
+  /** Ann, in her team; `annCtx` acts as her, `projectId` is her team's project. */
+  ann: Browser;
+  annCtx: MemberContext;
+  projectId: string;
+  /** Bob, who signed up without an invitation: a team of his own. */
+  bob: Browser;
+}
+
+/** An app with open sign-up and two members, each alone in a team of their own (emails at `<label>.test`). */
+export async function twoTeams(label: string): Promise<TwoTeams> {
+  const app = await openApp(label, (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open" }));
+  const auth = await (await import("../server/auth/instance")).getAuth();
+  const { memberContext } = await import("../server/context");
+  const ann = await signUp(auth, `ann@${label}.test`, "Ann");
+  const bob = await signUp(auth, `bob@${label}.test`, "Bob");
+  const annCtx = await memberContext(ann.headers);
+  const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
+  return { app, ann, annCtx, projectId, bob };
+}
