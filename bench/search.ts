@@ -3,8 +3,10 @@
  *
  *   npm run bench:search [-- --sessions 100000 --parts 20]
  *
- * Uses DATABASE_URL when set (seeding its own three teams and removing them afterwards),
- * otherwise an embedded PostgreSQL in a temporary directory. Seeds --sessions sessions
+ * Uses DATABASE_URL when set (seeding its own three teams and removing them afterwards;
+ * with --keep they stay, and a later run on the same database with as many sessions uses
+ * them instead of seeding again — for studying plans), otherwise an embedded PostgreSQL in
+ * a temporary directory. Seeds --sessions sessions
  * (default 100,000) across 3 teams (50% / 30% / 20%), each with a user message and an
  * answer holding --parts parts in all (default 20: 2,000,000 parts), straight in SQL:
  * text parts, tool calls (a title, a file path, an output) and patches, their words drawn
@@ -28,7 +30,7 @@ import pg from "pg";
 import { createDb } from "../server/db/client";
 import * as Id from "../server/id";
 import { Search } from "../server/search";
-import { pageQuery } from "../server/search/search";
+import { FEW_MATCHES, pageQuery, planQuery } from "../server/search/search";
 import { type Context, withActor } from "../server/services";
 import { signUp } from "./app";
 import { benchDatabase, benchServices } from "./database";
@@ -138,6 +140,19 @@ async function seed(client: pg.Client, ownDatabase: boolean): Promise<Seeded> {
   return { teams, users };
 }
 
+/** --keep: what is seeded on DATABASE_URL stays there. */
+const KEEP = process.argv.includes("--keep");
+
+/** The teams and users an earlier run with --keep seeded on this database, when it seeded as many sessions; else undefined. */
+async function kept(client: pg.Client): Promise<Seeded | undefined> {
+  const teams = (await client.query<{ id: string }>(`SELECT id FROM "Team" WHERE name LIKE 'Search bench %' ORDER BY id`)).rows.map((r) => r.id);
+  if (teams.length !== 3) return undefined;
+  const sessions = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Session" WHERE "teamId" = ANY($1)`, [teams]);
+  if (sessions.rows[0]?.n !== SESSIONS) return undefined;
+  const users = (await client.query<{ id: string }>(`SELECT "userId" AS id FROM "Membership" WHERE "teamId" = ANY($1) ORDER BY "userId"`, [teams])).rows.map((r) => r.id);
+  return { teams, users };
+}
+
 interface Scenario {
   name: string;
   input: Search.SearchInput;
@@ -174,13 +189,19 @@ async function measure(work: () => Promise<unknown>): Promise<ReturnType<typeof 
 
 /** The page query's plan, in one line: its node types and the indexes they use. */
 async function planOf(client: pg.Client, teamId: string, input: Search.SearchInput): Promise<string> {
-  const query = pageQuery(teamId, Search.SearchInput.parse(input));
+  const filter = Search.SearchInput.parse(input);
+  const counted = await client.query<{ parts: number; titles: number }>(planQuery(filter).text, planQuery(filter).values);
+  const counts = counted.rows[0] ?? { parts: 0, titles: 0 };
+  const chosen = { fewParts: counts.parts < FEW_MATCHES, fewTitles: counts.titles < FEW_MATCHES };
+  const query = pageQuery(teamId, filter, chosen);
   const result = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${query.text}`, query.values);
-  return result.rows
-    .map((row) => row["QUERY PLAN"].trim())
-    .filter((line) => /Scan|Join|Loop|Sort|Limit|Append|Unique/.test(line))
-    .map((line) => line.replace(/^->\s*/, "").replace(/\s*\(actual.*$/, ""))
+  const nodes = result.rows
+    .map((row) => row["QUERY PLAN"].trim().replace(/^->\s*/, ""))
+    .filter((line) => !/^[\w ]+:/.test(line) && /\b(Scan|Join|Loop|Sort|Limit|Append|Unique|CTE)\b/.test(line))
+    .map((line) => line.replace(/\s*\(actual.*$/, ""))
     .join(" › ");
+  const form = (few: boolean) => (few ? "few: matches first" : "many: sessions walked");
+  return `parts ${form(chosen.fewParts)}, titles ${form(chosen.fewTitles)}: ${nodes}`;
 }
 
 /** Over HTTP, when a production build exists: a member of `teamId` signed in through the app, timing GETs of search.sessions. */
@@ -228,14 +249,20 @@ async function main(): Promise<boolean> {
   try {
     log("Seeding …");
     const t0 = performance.now();
-    seeded = await seed(client, !database.shared);
-    await client.query('VACUUM ANALYZE "Session", "Message", "Part"');
+    const earlier = database.shared ? await kept(client) : undefined;
+    if (earlier) log("  using the teams a run with --keep seeded");
+    else {
+      seeded = await seed(client, !database.shared);
+      await client.query('VACUUM ANALYZE "Session", "Message", "Part"');
+    }
+    const teams = earlier ?? seeded;
+    if (!teams) throw new Error("seeding made no team");
     const size = await client.query<{ part: string; index: string }>(
       `SELECT pg_size_pretty(pg_total_relation_size('"Part"')) AS part, pg_size_pretty(pg_relation_size('"Part_search_idx"')) AS index`,
     );
     log(`  seeded and analyzed in ${seconds(t0)}; Part ${size.rows[0]?.part} in all, its search index ${size.rows[0]?.index}`);
-    const [teamA] = seeded.teams;
-    const [userA] = seeded.users;
+    const [teamA] = teams.teams;
+    const [userA] = teams.users;
     if (!teamA || !userA) throw new Error("seeding made no team");
     const ctx: Context = withActor(await benchServices(db, database.url), { userId: userA, teamId: teamA });
     // Part PARTS * 2 + 5 is in session 3 (of the largest team), as are the other parts with its word.
@@ -271,7 +298,7 @@ async function main(): Promise<boolean> {
     log(`\nSearch p95 ≤ ${TARGET_P95_MS} ms: ${verdict(pass)} (Node ${process.version}, ${seconds(began)} in all)`);
     return pass;
   } finally {
-    if (seeded && database.shared) {
+    if (seeded && database.shared && !KEEP) {
       await client.query(`DELETE FROM "Session" WHERE "teamId" = ANY($1)`, [seeded.teams]);
       await client.query(`DELETE FROM "Team" WHERE "id" = ANY($1)`, [seeded.teams]);
       await client.query(`DELETE FROM "User" WHERE "id" = ANY($1)`, [seeded.users]);

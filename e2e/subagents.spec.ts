@@ -17,13 +17,21 @@ test("a subagent's progress shows live on the task card, which opens the child; 
   await chat.ask("use a subagent to `stream slowly and list files`");
   const card = page.locator('[data-part-type="tool"]').filter({ has: page.getByTestId("tool-name").getByText("task", { exact: true }) });
   await expect(card).toHaveAttribute("data-tool-status", "running", { timeout: 30_000 });
+  // The collapsed card's line follows the child: its current tool and how many calls it made.
+  await expect(card.getByTestId("tool-progress")).toContainText(/1 tool call · now list/, { timeout: 30_000 });
   await new ToolCard(card).open();
   // Live: the child's list call appears on the card while the task still runs.
   await expect(card.getByTestId("task-progress-item").filter({ hasText: "list" })).toBeVisible({ timeout: 30_000 });
   await expect(card).toHaveAttribute("data-tool-status", "running");
   await expect(card).toHaveAttribute("data-tool-status", "completed", { timeout: 60_000 });
   await expect(card.getByTestId("task-progress-item").filter({ hasText: "list" })).toHaveAttribute("data-status", "completed");
+  await expect(card.getByTestId("tool-progress")).toHaveText("1 tool call");
   await chat.waitIdle();
+  // The result is the child's answer, rendered; the task_id protocol is for the model only.
+  const result = card.getByTestId("task-answer");
+  await expect(result).not.toBeEmpty();
+  await expect(result).not.toContainText("task_id");
+  await expect(result).not.toContainText("task_result");
 
   const [child] = await Session.children(seed.ctx, session.id);
   if (!child) throw new Error("no child session");
@@ -33,6 +41,10 @@ test("a subagent's progress shows live on the task card, which opens the child; 
   await page.waitForURL(`**/sessions/${child.id}`);
   await expect(page.getByTestId("session-title")).toHaveText(child.title);
   await expect(page.locator('[data-part-type="tool"][data-tool-status="completed"]').filter({ hasText: "README.md" })).toHaveCount(1);
+  // The child's prompt was written by the parent's agent, not by the member.
+  const prompt = page.locator('[data-testid="message"][data-role="user"]').first();
+  await expect(prompt.getByTestId("message-author")).toHaveText("@build agent");
+  await expect(prompt.getByTestId("message-delegated")).toHaveAttribute("href", `/sessions/${session.id}`);
   await page.getByTestId("breadcrumb-parent").click();
   await page.waitForURL(`**/sessions/${session.id}`);
 

@@ -108,11 +108,18 @@ export function allProcedures(): Procedures {
   return procedures;
 }
 
+const LATE = Symbol("late");
+
 /** Until `read` gives a value (polled every 50 ms); throws, naming `what`, after `ms`. */
 export async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const value = await read();
+    // A read that does not return by the deadline fails the wait too, saying so.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), Math.max(1_000, end - Date.now()))));
+    const value = await Promise.race([read(), late]);
+    clearTimeout(timer);
+    if (value === LATE) throw new Error(`timed out waiting for ${what}: a read of it did not return`);
     if (value !== undefined) return value;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

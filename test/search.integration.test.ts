@@ -1,6 +1,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
+import { type Plan, SearchInput, pageQuery } from "../server/search/search";
 import { Session } from "../server/session";
 import type { AssistantMessage, Part } from "../server/session/message";
 import { type TestApp, trpcAnswer } from "./app";
@@ -175,5 +176,25 @@ describe("full-text search (integration, through HTTP)", () => {
     expect(first.data.items.map((hit) => hit.session.id)).toEqual([b.id]);
     const second = await trpcAnswer<{ items: Hit[]; nextCursor?: string }>(app, "search.sessions", { query: "platyp", archived: "all", limit: 1, cursor: first.data.nextCursor }, ann.headers);
     expect(second.data.items.map((hit) => hit.session.id)).toEqual([a.id]);
+  });
+
+  it("both forms of the page query (matches found first, or sessions walked newest first) find the same sessions, in the same order", async () => {
+    const made = [];
+    for (const title of ["Wombat one", "Second", "Third wombat"]) made.push(await sessionWith(title, (base) => (title === "Second" ? [bash(base, "the wombat test passed")] : [])));
+    await sessionWith("Unrelated", (base) => [bash(base, "nothing here")]);
+    const ids = async (plan: Plan, input: Record<string, unknown>, teamId = annCtx.actor.teamId) => {
+      const rows = await app.rt.services.db.$queryRaw<{ id: string }[]>(pageQuery(teamId, SearchInput.parse(input), plan));
+      return rows.map((row) => row.id);
+    };
+    const expected = made.map((session) => session.id).reverse();
+    // A page holds `limit` sessions, and one more that says another page follows.
+    for (const limit of [20, 2]) {
+      for (const fewParts of [true, false]) {
+        for (const fewTitles of [true, false]) expect(await ids({ fewParts, fewTitles }, { query: "wombat", limit })).toEqual(expected.slice(0, limit + 1));
+      }
+    }
+    // Another team's member finds none of them in either form.
+    const bobTeam = (await (await import("../server/context")).memberContext(bob.headers)).actor.teamId;
+    for (const few of [true, false]) expect(await ids({ fewParts: few, fewTitles: few }, { query: "wombat" }, bobTeam)).toEqual([]);
   });
 });

@@ -27,9 +27,17 @@ import { titleModel } from "./title-model";
  */
 export async function settled(s: Services, sessionId: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
+  // Each wait is bounded by the deadline, and a wait past it says what it waited for.
+  const within = async (what: () => string, wait: Promise<unknown>) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), Math.max(0, end - Date.now()))));
+    const outcome = await Promise.race([wait.then(() => "done" as const), late]);
+    clearTimeout(timer);
+    if (outcome === "late") throw new Error(`${sessionId} did not settle within ${timeoutMs} ms: ${what()}`);
+  };
   for (;;) {
-    await s.runners.idle(sessionId);
-    await Background.settled(sessionId);
+    await within(() => "its runner is still running", s.runners.idle(sessionId));
+    await within(() => `its background work is still running (${Background.pending(sessionId).join(", ")})`, Background.settled(sessionId));
     if (!(await Runners.busy(s.lock, s.runners, sessionId)) && !(await unanswered(s, sessionId))) return;
     if (Date.now() > end) throw new Error(`${sessionId} is still running or unanswered`);
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,6 +1,8 @@
+import Link from "next/link";
 import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
+import { useSessionHref } from "@/components/parts/session-link";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
@@ -79,12 +81,13 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
   }
   return (
     <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      {mine || !info.author ? <Avatar role="user" /> : <AuthorAvatar name={info.author.name} />}
+      {info.delegatedBy ? <Avatar role="assistant" /> : mine || !info.author ? <Avatar role="user" /> : <AuthorAvatar name={info.author.name} />}
       <div className="min-w-0 flex-1">
         <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
           <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {authorLabel(info.author, viewerId)}
+            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, viewerId)}
           </span>
+          {info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
           <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
           <span data-testid="message-agent" className="font-mono">
             @{info.agent}
@@ -104,6 +107,16 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
         <TurnDiff info={info} />
       </div>
     </article>
+  );
+}
+
+/** Where a message the parent session's agent wrote (a task's prompt) came from. */
+function DelegatedBy({ sessionId }: { sessionId: string }) {
+  const sessionHref = useSessionHref();
+  return (
+    <Link href={sessionHref(sessionId)} data-testid="message-delegated" className="text-indigo-600 hover:text-indigo-800">
+      written by the parent session&apos;s agent
+    </Link>
   );
 }
 

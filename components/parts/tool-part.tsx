@@ -64,6 +64,7 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
   const status = waiting ? WAITING : state.status === "error" && state.error === ABORTED_TOOL ? ABORTED : STATUS[state.status];
   const failure = status === ABORTED ? undefined : errorLine(state);
   const title = titleOf(state) || renderer.summary?.(state.input);
+  const progress = renderer.progress?.(state, part.metadata);
   const duration = durationOf(state);
   const Body = renderer.Body;
   return (
@@ -80,6 +81,11 @@ export function ToolPartView({ part, forceOpen = false }: { part: PartOf<"tool">
             {title ? (
               <span data-testid="tool-title" className="min-w-0 truncate text-sm text-zinc-500">
                 {title}
+              </span>
+            ) : null}
+            {progress ? (
+              <span data-testid="tool-progress" className="min-w-0 shrink truncate text-xs text-zinc-500">
+                {progress}
               </span>
             ) : null}
             {failure ? (

@@ -84,23 +84,62 @@ function whereOf(teamId: string, filter: Filter): Prisma.Sql {
 }
 
 /**
- * The page's session ids. Each way of matching is its own branch with its own ORDER BY
- * and LIMIT, so the planner picks per branch: for a rare word, the GIN index finds the
- * few parts and their sessions are sorted; for a common one, sessions are walked newest
- * first and each is probed for a matching part until the page is full.
+ * How many rows a way of matching may find, across every team, and still be "few": its
+ * matches are then found first (by the GIN index of the parts' words, or the trigram index
+ * of titles) and their sessions sorted; past it, sessions are walked newest first instead
+ * and each is probed until the page is full (quick when matches are many, slow when they
+ * are few: the planner cannot tell the two apart from a word's statistics).
  */
-export function pageQuery(teamId: string, filter: Filter): Prisma.Sql {
+export const FEW_MATCHES = 5_000;
+
+/** Whether each way of matching finds few rows (see FEW_MATCHES): each count stops at the cap. */
+export interface Plan {
+  fewParts: boolean;
+  fewTitles: boolean;
+}
+
+/** The query counting the matches of each way, up to FEW_MATCHES (each a LIMIT of the index's or the table's scan). */
+export function planQuery(filter: Pick<Filter, "query">): Prisma.Sql {
+  const ts = tsQuery(filter.query);
+  const parts = ts ? Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM "Part" p WHERE p."search" @@ (${ts}) LIMIT ${FEW_MATCHES}) x)::int` : Prisma.sql`0`;
+  return Prisma.sql`SELECT ${parts} AS "parts",
+    (SELECT count(*) FROM (SELECT 1 FROM "Session" s WHERE s."title" ILIKE ${containsPattern(filter.query)} LIMIT ${FEW_MATCHES}) x)::int AS "titles"`;
+}
+
+const PlanRow = z.object({ parts: z.number().int(), titles: z.number().int() });
+
+export async function choosePlan(ctx: Pick<Context, "db">, filter: Filter): Promise<Plan> {
+  const [row] = z.array(PlanRow).parse(await ctx.db.$queryRaw(planQuery(filter)));
+  return { fewParts: (row?.parts ?? 0) < FEW_MATCHES, fewTitles: (row?.titles ?? 0) < FEW_MATCHES };
+}
+
+/**
+ * The page's session ids. Each way of matching is its own branch with its own ORDER BY
+ * and LIMIT, in the form `plan` chose for it: few matches are found first (a materialized
+ * list of their session ids, joined to the team's sessions), many are found by walking
+ * the team's sessions newest first.
+ */
+export function pageQuery(teamId: string, filter: Filter, chosen: Plan): Prisma.Sql {
   const where = whereOf(teamId, filter);
   const take = filter.limit + 1;
-  const byTitle = Prisma.sql`(SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where} AND s."title" ILIKE ${containsPattern(filter.query)}
-    ORDER BY s."timeUpdated" DESC, s."id" DESC LIMIT ${take})`;
+  const order = Prisma.sql`ORDER BY s."timeUpdated" DESC, s."id" DESC LIMIT ${take}`;
+  const pattern = containsPattern(filter.query);
   const ts = tsQuery(filter.query);
-  const branches = ts
-    ? Prisma.sql`${byTitle} UNION (SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where}
-        AND EXISTS (SELECT 1 FROM "Part" p WHERE p."sessionId" = s."id" AND p."search" @@ (${ts}))
-        ORDER BY s."timeUpdated" DESC, s."id" DESC LIMIT ${take})`
-    : byTitle;
-  return Prisma.sql`SELECT h."id", (extract(epoch from h."timeUpdated") * 1000)::bigint::text AS "key"
+  const ctes: Prisma.Sql[] = [];
+  if (chosen.fewTitles) ctes.push(Prisma.sql`titled AS MATERIALIZED (SELECT s."id" FROM "Session" s WHERE s."title" ILIKE ${pattern})`);
+  if (ts && chosen.fewParts) ctes.push(Prisma.sql`matched AS MATERIALIZED (SELECT DISTINCT p."sessionId" AS "id" FROM "Part" p WHERE p."search" @@ (${ts}))`);
+  const byTitle = chosen.fewTitles
+    ? Prisma.sql`(SELECT s."id", s."timeUpdated" FROM titled m JOIN "Session" s ON s."id" = m."id" WHERE ${where} ${order})`
+    : Prisma.sql`(SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where} AND s."title" ILIKE ${pattern} ${order})`;
+  const byParts = !ts
+    ? undefined
+    : chosen.fewParts
+      ? Prisma.sql`(SELECT s."id", s."timeUpdated" FROM matched m JOIN "Session" s ON s."id" = m."id" WHERE ${where} ${order})`
+      : Prisma.sql`(SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where}
+          AND EXISTS (SELECT 1 FROM "Part" p WHERE p."sessionId" = s."id" AND p."search" @@ (${ts})) ${order})`;
+  const branches = byParts ? Prisma.sql`${byTitle} UNION ${byParts}` : byTitle;
+  const with_ = ctes.length ? Prisma.sql`WITH ${Prisma.join(ctes, ", ")} ` : Prisma.empty;
+  return Prisma.sql`${with_}SELECT h."id", (extract(epoch from h."timeUpdated") * 1000)::bigint::text AS "key"
     FROM (${branches}) h ORDER BY h."timeUpdated" DESC, h."id" DESC LIMIT ${take}`;
 }
 
@@ -145,7 +184,7 @@ export async function partSnippets(ctx: Pick<Context, "db">, ids: string[], quer
 export async function sessions(ctx: Context, input: SearchInput): Promise<SearchResult> {
   const filter = parse(SearchInput, input);
   const teamId = ctx.actor.teamId;
-  const parsed = z.array(HitRow).safeParse(await ctx.db.$queryRaw(pageQuery(teamId, filter)));
+  const parsed = z.array(HitRow).safeParse(await ctx.db.$queryRaw(pageQuery(teamId, filter, await choosePlan(ctx, filter))));
   if (!parsed.success) throw new ParleyError("INTERNAL", `unexpected search rows: ${parsed.error.message}`, { cause: parsed.error });
   const page = parsed.data.slice(0, filter.limit);
   const ids = page.map((row) => row.id);

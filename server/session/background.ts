@@ -9,6 +9,8 @@ const log = logger("session");
  */
 
 const running = new Map<string, Set<Promise<void>>>();
+/** What each running task is (for a report of what is still running). */
+const names = new WeakMap<Promise<void>, string>();
 
 export function run(sessionId: string, what: string, work: () => Promise<unknown>): void {
   const set = running.get(sessionId) ?? new Set<Promise<void>>();
@@ -20,6 +22,7 @@ export function run(sessionId: string, what: string, work: () => Promise<unknown
       (error: unknown) => log.error(`${what} of ${sessionId} failed`, error),
     );
   set.add(task);
+  names.set(task, what);
   void task.finally(() => {
     set.delete(task);
     if (set.size === 0 && running.get(sessionId) === set) running.delete(sessionId);
@@ -33,4 +36,9 @@ export async function settled(sessionId?: string): Promise<void> {
     if (tasks.length === 0) return;
     await Promise.allSettled(tasks);
   }
+}
+
+/** What a session's background work still running is, by name ("title generation"…). */
+export function pending(sessionId: string): string[] {
+  return [...(running.get(sessionId) ?? [])].map((task) => names.get(task) ?? "work");
 }

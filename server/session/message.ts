@@ -264,6 +264,12 @@ export const UserMessage = MessageBase.extend({
   role: z.literal("user"),
   time: z.object({ created: z.number() }),
   author: Author.optional(),
+  /**
+   * A message the agent of the parent session wrote (a task's prompt to its subagent, in
+   * the child session): which session and agent. Absent: a person wrote it. Set only by
+   * the server (subagent.ts), never from a member's input.
+   */
+  delegatedBy: z.object({ sessionId: Id.schema("session"), agent: z.string().min(1) }).optional(),
   agent: z.string().min(1),
   model: ModelRef,
   system: z.string().optional(),

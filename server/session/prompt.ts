@@ -5,7 +5,7 @@ import { type Agents, isSubagent } from "../agent/agent";
 import { sessionAgents } from "../agent/project";
 import type { AgentRef } from "../permission/permission";
 import { ParleyError } from "../errors";
-import { fn } from "../fn";
+import { fn, parse } from "../fn";
 import * as Id from "../id";
 import { refuseNul } from "../nul";
 import type { Context, Services } from "../services";
@@ -63,7 +63,14 @@ export type PromptInput = z.input<typeof PromptInput>;
  * background when it still has its default title, and make sure a runner answers (unless
  * `noReply`).
  */
-export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMessage> => {
+export const prompt = fn(PromptInput, (ctx: Context, data): Promise<UserMessage> => write(ctx, data));
+
+/** A prompt the agent of the parent session writes to its subagent's (child) session: labelled as the agent's, not the member's. */
+export function delegate(ctx: Context, input: PromptInput, by: NonNullable<UserMessage["delegatedBy"]>): Promise<UserMessage> {
+  return write(ctx, parse(PromptInput, input), by);
+}
+
+async function write(ctx: Context, data: z.output<typeof PromptInput>, delegatedBy?: UserMessage["delegatedBy"]): Promise<UserMessage> {
   if (!data.parts.some((p) => p.type !== "text" || p.text.trim() !== "")) throw ParleyError.invalid("the message is empty");
   // A session made before workspaces moves into one of its own first (legacy.ts).
   const row = await intoWorkspace(ctx, await sessionRow(ctx, data.sessionId));
@@ -92,6 +99,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
     agent,
     // The member's pick; else the team's model for the agent; else the session's; else the team's default.
     model: data.model ?? models.agentModel?.(agent) ?? session.model ?? models.default(),
+    ...(delegatedBy ? { delegatedBy } : {}),
   };
   const parts: Part[] = inputs.map((p) => {
     const base = { id: Id.ascending("part"), sessionId: session.id, messageId: user.id };
@@ -112,7 +120,7 @@ export const prompt = fn(PromptInput, async (ctx: Context, data): Promise<UserMe
   }
   if (!data.noReply) await start(ctx, session.teamId, session.id);
   return written;
-});
+}
 
 /** How long the mentions of one message may take to read, together. */
 export const MENTIONS_DEADLINE_MS = 2_000;

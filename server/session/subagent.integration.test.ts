@@ -130,6 +130,8 @@ describe("subagents (integration, offline model)", () => {
 
     const childMessages = await Session.allMessages(ctx, child.id);
     expect(childMessages[0]?.parts.flatMap((p) => (p.type === "text" ? [p.text] : []))).toEqual(["list files"]);
+    // The parent's agent wrote the child's prompt: its message says so.
+    expect(childMessages[0]?.info.role === "user" && childMessages[0].info.delegatedBy).toEqual({ sessionId: parent.id, agent: "build" });
     const first = calls.find((call) => userTexts(call).join() === "list files");
     if (!first) throw new Error("the child made no model request");
     expect(userTexts(first)).toEqual(["list files"]);
@@ -147,6 +149,8 @@ describe("subagents (integration, offline model)", () => {
     expect(task.state.output.split("<task_result>\n")[1]).toBe(`${childAnswer?.join("\n\n")}\n</task_result>`);
     expect(queries.filter(readsLastReply)).toEqual([]);
     expect(task.state.metadata).toMatchObject({ sessionId: child.id, summary: [{ tool: "list", state: { status: "completed" } }] });
+    // People read the answer alone (the card); the task_id protocol is the model's.
+    expect(task.state.metadata?.answer).toBe(childAnswer?.join("\n\n"));
 
     // The parent's card heard the child's list call move along, live.
     const seen = events.events.flatMap((e) => {
@@ -248,6 +252,9 @@ describe("subagents (integration, offline model)", () => {
     await idle(parent.id);
     const [child] = await Session.children(ctx, parent.id);
     expect(child).toMatchObject({ title: "list files (@explore subagent)", agent: "explore" });
+    // The member wrote this prompt (an `@explore` message): the child's message stays theirs.
+    const [childFirst] = child ? await Session.allMessages(ctx, child.id) : [];
+    expect(childFirst?.info.role === "user" && childFirst.info.delegatedBy).toBeUndefined();
     const messages = await Session.allMessages(ctx, parent.id);
     expect(messages[0]?.parts.map((p) => p.type)).toEqual(["subtask"]);
     const [task] = taskParts(messages);

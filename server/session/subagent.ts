@@ -97,7 +97,9 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
   try {
     io.signal.throwIfAborted();
     io.signal.addEventListener("abort", onAbort, { once: true });
-    await Prompt.prompt(ctx, { sessionId: child.id, parts: [{ type: "text", text: request.prompt }], agent: agent.name, ...(child.model ? { model: child.model } : {}) });
+    const input = { sessionId: child.id, parts: [{ type: "text" as const, text: request.prompt }], agent: agent.name, ...(child.model ? { model: child.model } : {}) };
+    // The calling agent wrote the prompt of a task call: the child's message says so (a member's `@agent` message stays theirs).
+    await (request.fromMember ? Prompt.prompt(ctx, input) : Prompt.delegate(ctx, input, { sessionId: caller.sessionId, agent: caller.agent }));
     await s.runners.idle(child.id);
   } finally {
     io.signal.removeEventListener("abort", onAbort);

@@ -1,6 +1,6 @@
 import * as Id from "../id";
 import type { Services, SubagentCaller } from "../services";
-import { taskOutput } from "../tool/task";
+import { taskResult } from "../tool/task";
 import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
 import * as Store from "./store";
 import { complete, fail } from "../../lib/part-lifecycle";
@@ -56,7 +56,7 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
     return writes;
   };
   try {
-    const result = await s.subagents.run(run.caller, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent }, {
+    const result = await s.subagents.run(run.caller, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent, fromMember: true }, {
       signal: run.signal,
       progress: (metadata) => {
         if (part.state.status !== "running") return;
@@ -69,7 +69,7 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
       },
     });
     // The result joins what the child reported while running (its session, its summary).
-    const done = complete(part, { output: taskOutput(result), title: subtask.description, metadata: { sessionId: result.sessionId, summary: result.summary } }, s.clock.now());
+    const done = complete(part, { title: subtask.description, ...taskResult(result) }, s.clock.now());
     if (done) await save(done);
   } catch (error) {
     const failed = fail(part, error instanceof Error ? error.message : String(error), s.clock.now());

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taskOutput } from "../../lib/task-result";
 import { type SubagentResult, define } from "./tool";
 
 /**
@@ -14,9 +15,9 @@ const DESCRIPTION = [
   "- To continue a subagent's work, call task again with the task_id its earlier answer gave.",
 ].join("\n");
 
-/** What the model reads of a finished task: how to continue it, and the subagent's answer. */
-export function taskOutput(result: SubagentResult): string {
-  return [`task_id: ${result.sessionId} (to continue this subagent's work, call task again with this task_id)`, "", "<task_result>", result.text, "</task_result>"].join("\n");
+/** A finished task as its call stores it: the model reads how to continue it and the answer (the output); people read the answer (metadata). */
+export function taskResult(result: SubagentResult): { output: string; metadata: { sessionId: string; summary: SubagentResult["summary"]; answer: string } } {
+  return { output: taskOutput(result.sessionId, result.text), metadata: { sessionId: result.sessionId, summary: result.summary, answer: result.text } };
 }
 
 export const task = define({
@@ -36,6 +37,6 @@ export const task = define({
       agent: input.subagent_type,
       ...(input.task_id ? { taskId: input.task_id } : {}),
     });
-    return { title: input.description, output: taskOutput(result), metadata: { sessionId: result.sessionId, summary: result.summary } };
+    return { title: input.description, ...taskResult(result) };
   },
 });

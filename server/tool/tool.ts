@@ -112,6 +112,8 @@ export interface SubagentRequest {
   agent: string;
   /** An earlier child session of this session to continue in. */
   taskId?: string;
+  /** The member wrote the prompt (an `@agent` message), not the calling agent: the child's message is theirs. */
+  fromMember?: true;
 }
 
 /** One tool call of a child session, as the parent's task card shows it. */

@@ -7,7 +7,7 @@ import { McpToolBody, mcpOrigin } from "./mcp";
 import { SearchToolBody, searchSummary } from "./search";
 import type { ToolState } from "@/components/chat/types";
 import type { ToolBodyProps } from "./shared";
-import { TaskToolBody, taskSummary } from "./task";
+import { TaskToolBody, taskProgressLine, taskSummary } from "./task";
 import { TodoToolBody } from "./todo";
 
 /** How one tool is shown inside the shared tool card. */
@@ -16,6 +16,8 @@ export interface ToolRenderer {
   Body: ComponentType<ToolBodyProps>;
   /** A one-line subtitle from the input, used until the tool reports its own title. */
   summary?: (input: Record<string, unknown>) => string | undefined;
+  /** A live line for the collapsed card (a task's child's current tool and count). */
+  progress?: (state: ToolState, partMetadata: Record<string, unknown> | undefined) => string | undefined;
 }
 
 /** One renderer per tool; a tool missing here gets the generic card. */
@@ -29,7 +31,7 @@ export const TOOL_RENDERERS: Record<string, ToolRenderer> = {
   list: { icon: "list", Body: SearchToolBody, summary: searchSummary },
   glob: { icon: "search", Body: SearchToolBody, summary: searchSummary },
   grep: { icon: "search", Body: SearchToolBody, summary: searchSummary },
-  task: { icon: "bot", Body: TaskToolBody, summary: taskSummary },
+  task: { icon: "bot", Body: TaskToolBody, summary: taskSummary, progress: taskProgressLine },
   todowrite: { icon: "list", Body: TodoToolBody },
   todoread: { icon: "list", Body: TodoToolBody },
 };

@@ -2,28 +2,14 @@ import Link from "next/link";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Markdown } from "../markdown";
 import { useSessionHref } from "../session-link";
+import { taskAnswer } from "@/lib/task-result";
 import { type ToolBodyProps, ToolSection, ToolResult, field, metadataOf } from "./shared";
+import { childCalls, progressLine } from "./task-progress";
 
-interface ChildCall {
-  tool: string;
-  status: string;
-  title: string | undefined;
-}
-
-/** metadata.summary: the child session's tool calls with their states, read defensively. */
-function childCalls(metadata: Record<string, unknown> | undefined): ChildCall[] {
-  const summary = metadata?.summary;
-  if (!Array.isArray(summary)) return [];
-  const calls: ChildCall[] = [];
-  for (const item of summary) {
-    if (typeof item !== "object" || item === null) continue;
-    const record = item as Record<string, unknown>;
-    const state = typeof record.state === "object" && record.state !== null ? (record.state as Record<string, unknown>) : record;
-    const tool = field(record, "tool", "name");
-    if (!tool) continue;
-    calls.push({ tool, status: field(state, "status") ?? "unknown", title: field(state, "title") });
-  }
-  return calls;
+/** metadata.answer: the child's final answer; a call stored before calls kept it: the answer inside its output. */
+function answerOf(metadata: Record<string, unknown> | undefined, output: string): string {
+  const answer = metadata?.answer;
+  return typeof answer === "string" ? answer : taskAnswer(output);
 }
 
 const TONE: Record<string, Tone> = { pending: "neutral", running: "blue", completed: "green", error: "red" };
@@ -69,7 +55,9 @@ export function TaskToolBody({ part, state, input, title }: ToolBodyProps) {
       ) : null}
       {state.status === "completed" ? (
         <ToolSection label="Result">
-          <Markdown text={state.output} className="rounded-lg bg-zinc-50 p-3 text-sm ring-1 ring-zinc-200" />
+          <div data-testid="task-answer">
+            <Markdown text={answerOf(metadata, state.output)} className="rounded-lg bg-zinc-50 p-3 text-sm ring-1 ring-zinc-200" />
+          </div>
         </ToolSection>
       ) : (
         <ToolResult state={state} />
@@ -79,3 +67,8 @@ export function TaskToolBody({ part, state, input, title }: ToolBodyProps) {
 }
 
 export const taskSummary = (input: Record<string, unknown>) => field(input, "description");
+
+/** The collapsed card's progress: the child's current tool and how many calls it made. */
+export function taskProgressLine(state: ToolBodyProps["state"], partMetadata: Record<string, unknown> | undefined): string | undefined {
+  return progressLine(childCalls(metadataOf(state) ?? partMetadata), state.status === "running");
+}

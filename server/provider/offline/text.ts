@@ -1,3 +1,4 @@
+import { taskAnswer } from "../../../lib/task-result";
 import type { Failure } from "./parse";
 
 /** The words of the offline model: summaries of tool results, help, long answers, titles. */
@@ -49,7 +50,7 @@ function excerpt(text: string, max: number): string {
 /** One line (plus a short excerpt) about a finished tool call. */
 /** The first line of a subagent's answer (the task tool wraps it in <task_result>). */
 function subagentAnswer(output: string): string {
-  const answer = /<task_result>\s*([\s\S]*?)\s*<\/task_result>/.exec(output)?.[1] ?? output;
+  const answer = taskAnswer(output);
   return (answer.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }
 
