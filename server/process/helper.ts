@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { programSource } from "./helper-child";
 
 /**
  * Short-lived server-side programs (git for snapshots) started by a small helper process
@@ -46,50 +47,8 @@ export interface ProgramRunner {
   run(request: ProgramRequest): Promise<ProgramResult>;
 }
 
-/**
- * The helper's whole program (CommonJS, run with `node -e`): one spawn per request, its
- * output sent back in one message (the IPC channel's "advanced" serialization carries
- * Buffers as they are).
- */
-const HELPER_SOURCE = `
-"use strict";
-const { spawn } = require("node:child_process");
-const running = new Set();
-process.on("message", (request) => {
-  let answered = false;
-  const answer = (message) => {
-    if (answered) return;
-    answered = true;
-    process.send(Object.assign({ id: request.id }, message));
-  };
-  let child;
-  try {
-    child = spawn(request.file, request.args, { cwd: request.cwd, env: request.env, stdio: ["pipe", "pipe", "pipe"] });
-  } catch (error) {
-    answer({ error: String((error && error.message) || error) });
-    return;
-  }
-  running.add(child);
-  const out = [];
-  const err = [];
-  child.stdout.on("data", (chunk) => out.push(chunk));
-  child.stderr.on("data", (chunk) => err.push(chunk));
-  child.once("error", (error) => {
-    running.delete(child);
-    answer({ error: error.message });
-  });
-  child.once("close", (code, signal) => {
-    running.delete(child);
-    answer({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
-  });
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(request.input === undefined ? "" : request.input);
-});
-process.on("disconnect", () => {
-  for (const child of running) child.kill("SIGKILL");
-  process.exit(0);
-});
-`;
+/** The helper's program (helper-child.ts), made once. */
+const HELPER_SOURCE = programSource();
 
 interface Waiting {
   resolve: (result: ProgramResult) => void;
