@@ -7,7 +7,9 @@ import { Button } from "@/components/ui/button";
 import { useCopy } from "@/components/ui/copy";
 import { Spinner } from "@/components/ui/feedback";
 import { requestErrorMessage } from "./composer";
+import { offerDraft } from "./draft";
 import { messageMarkdown } from "./revert";
+import { VersionSwitcher } from "./versions";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
 /**
@@ -65,6 +67,7 @@ export function UserMessageActions({ info, parts, onEdit }: { info: UserMessage;
   const busyTitle = actions.busy ? "Wait until the agent is idle" : undefined;
   return (
     <div className="mt-1 flex flex-wrap items-center gap-1" data-testid="message-actions">
+      <VersionSwitcher sessionId={actions.sessionId} messageId={info.id} busy={actions.busy} />
       <CopyButton message={{ info, parts }} />
       <Button variant="ghost" size="sm" className={ACTION} data-testid="edit-message" disabled={actions.busy} title={busyTitle} onClick={onEdit}>
         Edit
@@ -76,7 +79,8 @@ export function UserMessageActions({ info, parts, onEdit }: { info: UserMessage;
         data-testid="revert-message"
         disabled={actions.busy || revert.isPending}
         title={busyTitle ?? "Undo this message and everything after it, files included"}
-        onClick={() => revert.mutate({ sessionId: actions.sessionId, messageId: info.id })}
+        // The prompt taken back goes to the composer, to be changed and sent again (unless a draft is being typed).
+        onClick={() => revert.mutate({ sessionId: actions.sessionId, messageId: info.id }, { onSuccess: () => offerDraft(actions.sessionId, messageMarkdown({ info, parts }), { keepTyped: true }) })}
       >
         {revert.isPending ? <Spinner className="size-3" /> : null}
         Revert to here
