@@ -24,7 +24,8 @@ const log = logger("revert");
  * back as they were before a message (or a part of an assistant message) and hides that
  * message and everything after it; `unrevert` brings the files back as they were just
  * before the revert and shows the messages again; the next prompt or compaction
- * `cleanup`s — the hidden messages and parts are then deleted for good.
+ * `cleanup`s — the hidden messages then become a version of the conversation a member can
+ * switch back to (versions.ts), and a part revert's hidden parts are deleted for good.
  *
  * The revert point is the last user message at or before the target; a part is its own
  * point when the message has text or tool parts before it. The files restored are those
@@ -225,9 +226,9 @@ export async function resummarize(s: Services, row: SessionRow, current: string)
 }
 
 /**
- * Make a revert final (before the next prompt or compaction): the hidden messages — or,
- * for a part, that part and what follows it in its message — are deleted, each with its
- * `message.removed` / `message.part.removed` event, and the revert is cleared. Refused
+ * Make a revert final (before the next prompt or compaction): the hidden messages become
+ * an earlier version — or, for a part, that part and what follows it are deleted — each
+ * with its `message.removed` / `message.part.removed` event, and the revert is cleared. Refused
  * (BUSY) while a revert or unrevert runs: the prompt about to be stored would be hidden
  * by it, or its files changed under it.
  */

@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "@playwright/test";
+import { type FakeOpenAI, type FakeReply, reply, toolCallSteps } from "../test/fake-openai";
+import { expect, test } from "./fixtures";
+import { type Chat, openChat } from "./pages/chat";
+import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
+import type { Seeder } from "./support/seed";
+
+/**
+ * Versions of a turn (issue 33): a regenerate and an edit & resend keep the earlier
+ * version reachable through "‹ 1/2 ›" on the turn's message — its text and its files in
+ * the session's workspace come back — and a revert puts the prompt it took back in the
+ * composer.
+ */
+
+async function open(page: Page, seed: Seeder, title: string) {
+  const { session, chat } = await openChat(page, seed, title);
+  const folder = `versions-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const directory = await seed.directory(session.id);
+  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
+}
+
+async function settle(chat: Chat) {
+  await expect(chat.lastAssistant).toHaveAttribute("data-state", "done", { timeout: 30_000 });
+  await chat.waitIdle();
+}
+
+async function turn(chat: Chat, text: string) {
+  await chat.ask(text);
+  await expect(chat.user(text)).toHaveCount(1);
+  await settle(chat);
+}
+
+const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : undefined);
+
+/** The fake model's turn: write `content` to `filePath`, then say `answer`. */
+const writes = (filePath: string, content: string, answer: string): FakeReply[] => [
+  reply.stream([
+    ...toolCallSteps({ id: `call-${answer}`, name: "write", pieces: [JSON.stringify({ filePath, content })] }),
+    { kind: "finish", reason: "tool_calls" },
+    { kind: "usage", usage: { prompt: 10, completion: 5 } },
+  ]),
+  reply.text(answer),
+];
+
+test.describe("versions of a turn", () => {
+  let fake: FakeOpenAI;
+  test.beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  test.afterAll(async () => {
+    await fake.close();
+  });
+  test.beforeEach(() => {
+    fake.reset();
+  });
+
+  test("a regenerate keeps version 1/2 reachable with its text and files", async ({ page, seed }) => {
+    test.setTimeout(90_000);
+    const { chat, folder, file } = await open(page, seed, "Regenerate versions");
+    await chat.modelPicker.selectOption(VISION_MODEL.key);
+    fake.enqueue(...writes(`${folder}/v.txt`, "one\n", "First answer"), ...writes(`${folder}/v.txt`, "two\n", "Second answer"));
+    const prompt = "write the version file";
+    await turn(chat, prompt);
+    await expect(chat.lastAssistant).toContainText("First answer");
+    expect(read(file("v.txt"))).toBe("one\n");
+    await expect(chat.user(prompt).getByTestId("version-switcher")).toHaveCount(0);
+
+    await chat.lastAssistant.getByTestId("regenerate-reply").click();
+    await expect(chat.lastAssistant).toContainText("Second answer", { timeout: 30_000 });
+    await settle(chat);
+    expect(read(file("v.txt"))).toBe("two\n");
+    const switcher = chat.user(prompt).getByTestId("version-switcher");
+    await expect(switcher.getByTestId("version-position")).toHaveText("2/2");
+    await expect(switcher.getByTestId("version-next")).toBeDisabled();
+
+    // Version 1: its reply and its file come back.
+    await switcher.getByTestId("version-previous").click();
+    await expect(switcher.getByTestId("version-position")).toHaveText("1/2");
+    await expect(page.getByText("First answer")).toHaveCount(1);
+    await expect(page.getByText("Second answer")).toHaveCount(0);
+    await expect.poll(() => read(file("v.txt"))).toBe("one\n");
+
+    // And version 2 again.
+    await switcher.getByTestId("version-next").click();
+    await expect(switcher.getByTestId("version-position")).toHaveText("2/2");
+    await expect(page.getByText("Second answer")).toHaveCount(1);
+    await expect(page.getByText("First answer")).toHaveCount(0);
+    await expect.poll(() => read(file("v.txt"))).toBe("two\n");
+
+    // A reload shows the same current version.
+    await page.reload();
+    await expect(chat.user(prompt).getByTestId("version-position")).toHaveText("2/2");
+    await expect(page.getByText("Second answer")).toHaveCount(1);
+  });
+
+  test("an edit & resend keeps the first prompt as version 1/2, with its reply and files", async ({ page, seed }) => {
+    test.setTimeout(90_000);
+    const { chat, folder, file } = await open(page, seed, "Edit versions");
+    const first = `write 'first' to ${folder}/e.txt`;
+    await turn(chat, first);
+    expect(read(file("e.txt"))).toBe("first\n");
+
+    await chat.user(first).getByTestId("edit-message").click();
+    const edited = `write 'second' to ${folder}/f.txt`;
+    await page.getByTestId("edit-message-input").fill(edited);
+    await page.getByTestId("edit-message-send").click();
+    await expect(chat.user(edited)).toHaveCount(1);
+    await settle(chat);
+    expect(read(file("f.txt"))).toBe("second\n");
+    expect(read(file("e.txt"))).toBeUndefined();
+    await expect(chat.user(edited).getByTestId("version-position")).toHaveText("2/2");
+
+    await chat.user(edited).getByTestId("version-previous").click();
+    await expect(chat.user(first)).toHaveCount(1);
+    await expect(chat.user(edited)).toHaveCount(0);
+    await expect(chat.user(first).getByTestId("version-position")).toHaveText("1/2");
+    await expect.poll(() => read(file("e.txt"))).toBe("first\n");
+    expect(read(file("f.txt"))).toBeUndefined();
+
+    await chat.user(first).getByTestId("version-next").click();
+    await expect(chat.user(edited)).toHaveCount(1);
+    await expect.poll(() => read(file("f.txt"))).toBe("second\n");
+    expect(read(file("e.txt"))).toBeUndefined();
+  });
+
+  test("a revert puts the reverted prompt back in the composer, unless a draft is being typed", async ({ page, seed }) => {
+    test.setTimeout(90_000);
+    const { chat, folder } = await open(page, seed, "Revert to composer");
+    await turn(chat, `write 'one' to ${folder}/a.txt`);
+    const second = `write 'two' to ${folder}/b.txt`;
+    await turn(chat, second);
+
+    // A draft being typed stays.
+    await chat.input.fill("my own draft");
+    await chat.user(second).getByTestId("revert-message").click();
+    await expect(page.getByTestId("revert-banner")).toBeVisible();
+    await expect(chat.input).toHaveValue("my own draft");
+    await page.getByTestId("unrevert").click();
+    await expect(page.getByTestId("revert-banner")).toHaveCount(0);
+
+    // With an empty composer, the prompt comes back to be changed and sent again.
+    await chat.input.fill("");
+    await chat.user(second).getByTestId("revert-message").click();
+    await expect(page.getByTestId("revert-banner")).toBeVisible();
+    await expect(chat.input).toHaveValue(second);
+    await expect(chat.user(second)).toHaveCount(0);
+  });
+});
