@@ -153,6 +153,41 @@ describe("versions of a turn (integration, through HTTP)", () => {
     expect(shown).toEqual(["[edit] write f.txt please", "answer to the first"]);
   });
 
+  it("a version made inside another version is listed only while its point is in the conversation", async () => {
+    const { id } = await session("nested");
+    scripts.set("nest", [reply.text("a1"), reply.text("a1 again"), reply.text("b1"), reply.text("b1 edited")]);
+    const first = await prompt(id, "[nest] one");
+    await idle(id);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, ann);
+    await idle(id);
+    const second = await prompt(id, "[nest] two");
+    await idle(id);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: second.id, text: "[nest] two, edited" }, ann);
+    await idle(id);
+    expect(await texts(id)).toEqual(["[nest] one", "a1 again", "[nest] two, edited", "b1 edited"]);
+    const points = await versions(id);
+    expect(points.map((p) => [p.current, p.versions.length])).toEqual([
+      [2, 2],
+      [2, 2],
+    ]);
+    // Back to the first answer: the edit made after it is not part of that version.
+    await data<Info>("session.switchVersion", { sessionId: id, versionId: points[0]?.versions[0]?.id }, ann);
+    expect(await texts(id)).toEqual(["[nest] one", "a1"]);
+    const [only, ...none] = await versions(id);
+    expect(none).toEqual([]);
+    expect(only?.current).toBe(1);
+    // A version whose point is not shown cannot be switched to.
+    const hidden = await call<Info>("session.switchVersion", { sessionId: id, versionId: points[1]?.versions[0]?.id }, ann);
+    expect(hidden.status).toBe(400);
+    // Forward again: the edit and its own versions are back.
+    await data<Info>("session.switchVersion", { sessionId: id, versionId: only?.versions[1]?.id }, ann);
+    expect(await texts(id)).toEqual(["[nest] one", "a1 again", "[nest] two, edited", "b1 edited"]);
+    expect((await versions(id)).map((p) => [p.current, p.versions.length])).toEqual([
+      [2, 2],
+      [2, 2],
+    ]);
+  });
+
   it("refuses a switch while the session runs, to another team's member, and to the second of two members racing", async () => {
     const { id } = await session("refusals");
     scripts.set("busy", [reply.text("v1"), reply.text("v2")]);
