@@ -54,15 +54,17 @@ function CopyButton({ message }: { message: WithParts }) {
   );
 }
 
-function useRevert() {
+/** `onReverted`: called on success even when the message is gone from the page by then (a revert hides it). */
+function useRevert(onReverted?: () => void) {
   const trpc = useTRPC();
-  return useMutation(trpc.session.revert.mutationOptions());
+  return useMutation(trpc.session.revert.mutationOptions(onReverted ? { onSuccess: onReverted } : {}));
 }
 
 /** The actions under a message the user wrote; `onEdit` opens its editor. */
 export function UserMessageActions({ info, parts, onEdit }: { info: UserMessage; parts: Part[]; onEdit: () => void }) {
   const actions = useChatActions();
-  const revert = useRevert();
+  // The prompt taken back goes to the composer, to be changed and sent again (unless a draft is being typed there).
+  const revert = useRevert(() => offerDraft(info.sessionId, messageMarkdown({ info, parts }), { keepTyped: true }));
   if (!actions) return null;
   const busyTitle = actions.busy ? "Wait until the agent is idle" : undefined;
   return (
@@ -79,8 +81,7 @@ export function UserMessageActions({ info, parts, onEdit }: { info: UserMessage;
         data-testid="revert-message"
         disabled={actions.busy || revert.isPending}
         title={busyTitle ?? "Undo this message and everything after it, files included"}
-        // The prompt taken back goes to the composer, to be changed and sent again (unless a draft is being typed).
-        onClick={() => revert.mutate({ sessionId: actions.sessionId, messageId: info.id }, { onSuccess: () => offerDraft(actions.sessionId, messageMarkdown({ info, parts }), { keepTyped: true }) })}
+        onClick={() => revert.mutate({ sessionId: actions.sessionId, messageId: info.id })}
       >
         {revert.isPending ? <Spinner className="size-3" /> : null}
         Revert to here
