@@ -21,15 +21,18 @@ async function open(page: Page, seed: Seeder, title: string) {
   return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
 }
 
-async function settle(chat: Chat) {
+/** The turn of the user message `text` answered: a reply after it, done, and the session idle. */
+async function settle(chat: Chat, text: string) {
+  await expect(chat.user(text)).toHaveCount(1);
+  const userId = (await chat.user(text).getAttribute("data-message-id")) ?? "";
+  await expect.poll(async () => ((await chat.lastAssistant.getAttribute("data-message-id")) ?? "") > userId, { timeout: 30_000 }).toBe(true);
   await expect(chat.lastAssistant).toHaveAttribute("data-state", "done", { timeout: 30_000 });
   await chat.waitIdle();
 }
 
 async function turn(chat: Chat, text: string) {
   await chat.ask(text);
-  await expect(chat.user(text)).toHaveCount(1);
-  await settle(chat);
+  await settle(chat, text);
 }
 
 const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : undefined);
@@ -69,7 +72,7 @@ test.describe("versions of a turn", () => {
 
     await chat.lastAssistant.getByTestId("regenerate-reply").click();
     await expect(chat.lastAssistant).toContainText("Second answer", { timeout: 30_000 });
-    await settle(chat);
+    await settle(chat, prompt);
     expect(read(file("v.txt"))).toBe("two\n");
     const switcher = chat.user(prompt).getByTestId("version-switcher");
     await expect(switcher.getByTestId("version-position")).toHaveText("2/2");
@@ -107,8 +110,8 @@ test.describe("versions of a turn", () => {
     await page.getByTestId("edit-message-input").fill(edited);
     await page.getByTestId("edit-message-send").click();
     await expect(chat.user(edited)).toHaveCount(1);
-    await settle(chat);
-    expect(read(file("f.txt"))).toBe("second\n");
+    await settle(chat, edited);
+    await expect.poll(() => read(file("f.txt"))).toBe("second\n");
     expect(read(file("e.txt"))).toBeUndefined();
     await expect(chat.user(edited).getByTestId("version-position")).toHaveText("2/2");
 
@@ -146,5 +149,29 @@ test.describe("versions of a turn", () => {
     await expect(page.getByTestId("revert-banner")).toBeVisible();
     await expect(chat.input).toHaveValue(second);
     await expect(chat.user(second)).toHaveCount(0);
+  });
+});
+
+test.describe("versions of a turn on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 });
+
+  test("the switcher fits beside the message's actions and a tap switches the version", async ({ page, seed }) => {
+    test.setTimeout(90_000);
+    const { chat } = await open(page, seed, "Phone versions");
+    const first = "say hello";
+    await turn(chat, first);
+    await chat.user(first).getByTestId("edit-message").tap();
+    const edited = "say hello again";
+    await page.getByTestId("edit-message-input").fill(edited);
+    await page.getByTestId("edit-message-send").tap();
+    await settle(chat, edited);
+    const switcher = chat.user(edited).getByTestId("version-switcher");
+    await expect(switcher.getByTestId("version-position")).toHaveText("2/2");
+    const box = await switcher.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await switcher.getByTestId("version-previous").tap();
+    await expect(chat.user(first).getByTestId("version-position")).toHaveText("1/2");
+    await expect(chat.user(edited)).toHaveCount(0);
   });
 });
