@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
@@ -126,6 +127,14 @@ test.describe("versions of a turn", () => {
     await expect(chat.user(edited)).toHaveCount(1);
     await expect.poll(() => read(file("f.txt"))).toBe("second\n");
     expect(read(file("e.txt"))).toBeUndefined();
+
+    // The switcher passes axe in both themes.
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await expect(chat.user(edited).getByTestId("version-position")).toHaveText("2/2");
+      const results = await new AxeBuilder({ page }).include('[data-testid="version-switcher"]').analyze();
+      expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id), colorScheme).toEqual([]);
+    }
   });
 
   test("a revert puts the reverted prompt back in the composer, unless a draft is being typed", async ({ page, seed }) => {
