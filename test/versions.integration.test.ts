@@ -151,6 +151,11 @@ describe("versions of a turn (integration, through HTTP)", () => {
     expect(fileOf(dir)).toBe("first\n");
     const shown = await texts(id);
     expect(shown).toEqual(["[edit] write f.txt please", "answer to the first"]);
+
+    // Removing the session removes its versions.
+    expect(await app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(1);
+    await data<unknown>("session.remove", { sessionId: id }, ann);
+    expect(await app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(0);
   });
 
   it("a version made inside another version is listed only while its point is in the conversation", async () => {

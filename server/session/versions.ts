@@ -50,12 +50,11 @@ export interface VersionPoint {
 /** The points of a session's conversation that have versions, in the conversation's order. */
 export const list = fn(VersionsInput, async (ctx: Context, input): Promise<VersionPoint[]> => {
   const row = await sessionRow(ctx, input.sessionId);
-  const [stored, messages] = await Promise.all([
-    ctx.db.messageVersion.findMany({ where: { sessionId: row.id }, select: { id: true, baseId: true, firstId: true, preview: true }, orderBy: { firstId: "asc" } }),
-    ctx.db.message.findMany({ where: { sessionId: row.id }, select: { id: true }, orderBy: { id: "asc" } }),
-  ]);
-  const ids = messages.map((m) => m.id);
-  const shown = new Set(ids);
+  // Asked again at every new message of the session: a session without versions costs one indexed query.
+  const stored = await ctx.db.messageVersion.findMany({ where: { sessionId: row.id }, select: { id: true, baseId: true, firstId: true, preview: true }, orderBy: { firstId: "asc" } });
+  if (!stored.length) return [];
+  const bases = [...new Set(stored.flatMap((v) => (v.baseId === null ? [] : [v.baseId])))];
+  const shown = new Set((await ctx.db.message.findMany({ where: { sessionId: row.id, id: { in: bases } }, select: { id: true } })).map((m) => m.id));
   const points = new Map<string | null, VersionEntry[]>();
   for (const v of stored) {
     if (v.baseId !== null && !shown.has(v.baseId)) continue;
@@ -63,7 +62,8 @@ export const list = fn(VersionsInput, async (ctx: Context, input): Promise<Versi
   }
   const out: VersionPoint[] = [];
   for (const [baseId, versions] of points) {
-    const messageId = ids.find((id) => baseId === null || id > baseId) ?? null;
+    const after = await ctx.db.message.findFirst({ where: { sessionId: row.id, ...(baseId === null ? {} : { id: { gt: baseId } }) }, orderBy: { id: "asc" }, select: { id: true } });
+    const messageId = after?.id ?? null;
     const all = messageId ? [...versions, { id: null, firstId: messageId, preview: "" }].sort((a, b) => (a.firstId < b.firstId ? -1 : 1)) : versions;
     out.push({ baseId, messageId, current: all.findIndex((v) => v.id === null) + 1, versions: all });
   }
