@@ -37,6 +37,7 @@ export const PREFIXES = {
   command: "cmd",
   provider: "prv",
   toolServer: "mcp",
+  version: "ver",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

@@ -20,6 +20,9 @@ import { seedTurns } from "./fixtures";
  * until it says what a stranger may do with it.
  */
 
+/** A version id nobody made: the refusal comes before it is looked up. */
+const VERSION = Id.ascending("version");
+
 type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
 type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
 type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
@@ -76,6 +79,9 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "session.revert": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "session.unrevert": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "session.rerun": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA, text: "run rm -rf ." }), other: "denied" },
+  "session.versions": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
+  // The session is checked first: another team's member learns nothing of its versions.
+  "session.switchVersion": { input: (f) => ({ sessionId: f.sessionA, versionId: VERSION }), other: "denied" },
   "session.files": { input: (f) => ({ sessionId: f.sessionA, query: "" }), other: "denied" },
   "message.page": { input: (f) => ({ sessionId: f.sessionA }), other: "denied" },
   "message.get": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },

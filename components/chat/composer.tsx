@@ -11,7 +11,7 @@ import { CommandMenu, useCommandCompletion } from "./command-menu";
 import { useComposerKeys } from "./composer-keys";
 import { ComposerNotices } from "./composer-notices";
 import { ComposerToolbar } from "./composer-toolbar";
-import { useDraftOffers } from "./draft";
+import { takesOffer, useDraftOffers } from "./draft";
 import { MentionMenu, useMentionCompletion } from "./mention-menu";
 import { MessageBox } from "./message-box";
 import { type ModelRef, modelKey, useModelChoice } from "./model-picker";
@@ -76,7 +76,9 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
     },
     replace: (restored) => edit(restored),
   });
-  useDraftOffers(session.id, (offered) => edit(offered));
+  useDraftOffers(session.id, (offered, options) => {
+    if (takesOffer(text, options)) edit(offered);
+  });
 
   const submit = (sent: string) => {
     if (sending.pending || (sent.trim() === "" && attachments.items.length === 0)) return;

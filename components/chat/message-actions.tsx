@@ -7,7 +7,9 @@ import { Button } from "@/components/ui/button";
 import { useCopy } from "@/components/ui/copy";
 import { Spinner } from "@/components/ui/feedback";
 import { requestErrorMessage } from "./composer";
+import { offerDraft } from "./draft";
 import { messageMarkdown } from "./revert";
+import { VersionSwitcher } from "./versions";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
 /**
@@ -52,19 +54,22 @@ function CopyButton({ message }: { message: WithParts }) {
   );
 }
 
-function useRevert() {
+/** `onReverted`: called on success even when the message is gone from the page by then (a revert hides it). */
+function useRevert(onReverted?: () => void) {
   const trpc = useTRPC();
-  return useMutation(trpc.session.revert.mutationOptions());
+  return useMutation(trpc.session.revert.mutationOptions(onReverted ? { onSuccess: onReverted } : {}));
 }
 
 /** The actions under a message the user wrote; `onEdit` opens its editor. */
 export function UserMessageActions({ info, parts, onEdit }: { info: UserMessage; parts: Part[]; onEdit: () => void }) {
   const actions = useChatActions();
-  const revert = useRevert();
+  // The prompt taken back goes to the composer, to be changed and sent again (unless a draft is being typed there).
+  const revert = useRevert(() => offerDraft(info.sessionId, messageMarkdown({ info, parts }), { keepTyped: true }));
   if (!actions) return null;
   const busyTitle = actions.busy ? "Wait until the agent is idle" : undefined;
   return (
     <div className="mt-1 flex flex-wrap items-center gap-1" data-testid="message-actions">
+      <VersionSwitcher sessionId={actions.sessionId} messageId={info.id} busy={actions.busy} />
       <CopyButton message={{ info, parts }} />
       <Button variant="ghost" size="sm" className={ACTION} data-testid="edit-message" disabled={actions.busy} title={busyTitle} onClick={onEdit}>
         Edit

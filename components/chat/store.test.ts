@@ -180,6 +180,17 @@ describe("SessionStore paging", () => {
     expect(textsOf(s, 29)).toEqual([]);
   });
 
+  it("a message removed and then told again (a version switched back to) shows again with its parts", () => {
+    const s = new SessionStore(S);
+    s.applyPage(page(1, 3, false), false);
+    s.apply(ev("message.removed", { sessionId: S, messageId: mid(3) }));
+    expect(ids(s)).not.toContain(3);
+    s.apply(ev("message.updated", { info: user(3) }));
+    s.apply(ev("message.part.updated", { part: textPart(3, 30, "back") }));
+    expect(ids(s)).toContain(3);
+    expect(textsOf(s, 3)).toEqual(["back"]);
+  });
+
   it("a newest page that no longer reaches what is held (many messages while disconnected) restarts paging from it", () => {
     const s = new SessionStore(S);
     s.applyPage(page(21, 30, true), false);

@@ -231,6 +231,8 @@ export class SessionStore {
         this.statusKnown = true;
         break;
       case "message.updated":
+        // Events come in order: a message told after its removal is back (a version switched to).
+        this.removedMessages.delete(event.payload.info.id);
         this.putMessage(event.payload.info);
         break;
       case "message.removed": {

@@ -14,6 +14,7 @@ import { ViewerIdContext } from "@/components/chat/message-view";
 import { DiffSourceContext } from "@/components/chat/turn-diff";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
+import { useVersionsRefresh } from "@/components/chat/versions";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
 import { useTRPC } from "@/components/trpc/client";
 import { ChangesButton } from "@/components/workspace/changes-panel";
@@ -51,6 +52,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   const busy = isRunning(status);
   const actions = useMemo(() => ({ sessionId, busy, lastAssistantId }), [sessionId, busy, lastAssistantId]);
   const diffSource = useMemo(() => ({ kind: "member" as const, sessionId }), [sessionId]);
+  useVersionsRefresh(sessionId, messages);
   useSessionKeyboard({ sessionId, ready: Boolean(info && session.data), status, messages });
   const signal = useAttention({ sessionId, title: info?.title ?? "", status, messages });
 

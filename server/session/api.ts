@@ -17,5 +17,6 @@ export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info
 export { prompt, compact, abort, rerun, recoverInterrupted, assertAccepting, RETRY_AFTER_S, PromptInput, CompactInput, RerunInput } from "./prompt";
 export { start as startRunner } from "./loop";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
+export { list as versions, switchTo as switchVersion, VersionsInput, SwitchInput as SwitchVersionInput, type VersionPoint, type VersionEntry } from "./versions";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";

@@ -88,7 +88,7 @@ async function write(ctx: Context, data: z.output<typeof PromptInput>, delegated
   if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
   const inputs = await readMentions(ctx, row, data.parts, agents.get(agent));
-  // A pending revert becomes final: the messages it hid are deleted.
+  // A pending revert becomes final: the messages it hid become an earlier version (versions.ts).
   await Revert.cleanup(ctx, session.teamId, session.id, row);
   const time = ctx.clock.now();
   const user: UserMessage = {
@@ -193,7 +193,7 @@ export type RerunInput = z.input<typeof RerunInput>;
  * Send a user message again: its reply regenerated (or retried after a failure), or the
  * message edited. The session is reverted to before the message (its files restored,
  * it and what follows hidden), then the text is prompted again with the message's agent
- * and model; that prompt makes the revert final.
+ * and model; that prompt makes the revert final, the replaced turn kept as a version.
  */
 export const rerun = fn(RerunInput, async (ctx: Context, input): Promise<UserMessage> => {
   const { info, parts } = await readMessage(ctx, input.sessionId, input.messageId);

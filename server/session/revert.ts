@@ -24,7 +24,8 @@ const log = logger("revert");
  * back as they were before a message (or a part of an assistant message) and hides that
  * message and everything after it; `unrevert` brings the files back as they were just
  * before the revert and shows the messages again; the next prompt or compaction
- * `cleanup`s — the hidden messages and parts are then deleted for good.
+ * `cleanup`s — the hidden messages then become a version of the conversation a member can
+ * switch back to (versions.ts), and a part revert's hidden parts are deleted for good.
  *
  * The revert point is the last user message at or before the target; a part is its own
  * point when the message has text or tool parts before it. The files restored are those
@@ -77,7 +78,7 @@ export function revertPoint(history: WithParts[], messageId: string, partId?: st
 }
 
 /** Each file of the patches, paired with the snapshot to restore it from (its earliest patch's). */
-function restorations(patches: PartOf<"patch">[]): Map<string, string[]> {
+export function restorations(patches: PartOf<"patch">[]): Map<string, string[]> {
   const seen = new Set<string>();
   const byHash = new Map<string, string[]>();
   for (const patch of patches) {
@@ -90,13 +91,13 @@ function restorations(patches: PartOf<"patch">[]): Map<string, string[]> {
   return byHash;
 }
 
-function filesOf(patches: PartOf<"patch">[]): string[] {
+export function filesOf(patches: PartOf<"patch">[]): string[] {
   return [...new Set(patches.flatMap((p) => p.files))];
 }
 
-type SessionRow = Awaited<ReturnType<typeof sessionRow>>;
+export type SessionRow = Awaited<ReturnType<typeof sessionRow>>;
 
-function projectOf(row: SessionRow): Project {
+export function projectOf(row: SessionRow): Project {
   return snapshotScope(row);
 }
 
@@ -123,7 +124,7 @@ function busy(sessionId: string): ParleyError {
  * before it (as the prompt would have made it), and the prompt is answered when the revert
  * is done.
  */
-async function whileIdle(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
+export async function whileIdle(ctx: Context, row: SessionRow, hides: boolean, work: () => Promise<Info>): Promise<Info> {
   try {
     return await locked(ctx, row, hides, work);
   } catch (error) {
@@ -160,7 +161,7 @@ async function locked(ctx: Context, row: SessionRow, hides: boolean, work: () =>
 }
 
 /** Without snapshots, only what changes no file can be done (hiding messages with no patch after them). */
-function requireSnapshots(s: Services, changesFiles: boolean): void {
+export function requireSnapshots(s: Services, changesFiles: boolean): void {
   if (!s.snapshots.available && changesFiles) throw new ParleyError("CONFLICT", `restoring files needs snapshots, and ${s.snapshots.describe()}`);
 }
 
@@ -214,20 +215,20 @@ async function undoRevert(s: Services, project: Project, history: WithParts[], s
 }
 
 /** Files a restore left alone (below a symlink, or where a folder now stands): said in the log. */
-function logSkipped(what: string, result: RestoreResult): void {
+export function logSkipped(what: string, result: RestoreResult): void {
   if (result.skipped.length) log.warn(`${what}: left as they are (below a symlink, or a folder there now): ${result.skipped.join(", ")}`);
 }
 
 /** The session's summary after its files changed outside a step. */
-async function resummarize(s: Services, row: SessionRow, current: string): Promise<void> {
+export async function resummarize(s: Services, row: SessionRow, current: string): Promise<void> {
   const first = await Summary.firstSnapshot(s, row.id);
   if (first) await Summary.summarize(s, row.teamId, row.id, projectOf(row), first, current);
 }
 
 /**
- * Make a revert final (before the next prompt or compaction): the hidden messages — or,
- * for a part, that part and what follows it in its message — are deleted, each with its
- * `message.removed` / `message.part.removed` event, and the revert is cleared. Refused
+ * Make a revert final (before the next prompt or compaction): the hidden messages become
+ * an earlier version — or, for a part, that part and what follows it are deleted — each
+ * with its `message.removed` / `message.part.removed` event, and the revert is cleared. Refused
  * (BUSY) while a revert or unrevert runs: the prompt about to be stored would be hidden
  * by it, or its files changed under it.
  */
@@ -238,18 +239,26 @@ export async function cleanup(s: Services, teamId: string, sessionId: string, kn
   await finalize(s, teamId, sessionId, undefined, known);
 }
 
-/** `cleanup` without the check (a revert's own), of the messages before `until` only when given. */
-async function finalize(s: Services, teamId: string, sessionId: string, until?: string, known?: { revert: unknown }): Promise<void> {
+/**
+ * `cleanup` without the check, of the messages before `until` only when given. A message
+ * revert's hidden messages become a version of the conversation after the message before
+ * them (versions.ts: a member can switch back to them, files included); a part revert's
+ * parts and the messages after them are deleted.
+ */
+export async function finalize(s: Services, teamId: string, sessionId: string, until?: string, known?: { revert: unknown }): Promise<void> {
   // The caller may have just read the session row: its revert state saves a query.
   const row = known ?? (await s.db.session.findUnique({ where: { id: sessionId }, select: { revert: true } }));
   const state = Info.shape.revert.safeParse(row?.revert).data;
   if (!state) return;
-  for (const message of await Store.history(s.db, sessionId)) {
-    if (until !== undefined && message.info.id > until) continue;
-    if (message.info.id > state.messageId || (message.info.id === state.messageId && state.partId === undefined)) {
-      await Store.removeMessage(s, teamId, sessionId, message.info.id);
-    } else if (message.info.id === state.messageId && state.partId !== undefined) {
-      for (const part of message.parts) if (part.id >= state.partId) await Store.removePart(s, teamId, part);
+  const history = (await Store.history(s.db, sessionId)).filter((m) => until === undefined || m.info.id <= until);
+  if (state.partId === undefined) {
+    const baseId = history.findLast((m) => m.info.id < state.messageId)?.info.id ?? null;
+    const messages = history.filter((m) => m.info.id >= state.messageId);
+    await Store.swapVersions(s, teamId, sessionId, { putAway: { baseId, messages, snapshot: state.snapshot } });
+  } else {
+    for (const message of history) {
+      if (message.info.id > state.messageId) await Store.removeMessage(s, teamId, sessionId, message.info.id);
+      else if (message.info.id === state.messageId) for (const part of message.parts) if (part.id >= state.partId) await Store.removePart(s, teamId, part);
     }
   }
   await Store.updateSession(s, sessionId, { revert: Prisma.DbNull });

@@ -6,7 +6,10 @@ import type { Clock } from "../clock";
 import * as Event from "./events";
 import type { Info } from "./info";
 import { type RowWithAuthor, authorsOfJoined } from "./authors";
-import type { Author, FileDiff, Message, Part, Tokens, UserMessage, WithParts } from "./message";
+import { type Author, type FileDiff, type Message, type Part, type Tokens, type UserMessage, WithParts } from "./message";
+import { ParleyError } from "../errors";
+import * as Id from "../id";
+import { z } from "zod";
 import { SHARE_COLUMNS, type SessionWithShareColumns, messageAuthorId, messageData, messageFromRow, partData, partFromRow, sessionFromRow, withShare } from "./rows";
 
 /** What the store writes and publishes with (the server's services have them all). */
@@ -142,7 +145,7 @@ export function publishPart(s: StoreServices, teamId: string, part: Part, delta?
  * Store parts (create or replace each) in one statement; returns how many rows were
  * written. The parts must have distinct ids.
  */
-export async function persistParts(db: Db, parts: Part[]): Promise<number> {
+export async function persistParts(db: Tx, parts: Part[]): Promise<number> {
   if (!parts.length) return 0;
   const rows = JSON.stringify(parts.map((part) => ({ id: part.id, messageId: part.messageId, sessionId: part.sessionId, type: part.type, data: partData(part) })));
   await db.$executeRaw`
@@ -191,6 +194,76 @@ export async function insertCopies(tx: Tx, messages: Message[], parts: Part[]): 
 /** The statements deleting a session's messages and parts, for the caller's transaction. */
 export function deleteContents(db: Db, sessionId: string) {
   return [db.part.deleteMany({ where: { sessionId } }), db.message.deleteMany({ where: { sessionId } })] as const;
+}
+
+// ---------------------------------------------------------------- versions
+
+/** Messages put away as a version of the conversation after `baseId` (oldest first), with the files' snapshot then. */
+export interface PutAway {
+  baseId: string | null;
+  messages: WithParts[];
+  snapshot?: string | undefined;
+}
+
+const Stored = z.array(WithParts);
+
+/** The switcher's words for a version: its first message's text, cut short. */
+function previewOf(messages: WithParts[]): string {
+  const text = messages[0]?.parts.flatMap((p) => (p.type === "text" && !p.synthetic ? [p.text.trim()] : [])).join(" ") ?? "";
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+function messageRows(messages: WithParts[]): string {
+  return JSON.stringify(
+    messages.map(({ info }) => ({ id: info.id, role: info.role, authorId: messageAuthorId(info), data: messageData(info), timeCreated: new Date(info.time.created).toISOString() })),
+  );
+}
+
+/** Store a version's messages again (an author who is gone meanwhile becomes the session's). */
+async function restoreRows(tx: Prisma.TransactionClient, sessionId: string, messages: WithParts[]): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "Message" (id, "sessionId", role, "authorId", data, "timeCreated")
+    SELECT r.id, ${sessionId}, r.role, (SELECT u.id FROM "User" u WHERE u.id = r."authorId"), r.data, r."timeCreated"::timestamptz
+    FROM jsonb_to_recordset(${messageRows(messages)}::jsonb) AS r(id text, role text, "authorId" text, data jsonb, "timeCreated" text)`;
+  await persistParts(tx, messages.flatMap((m) => m.parts));
+}
+
+/**
+ * Change which version of a point of the conversation is stored as messages, in one
+ * transaction: `putAway` (when given) becomes a version — its messages and parts leave
+ * Message and Part — and `bringBack` (a version's id, when given) has its messages and
+ * parts stored again, the version row gone. Then `message.removed` for each message put
+ * away, `message.updated` and `message.part.updated` for each brought back. NOT_FOUND
+ * when that version is gone (a member switched to it meanwhile). Returns the new version's id.
+ */
+export async function swapVersions(s: StoreServices, teamId: string, sessionId: string, change: { putAway?: PutAway | undefined; bringBack?: string }): Promise<string | undefined> {
+  const away = change.putAway?.messages.length ? change.putAway : undefined;
+  const id = away ? Id.ascending("version") : undefined;
+  const back = await s.db.$transaction(async (tx) => {
+    let restored: WithParts[] = [];
+    if (change.bringBack !== undefined) {
+      const [row] = await tx.$queryRaw<Array<{ messages: unknown }>>`
+        DELETE FROM "MessageVersion" WHERE id = ${change.bringBack} AND "sessionId" = ${sessionId} RETURNING messages`;
+      if (!row) throw ParleyError.notFound("version", change.bringBack);
+      restored = Stored.parse(row.messages);
+    }
+    if (away && id) {
+      const ids = away.messages.map((m) => m.info.id);
+      await tx.messageVersion.create({
+        data: { id, sessionId, baseId: away.baseId, firstId: ids[0] ?? "", preview: previewOf(away.messages), messages: JSON.parse(JSON.stringify(away.messages)) as Prisma.InputJsonValue, snapshot: away.snapshot ?? null },
+      });
+      await tx.part.deleteMany({ where: { sessionId, messageId: { in: ids } } });
+      await tx.message.deleteMany({ where: { sessionId, id: { in: ids } } });
+    }
+    if (restored.length) await restoreRows(tx, sessionId, restored);
+    return restored;
+  });
+  for (const m of away?.messages ?? []) s.bus.publish(Event.MessageRemoved, { sessionId, messageId: m.info.id }, scope(teamId, sessionId));
+  for (const m of back) {
+    s.bus.publish(Event.MessageUpdated, { info: m.info }, scope(teamId, sessionId));
+    for (const part of m.parts) s.bus.publish(Event.PartUpdated, { part }, scope(teamId, sessionId));
+  }
+  return id;
 }
 
 // ---------------------------------------------------------------- the session row

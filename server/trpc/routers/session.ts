@@ -24,6 +24,9 @@ export const sessionRouter = router({
   abort: procedure.input(ById).mutation(({ ctx, input }) => Session.abort(ctx, input.sessionId)),
   revert: procedure.input(Session.RevertInput).mutation(({ ctx, input }) => Session.revert(ctx, input)),
   unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
+  /** The points of the conversation with earlier versions (an edit, a regenerate), and switching to one, files included. */
+  versions: procedure.input(Session.VersionsInput).query(({ ctx, input }) => Session.versions(ctx, input)),
+  switchVersion: procedure.input(Session.SwitchVersionInput).mutation(({ ctx, input }) => Session.switchVersion(ctx, input)),
   rerun: workProcedure.input(Session.RerunInput).mutation(({ ctx, input }) => Session.rerun(ctx, input)),
   /** `/name arguments`: a prompt command (server/command/command.ts). */
   command: workProcedure.input(Command.RunInput).mutation(({ ctx, input }) => Command.run(ctx, input)),
