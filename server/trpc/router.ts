@@ -7,6 +7,7 @@ import { mcpRouter } from "./routers/mcp";
 import { messageRouter } from "./routers/message";
 import { modelRouter } from "./routers/model";
 import { permissionRouter } from "./routers/permission";
+import { presenceRouter } from "./routers/presence";
 import { projectRouter } from "./routers/project";
 import { searchRouter } from "./routers/search";
 import { providerRouter } from "./routers/provider";
@@ -21,6 +22,7 @@ export const appRouter = router({
   message: messageRouter,
   project: projectRouter,
   permission: permissionRouter,
+  presence: presenceRouter,
   model: modelRouter,
   dashboard: dashboardRouter,
   share: shareRouter,
