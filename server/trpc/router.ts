@@ -14,6 +14,7 @@ import { providerRouter } from "./routers/provider";
 import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { shareRouter } from "./routers/share";
+import { sidebarRouter } from "./routers/sidebar";
 import { teamRouter } from "./routers/team";
 import { workspaceRouter } from "./routers/workspace";
 
@@ -26,6 +27,7 @@ export const appRouter = router({
   model: modelRouter,
   dashboard: dashboardRouter,
   share: shareRouter,
+  sidebar: sidebarRouter,
   team: teamRouter,
   secret: secretRouter,
   workspace: workspaceRouter,
