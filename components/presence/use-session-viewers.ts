@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useEventSource } from "@/components/events/use-event-source";
+import { usePageVisible } from "@/components/events/use-page-visible";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { type Presence, type SessionViewer, viewersOf, withEvent, withListed, withoutExpired } from "./viewers";
 
@@ -18,6 +19,8 @@ export function useSessionViewers(sessionId: string, selfId: string | undefined)
   const trpc = useTRPC();
   const client = useTRPCClient();
   const teamId = useQuery(trpc.team.current.queryOptions()).data?.id;
+  // While the tab is hidden nobody looks: its stream is let go, and listed again when shown.
+  const visible = usePageVisible();
   const [held, setHeld] = useState<Presence>(new Map());
   const [now, setNow] = useState(() => Date.now());
 
@@ -30,7 +33,7 @@ export function useSessionViewers(sessionId: string, selfId: string | undefined)
     return () => clearInterval(timer);
   }, []);
 
-  useEventSource(teamId ? `/api/teams/${encodeURIComponent(teamId)}/events` : undefined, {
+  useEventSource(teamId && visible ? `/api/teams/${encodeURIComponent(teamId)}/events` : undefined, {
     onEvent: (event) => setHeld((current) => withEvent(current, event, Date.now())),
     onOpen: () => {
       const asked = Date.now();
