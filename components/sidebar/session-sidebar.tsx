@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useParams } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
 import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
@@ -32,7 +33,12 @@ export function SessionSidebar({ viewerId }: { viewerId: string | undefined }) {
   const body = error ? (
     <ErrorNotice title="Could not load sessions">{errorMessage(error)}</ErrorNotice>
   ) : data ? (
-    <SidebarTree projects={data.projects} current={current} statuses={statuses} seen={seen} />
+    <>
+      <SidebarTree projects={data.projects} current={current} statuses={statuses} seen={seen} />
+      <Link href="/" className="mt-4 block rounded-lg px-3 py-1.5 text-sm font-medium text-indigo-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600">
+        All sessions
+      </Link>
+    </>
   ) : (
     <Loading label="Loading sessions…" />
   );
