@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Bus } from "../bus/bus";
+import { Bus, reaches } from "../bus/bus";
 import { MAX_CLIENTS, PresenceBook, TTL_MS } from "./book";
 import { Left, Updated } from "./events";
 
@@ -15,6 +15,16 @@ const bob = { id: "usr_bob", name: "Bob" };
 function beat(bus: Bus, teamId: string, sessionId: string, user: { id: string; name: string }, client: string, typing = false) {
   bus.publish(Updated, { sessionId, user, client, typing, ttlMs: TTL_MS }, { teamId, sessionId });
 }
+
+describe("presence events", () => {
+  it("go to the team's stream only: never to a share link's viewers", () => {
+    for (const def of [Updated, Left]) {
+      expect(reaches(def.name, "team")).toBe(true);
+      expect(reaches(def.name, "viewer")).toBe(false);
+      expect(reaches(def.name, "member")).toBe(false);
+    }
+  });
+});
 
 describe("presence book", () => {
   it("lists a tab from its heartbeat until its time to live runs out, each heartbeat renewing it", () => {
