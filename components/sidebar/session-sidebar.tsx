@@ -87,9 +87,11 @@ function SidebarDrawer({ children }: { children: ReactNode }) {
         aria-haspopup="dialog"
         aria-expanded={open}
         data-testid="sidebar-drawer-button"
-        className="mb-3 inline-flex h-8 items-center gap-1.5 rounded-lg px-2 text-sm font-medium text-zinc-700 ring-1 ring-zinc-200 hover:bg-zinc-100 lg:hidden"
+        className="mb-2 inline-flex h-7 items-center gap-1.5 rounded-lg px-2 text-xs font-medium text-zinc-700 ring-1 ring-zinc-200 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600 lg:hidden"
       >
-        <Chevron direction="left" />
+        <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="size-4">
+          <path fillRule="evenodd" clipRule="evenodd" d="M2 4.75A.75.75 0 0 1 2.75 4h14.5a.75.75 0 0 1 0 1.5H2.75A.75.75 0 0 1 2 4.75zM2 10a.75.75 0 0 1 .75-.75h7.5a.75.75 0 0 1 0 1.5h-7.5A.75.75 0 0 1 2 10zm0 5.25a.75.75 0 0 1 .75-.75h14.5a.75.75 0 0 1 0 1.5H2.75a.75.75 0 0 1-.75-.75z" />
+        </svg>
         Sessions
       </button>
       <dialog
