@@ -41,12 +41,13 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             A chat page (data-chat-layout) fills the screen down to its composer: no padding
             below. A wide page (data-wide-layout: the dashboard's table) gets a wider column.
             On wide screens an open Changes panel (data-changes-open, 32rem at the right) has
-            the column move aside for it.
+            the column move aside for it, and so does the session sidebar at the left
+            (data-sidebar-open: 16rem; data-sidebar-collapsed: a 2.5rem rail).
           */}
           <main
             id={MAIN_ID}
             tabIndex={-1}
-            className="mx-auto max-w-5xl px-4 pt-6 pb-24 outline-none has-[[data-chat-layout]]:pb-0 has-[[data-wide-layout]]:max-w-7xl sm:px-6 sm:pt-8 xl:has-[[data-changes-open]]:mr-[32rem]"
+            className="mx-auto max-w-5xl px-4 pt-6 pb-24 outline-none has-[[data-chat-layout]]:pb-0 has-[[data-wide-layout]]:max-w-7xl sm:px-6 sm:pt-8 xl:has-[[data-changes-open]]:mr-[32rem] lg:has-[[data-sidebar-open]]:ml-[max(16rem,calc(50%-32rem))] lg:has-[[data-sidebar-collapsed]]:ml-[max(2.5rem,calc(50%-32rem))]"
           >
             {children}
           </main>

@@ -79,9 +79,11 @@ test("Escape stops a running reply (but first closes a dialog), and the end of e
 
 test("skip links: from the top of a session, two Tabs and Enter reach the message box; elsewhere one leads to the content", async ({ page, seed }) => {
   const shell = new AppShell(page);
+  // Wide enough for an empty page margin right of the column (the session sidebar takes the left one).
+  await page.setViewportSize({ width: 1600, height: 720 });
   const { chat } = await openChat(page, seed, "Skip");
   // Click the empty page margin: the next Tab starts from the top of the document.
-  await page.mouse.click(4, 400);
+  await page.mouse.click(1596, 400);
   await expect(chat.input).not.toBeFocused();
   const toContent = page.getByRole("link", { name: "Skip to main content" });
   const toBox = page.getByRole("link", { name: "Skip to message box" });

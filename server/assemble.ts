@@ -8,6 +8,7 @@ import { trustedProxies } from "./auth/client-address";
 import { AccessWatch } from "./live/access";
 import { DEFAULT_STREAM_LIMITS } from "./live/limits";
 import { LiveStreams } from "./live/streams";
+import { PresenceBook } from "./presence/book";
 import { Permissions } from "./permission/permission";
 import { DiskQuota } from "./project/quota";
 import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
@@ -89,6 +90,7 @@ export function assemble(parts: Parts): Services {
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     access: new AccessWatch(parts.bus, parts.db),
+    presence: new PresenceBook(parts.bus, clock),
     streams: new LiveStreams(parts.bus, parts.settings.liveStreams ?? DEFAULT_STREAM_LIMITS, trustedProxies(parts.settings.trustedProxies ?? [])),
     streamedWrites: new StreamedWrites(parts.db, parts.settings.flushMs ?? FLUSH_MS),
     settings: parts.settings,

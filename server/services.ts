@@ -13,6 +13,7 @@ import type { CommandsConfig } from "./command/config";
 import type { Bus } from "./bus/bus";
 import type { Db } from "./db/client";
 import type { Permissions } from "./permission/permission";
+import type { PresenceBook } from "./presence/book";
 import type { Ruleset } from "./permission/schema";
 import type { ProviderLimits } from "./provider/limits";
 import type { ModelInfo, ModelRef } from "./provider/model-info";
@@ -183,6 +184,8 @@ export interface Services {
   subagents: Subagents;
   /** Live streams of members, ended when their access ends (server/live/access.ts). */
   access: AccessWatch;
+  /** Who views and types in which session, as heard from every instance (server/presence). */
+  presence: PresenceBook;
   /** Live streams open on this process: their caps, and runners' sync answers to each (server/live/streams.ts). */
   streams: LiveStreams;
   /** Streamed part changes of every running turn, persisted together (session/writer.ts). */

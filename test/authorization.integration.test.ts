@@ -110,6 +110,11 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "dashboard.authors": { input: () => undefined, other: "own" },
   // sessionA has a pending question: another team's dashboard never lists it.
   "dashboard.waiting": { input: () => undefined, other: "own" },
+  "sidebar.recent": { input: () => ({}), other: "own" },
+  "presence.list": { input: () => undefined, other: "own" },
+  "presence.beat": { input: (f) => ({ sessionId: f.sessionA, client: "stranger-tab-1" }), other: "denied" },
+  // Tabs are the acting member's own: a leave naming another team's session changes nothing.
+  "presence.leave": { input: (f) => ({ sessionId: f.sessionA, client: "stranger-tab-1" }), other: "own" },
   "search.sessions": { input: () => ({ query: "secret plans", archived: "all" }), other: "own" },
   "share.mode": { input: () => undefined, other: "own" },
   "share.listShares": { input: () => ({}), other: "own" },

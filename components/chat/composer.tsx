@@ -21,6 +21,7 @@ import type { Status, WithParts } from "./types";
 import { type Draft, useComposerSend } from "./use-composer-send";
 import { useComposerText } from "./use-composer-text";
 import { useFileDrop } from "./use-file-drop";
+import { useTypingSignal } from "@/components/presence/typing";
 
 export { isSendKey } from "./composer-keys";
 export { requestErrorMessage } from "./composer-notices";
@@ -40,6 +41,7 @@ function lastUser(messages: readonly WithParts[]): { model?: ModelRef; agent?: s
 export function Composer({ session, status, messages }: { session: SessionInfo; status: Status; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
   const { box, text, caret, setText, setCaret, edit } = useComposerText();
+  useTypingSignal(session.id, text);
   const [chosen, setChosen] = useState<readonly string[]>([]);
   const attachments = useAttachments();
   const drop = useFileDrop(attachments);

@@ -15,7 +15,8 @@ import { useTeamEvents } from "./use-team-events";
 const PAGE_SIZE = 50;
 
 /**
- * Every session of the team, newest activity first, with an archived view and full-text
+ * Every root session of the team (child sessions are reached from their parent), newest
+ * activity first, each with its project, with an archived view and full-text
  * search (titles, messages, tool output, file paths: each found row says where it
  * matched); each row names its author ("by you" for `viewerId`'s own) and shows, live,
  * when it runs.
@@ -31,7 +32,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
   const statuses = useTeamEvents();
 
   const listed = useInfiniteQuery({
-    ...trpc.session.list.infiniteQueryOptions({ archived, limit: PAGE_SIZE }, { getNextPageParam: (page) => page.nextCursor }),
+    ...trpc.session.list.infiniteQueryOptions({ archived, parentId: null, limit: PAGE_SIZE }, { getNextPageParam: (page) => page.nextCursor }),
     enabled: !term,
     placeholderData: keepPreviousData,
   });
@@ -41,7 +42,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
   const sessions: ListedSession[] = term
     ? (found.data?.pages.flatMap((page) => page.items) ?? []).map((hit) => {
         matches.set(hit.session.id, { title: hit.title, snippet: hit.snippet });
-        return { ...hit.session, author: hit.author, ...(hit.workspace ? { workspace: hit.workspace } : {}) };
+        return { ...hit.session, author: hit.author, project: hit.project, children: 0, ...(hit.workspace ? { workspace: hit.workspace } : {}) };
       })
     : (listed.data?.pages.flatMap((page) => page.items) ?? []);
   const corrupt = query.data?.pages.flatMap((page) => page.corrupt) ?? [];

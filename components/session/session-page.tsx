@@ -16,6 +16,7 @@ import type { Status, WithParts } from "@/components/chat/types";
 import { useLiveSession } from "@/components/chat/use-live-session";
 import { useVersionsRefresh } from "@/components/chat/versions";
 import { PermissionPrompt } from "@/components/permission/permission-prompt";
+import { SessionPresence } from "@/components/presence/session-presence";
 import { useTRPC } from "@/components/trpc/client";
 import { ChangesButton } from "@/components/workspace/changes-panel";
 import { Badge } from "@/components/ui/badge";
@@ -81,7 +82,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   return (
     <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-8 sm:min-h-[calc(100dvh-5.5rem-1px)]">
       <title>{pageTitle(info.title, signal)}</title>
-      <SessionHeader session={info} status={status} messages={messages} />
+      <SessionHeader session={info} status={status} messages={messages} viewerId={viewerId} />
       <ChildrenList sessionId={sessionId} />
       <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
         <div className="flex-1">
@@ -102,7 +103,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   );
 }
 
-function SessionHeader({ session, status, messages }: { session: SessionInfo; status: Status; messages: WithParts[] }) {
+function SessionHeader({ session, status, messages, viewerId }: { session: SessionInfo; status: Status; messages: WithParts[]; viewerId: string | undefined }) {
   const [editing, setEditing] = useState(false);
   return (
     // Laid out by its own width (a container query), not the screen's: with the Changes panel
@@ -114,6 +115,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
           <SessionTitle session={session} editing={editing} onEditingChange={setEditing} />
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-500">
             <SessionStatusBadge status={status} />
+            <SessionPresence sessionId={session.id} viewerId={viewerId} />
             {session.time.archived !== undefined ? <Badge data-testid="archived-badge">Archived</Badge> : null}
             {session.parentId ? <Badge tone="violet">Child session</Badge> : null}
             <span>

@@ -28,7 +28,7 @@ export const IDLE: Status = { type: "idle" };
 
 /**
  * One row of the session list: title (marked when searching, with the part that
- * matched), author, activity, parent, branch, changed lines, cost and tokens.
+ * matched), project, author, activity, parent or children, branch, changed lines, cost and tokens.
  */
 export function SessionRow({ session, parent, status, mine, match }: { session: ListedSession; parent: SessionInfo | undefined; status: Status; mine: boolean; match?: SearchMatch | undefined }) {
   const tokens = totalTokens(session.tokens);
@@ -53,6 +53,9 @@ export function SessionRow({ session, parent, status, mine, match }: { session: 
         </div>
         {match ? <SnippetLine snippet={match.snippet} /> : null}
         <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500">
+          <span data-testid="session-project" className="font-medium text-zinc-700">
+            {session.project.name}
+          </span>
           <span data-testid="session-author" data-author-id={session.author.id}>
             by <span className="font-medium text-zinc-700">{mine ? "you" : session.author.name}</span>
           </span>
@@ -62,6 +65,11 @@ export function SessionRow({ session, parent, status, mine, match }: { session: 
           {session.parentId ? (
             <span data-testid="parent-marker" className="truncate">
               Child of {parent ? <span className="font-medium text-zinc-700">{parent.title}</span> : "another session"}
+            </span>
+          ) : null}
+          {session.children > 0 ? (
+            <span data-testid="children-count">
+              {session.children} child session{session.children === 1 ? "" : "s"}
             </span>
           ) : null}
           <BranchBadge workspace={session.workspace} className="max-w-64" />

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { EventDef, Scope } from "../bus/bus";
 import type * as PermissionEvents from "../permission/events";
+import type * as PresenceEvents from "../presence/events";
 import type * as SessionEvents from "../session/events";
 import type * as ShareEvents from "../share/events";
 import type * as StreamEvents from "./events";
@@ -16,7 +17,12 @@ import type * as StreamEvents from "./events";
 /** The event definitions a module exports. */
 type DefsOf<M> = Extract<M[keyof M], EventDef>;
 
-type LiveDef = DefsOf<typeof SessionEvents> | DefsOf<typeof PermissionEvents> | DefsOf<typeof ShareEvents> | DefsOf<typeof StreamEvents>;
+type LiveDef =
+  | DefsOf<typeof SessionEvents>
+  | DefsOf<typeof PermissionEvents>
+  | DefsOf<typeof ShareEvents>
+  | DefsOf<typeof StreamEvents>
+  | DefsOf<typeof PresenceEvents>;
 
 /** One event of a definition, as the stream sends it (bus.ts `Envelope`, its payload typed). */
 type EventOf<D> = D extends EventDef<infer N, infer S> ? { id: string; name: N; payload: z.output<S>; scope: Scope; time: number } : never;

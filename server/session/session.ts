@@ -161,9 +161,8 @@ export interface Page<T> {
 
 const Cursor = z.tuple([CursorTime, Id.schema("session")]);
 
-/** A session as the team's list shows it: with its author's name. */
-/** A listed session: its author, and its branch and where its work stands (sessions made before workspaces have none). */
-export type Listed = Info & { author: Author; workspace?: WorkspaceBadge };
+/** A listed session: its author, its project, how many child sessions it has, and its branch and where its work stands (sessions made before workspaces have none). */
+export type Listed = Info & { author: Author; project: { id: string; name: string }; children: number; workspace?: WorkspaceBadge };
 
 export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Listed>> {
   const filter = parse(ListInput, input);
@@ -180,7 +179,13 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Li
   }
   const rows = await ctx.db.session.findMany({
     where,
-    include: { share: true, author: { select: { id: true, name: true } }, workspace: { select: WORKSPACE_BADGE_FIELDS } },
+    include: {
+      share: true,
+      author: { select: { id: true, name: true } },
+      project: { select: { id: true, name: true } },
+      workspace: { select: WORKSPACE_BADGE_FIELDS },
+      _count: { select: { children: true } },
+    },
     orderBy: [{ timeUpdated: "desc" }, { id: "asc" }],
     take: filter.limit + 1,
   });
@@ -190,7 +195,7 @@ export async function list(ctx: Context, input: ListInput = {}): Promise<Page<Li
   const corrupt: Page<Listed>["corrupt"] = [];
   for (const row of page) {
     try {
-      items.push({ ...sessionFromRow(row, ctx.settings.publicUrl), author: row.author, ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}) });
+      items.push({ ...sessionFromRow(row, ctx.settings.publicUrl), author: row.author, project: row.project, children: row._count.children, ...(row.workspace ? { workspace: workspaceBadge(row.workspace) } : {}) });
     } catch (error) {
       corrupt.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
     }

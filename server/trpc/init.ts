@@ -136,6 +136,7 @@ export const publicProcedure = t.procedure.meta({ public: true }).use(mapDomainE
       models: undefined,
       tools: undefined,
       executeTool: undefined,
+      presence: undefined,
       settings: undefined,
       actor: undefined,
       signedIn: undefined,

@@ -1,0 +1,2 @@
+/** The session sidebar's read: `import { Sidebar } from "@/server/sidebar"`. */
+export * as Sidebar from "./sidebar";
