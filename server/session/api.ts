@@ -19,3 +19,4 @@ export { start as startRunner } from "./loop";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";
+export { retryNow, stopRetrying, RetryControlInput } from "./retry-control";
