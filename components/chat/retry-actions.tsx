@@ -13,7 +13,8 @@ import { useChatActions } from "./message-actions";
  */
 export function RetryActions() {
   const chat = useChatActions();
-  return chat ? <RetryButtons sessionId={chat.sessionId} /> : null;
+  // Only while the session runs: a reply left waiting by a server that stopped has no wait to act on.
+  return chat?.busy ? <RetryButtons sessionId={chat.sessionId} /> : null;
 }
 
 function RetryButtons({ sessionId }: { sessionId: string }) {
