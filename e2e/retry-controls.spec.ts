@@ -36,6 +36,7 @@ test.describe("Retry now / Stop retrying", () => {
     await useFakeModel(chat);
     fake.enqueue(reply.error(429, { headers: LONG_WAIT, message: "Rate limit reached for e2e-vision", type: "requests" }), reply.text("Went through after Retry now."));
     await chat.record();
+    const before = fake.requests.length;
     const asked = Date.now();
     await chat.ask("Say something");
 
@@ -55,7 +56,7 @@ test.describe("Retry now / Stop retrying", () => {
     await expect(card.getByTestId("retry-next")).toHaveText("Attempt 2 went through.");
     await expect(card.getByRole("button")).toHaveCount(0);
     await expect(chat.lastAssistant.getByTestId("message-error")).toHaveCount(0);
-    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests.length - before).toBe(2);
     expect((await chat.recording()).retryNotices).toBe(1);
   });
 
@@ -64,6 +65,7 @@ test.describe("Retry now / Stop retrying", () => {
     const { chat } = await openChat(page, seed, "Stop retrying");
     await useFakeModel(chat);
     fake.enqueue(reply.error(503, { headers: LONG_WAIT, message: "The e2e provider is down" }));
+    const before = fake.requests.length;
     await chat.ask("Say something");
 
     const card = chat.retryCard;
@@ -77,7 +79,7 @@ test.describe("Retry now / Stop retrying", () => {
     await chat.waitIdle();
     await expect(card.getByTestId("retry-next")).toHaveText("Retrying was stopped after 1 attempt.");
     await expect(card.getByRole("button")).toHaveCount(0);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests.length - before).toBe(1);
 
     await page.reload();
     await expect(chat.retryCard.getByTestId("retry-next")).toHaveText("Retrying was stopped after 1 attempt.");
