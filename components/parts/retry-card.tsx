@@ -26,17 +26,20 @@ export function RetryCard({ retries, outcome, actions }: { retries: RetryPart[];
     >
       <Icon name="retry" className="mt-0.5 size-4 text-amber-600" />
       <div className="min-w-0 flex-1">
-        <p className="font-medium text-amber-900">
-          <span data-testid="retry-attempt">
-            Attempt {last.attempt}
-            {last.max ? ` of ${last.max}` : ""} failed
-          </span>
-          {error.statusCode ? <span className="font-normal text-amber-800"> · HTTP {error.statusCode}</span> : null}
-          <span className="font-normal text-amber-800"> · {formatDateTime(last.time.created)}</span>
-        </p>
-        <p data-testid="retry-error" className="mt-0.5 break-words text-amber-800">
-          {error.message}
-        </p>
+        {/* Said once when an attempt fails (not the countdown, which changes every second). */}
+        <div role="status" aria-atomic="true">
+          <p className="font-medium text-amber-900">
+            <span data-testid="retry-attempt">
+              Attempt {last.attempt}
+              {last.max ? ` of ${last.max}` : ""} failed
+            </span>
+            {error.statusCode ? <span className="font-normal text-amber-800"> · HTTP {error.statusCode}</span> : null}
+            <span className="font-normal text-amber-800"> · {formatDateTime(last.time.created)}</span>
+          </p>
+          <p data-testid="retry-error" className="mt-0.5 break-words text-amber-800">
+            {error.message}
+          </p>
+        </div>
         {outcome === "retrying" && last.time.next !== undefined ? (
           <Waiting next={last.time.next} label={nextLabel(last)} actions={actions} />
         ) : (
@@ -71,11 +74,12 @@ function nextLabel(last: RetryPart): string {
 
 function NextAttempt({ last, outcome }: { last: RetryPart; outcome: RetryOutcome | undefined }) {
   const next = last.attempt + 1;
+  // A member's "Stop retrying": no next attempt was made.
+  if (last.time.stopped !== undefined && outcome !== "stopped") return <>Retrying was stopped after {last.attempt === 1 ? "1 attempt" : `${last.attempt} attempts`}.</>;
   switch (outcome) {
     case "recovered":
       return <>Attempt {next} went through.</>;
     case "failed":
-      if (last.time.stopped !== undefined) return <>Retrying was stopped after {last.attempt === 1 ? "1 attempt" : `${last.attempt} attempts`}.</>;
       return <>The reply failed after {next} attempts.</>;
     case "stopped":
       return <>Stopped while retrying.</>;
