@@ -194,14 +194,19 @@ test("from the top of a 4-turn session the message box is a bounded number of Ta
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => {
       const el = document.activeElement;
-      return el ? `${el.id === "message-box" ? "#message-box" : ""}${el.getAttribute("data-testid") ?? el.tagName}` : "none";
+      if (!el) return "none";
+      const where = el.closest('[data-testid="message"]') ? "message:" : "";
+      return `${where}${el.id === "message-box" ? "#message-box" : ""}${el.getAttribute("data-testid") ?? el.tagName}`;
     });
     stops.push(focused);
     if (focused.startsWith("#message-box")) break;
   }
+  test.info().annotations.push({ type: "tab-stops", description: `${stops.length}: ${stops.join(" ")}` });
   expect(stops.at(-1), stops.join(" ")).toMatch(/^#message-box/);
-  expect(stops.filter((stop) => stop === "revert-part")).toEqual([]);
-  // 4 turns: Copy / Edit / Revert under each prompt, Copy under each reply (Regenerate on the
-  // last), the header's controls and the skip links — well under the 73 of before.
+  expect(stops.filter((stop) => stop.endsWith("revert-part"))).toEqual([]);
+  // In the conversation: Copy / Edit / Revert under each prompt, Copy under each reply and
+  // Regenerate on the last — 17, where each reply part added one more before (16 here).
+  expect(stops.filter((stop) => stop.startsWith("message:")).length, stops.join(" ")).toBeLessThanOrEqual(17);
+  // With the skip links and the header's and session's controls: 39 today, 73 before.
   expect(stops.length, stops.join(" ")).toBeLessThanOrEqual(45);
 });
