@@ -146,27 +146,31 @@ test.describe("chat with the agent", () => {
     await expect(chat.part(chat.lastAssistant, "text")).toHaveCount(1);
   });
 
-  test("a failed model call shows the retry banner with its countdown, then the reply completes", async ({ page, seed }) => {
+  test("a failed model call shows one retry notice (the card) with its countdown at once, then the reply completes", async ({ page, seed }) => {
     test.setTimeout(60_000);
     const { chat } = await open(page, seed, "Retry");
     await chat.record();
     await chat.ask("fail once with 429");
     await expect(chat.lastAssistant).toContainText("This attempt went through", { timeout: 30_000 });
     await chat.waitIdle();
-    await expect(chat.retryBanner).toHaveCount(0);
 
     const recording = await chat.recording();
     // busy → retry can be quicker than a render (the 429 comes before any stream), so "busy" may not show first.
     expect(recording.statuses[0]).toBe("idle");
     expect(recording.statuses).toContain("retry");
     expect(recording.statuses.at(-1)).toBe("idle");
-    expect(recording.banners.length).toBeGreaterThan(0);
-    for (const banner of recording.banners) {
-      expect(banner).toMatch(/^Attempt 1 failed — (retrying in 1s|retrying now…)Rate limit reached for parley-offline/);
+    // One notice counting down, never two (the composer shows none of its own).
+    expect(recording.retryNotices).toBe(1);
+    expect(recording.retryCards.length).toBeGreaterThan(0);
+    for (const text of recording.retryCards) {
+      expect(text).toMatch(/^(Retrying \(attempt 2 of 2\)…|Retrying in 1 s \(attempt 2 of 2\)|Retrying now \(attempt 2 of 2\)…|Attempt 2 went through\.)$/);
     }
-    expect(recording.banners[0]).toContain("retrying in 1s");
+    expect(recording.retryCards).toContain("Retrying in 1 s (attempt 2 of 2)");
     await expect(chat.part(chat.lastAssistant, "retry")).toHaveCount(1);
     await expect(chat.part(chat.lastAssistant, "retry")).toContainText("HTTP 429");
+    await expect(chat.part(chat.lastAssistant, "retry")).toContainText("Rate limit reached for parley-offline");
+    await expect(chat.retryCard.getByTestId("retry-next")).toHaveText("Attempt 2 went through.");
+    await expect(chat.retryCard.getByRole("button")).toHaveCount(0);
   });
 
   test("a message sent while the agent works is queued, then answered", async ({ page, seed }) => {

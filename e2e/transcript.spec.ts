@@ -107,10 +107,10 @@ test("a failing request shows one retry card that counts down to the next attemp
   // Live, the one card first waited for the second attempt (counting down from 1 s when the
   // page got the part within that second), then told how the call ended.
   const { retryCards } = await chat.recording();
-  expect(retryCards[0]).toMatch(/^Next try/);
+  expect(retryCards[0]).toMatch(/^Retrying/);
   expect(retryCards.at(-1)).toBe("The reply failed after 2 attempts.");
   for (const text of retryCards) {
-    expect(text).toMatch(/^(Next try: attempt 2 of 2|Next try \(attempt 2 of 2\) in 1 s|Trying again: attempt 2 of 2…|The reply failed after 2 attempts\.)$/);
+    expect(text).toMatch(/^(Retrying \(attempt 2 of 2\)…|Retrying in 1 s \(attempt 2 of 2\)|Retrying now \(attempt 2 of 2\)…|The reply failed after 2 attempts\.)$/);
   }
 
   await page.reload();
@@ -152,7 +152,7 @@ test("the stored retries of one reply are one card, in the chat and on the share
     await expect(earlier.first()).toContainText("Overloaded (1)");
     const waiting = messages.filter({ hasText: "Rate limit reached." }).locator('[data-part-type="retry"]');
     await expect(waiting.getByTestId("retry-attempt")).toHaveText("Attempt 1 of 8 failed");
-    await expect(waiting.getByTestId("retry-next")).toHaveText(/^Next try \(attempt 2 of 8\) in 1[01]\d s$/);
+    await expect(waiting.getByTestId("retry-next")).toHaveText(/^Retrying in \d{1,3} s \(attempt 2 of 8\)$/);
   };
 
   const view = new SessionPage(page);
@@ -166,6 +166,8 @@ test("the stored retries of one reply are one card, in the chat and on the share
   await share.goto(shared.share?.url ?? "");
   await expect(share.part("retry")).toHaveCount(2);
   await expectCards(share.messages);
+  // A share viewer has nothing to act on: no Retry now / Stop retrying.
+  await expect(share.part("retry").getByRole("button")).toHaveCount(0);
 });
 
 test("diffs show a removed final newline and a line-ending change; a failed tool's error is on its one-line summary", async ({ page, seed }) => {

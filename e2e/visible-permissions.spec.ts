@@ -90,10 +90,11 @@ test("keys answer only the oldest question and never what is typed into the comp
   await expect(asks.request(newer).getByTestId("answer-key")).toHaveCount(0);
   await expect(asks.request(newer).getByTestId("permission-keys")).toHaveCount(0);
 
-  // Focus is still in the composer: the keys are text there.
+  // Focus is still in the composer: once something is typed there, the keys are text.
+  await chat.input.press("x");
   await chat.input.press("n");
   await chat.input.press("y");
-  await expect(chat.input).toHaveValue("ny");
+  await expect(chat.input).toHaveValue("xny");
   await expect(asks.requests).toHaveCount(2);
   await chat.input.fill("");
   await chat.input.blur();

@@ -4,7 +4,8 @@ import { isSendKey, requestErrorMessage } from "./composer";
 import { describeError } from "./message-error";
 import { chooseModel, modelKey, parseModelKey } from "./model-picker";
 import { queuedMessageIds } from "./queued";
-import { pickStatus, secondsUntil } from "./session-status";
+import { secondsUntil } from "@/components/parts/retry-card";
+import { pickStatus } from "./session-status";
 
 const S = "ses_fffffffffff0aaaaaaaaaaaaaa";
 const id = (n: number) => `msg_${n.toString(16).padStart(12, "0")}00000000000000`;

@@ -15,7 +15,7 @@ import { takesOffer, useDraftOffers } from "./draft";
 import { MentionMenu, useMentionCompletion } from "./mention-menu";
 import { MessageBox } from "./message-box";
 import { type ModelRef, modelKey, useModelChoice } from "./model-picker";
-import { RetryBanner, isRunning } from "./session-status";
+import { isRunning } from "./session-status";
 import { composerMode } from "./slash";
 import type { Status, WithParts } from "./types";
 import { type Draft, useComposerSend } from "./use-composer-send";
@@ -101,7 +101,6 @@ export function Composer({ session, status, messages }: { session: SessionInfo; 
 
   return (
     <div className="sticky bottom-0 z-10 -mx-2 space-y-2 bg-gradient-to-t from-zinc-50 from-70% to-transparent px-2 pt-4 pb-4" data-testid="composer">
-      <RetryBanner status={status} />
       <form
         onSubmit={onSubmit}
         {...drop.form}

@@ -120,7 +120,11 @@ export function AssistantMessageActions({ info, parts }: { info: AssistantMessag
   );
 }
 
-/** "Revert to here" on one part of a reply: that part and what follows are undone. */
+/**
+ * "Revert to here" on one part of a reply: that part and what follows are undone. Shown on
+ * hover, and no Tab stop (a reply has one per part: dozens on the way to the composer); the
+ * keyboard reverts a whole message with the "Revert to here" under it.
+ */
 export function PartRevertButton({ info, part }: { info: AssistantMessage; part: Part }) {
   const actions = useChatActions();
   const revert = useRevert();
@@ -132,6 +136,7 @@ export function PartRevertButton({ info, part }: { info: AssistantMessage; part:
         size="sm"
         className="h-6 px-1.5 text-[11px] text-zinc-400 opacity-0 group-hover/part:opacity-100 focus-visible:opacity-100"
         data-testid="revert-part"
+        tabIndex={-1}
         disabled={actions.busy || revert.isPending}
         title="Undo this part of the reply and everything after it, files included"
         onClick={() => revert.mutate({ sessionId: actions.sessionId, messageId: info.id, partId: part.id })}

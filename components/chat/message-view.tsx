@@ -14,6 +14,7 @@ import { messageMarkdown } from "./revert";
 import { InstructionsLine } from "./instructions-line";
 import { TurnDiff } from "./turn-diff";
 import { QueuedBadge } from "./queued";
+import { RetryActions } from "./retry-actions";
 import type { AssistantMessage, Part, UserMessage, WithParts } from "./types";
 
 /**
@@ -52,7 +53,7 @@ function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
       {groupRetries(parts).map((item) => {
-        if (item.kind === "retries") return <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} />;
+        if (item.kind === "retries") return <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} actions={<RetryActions />} />;
         const { part } = item;
         return reply ? (
           <div key={part.id} className="group/part">

@@ -49,10 +49,10 @@ export function PartView({ part }: { part: Part }) {
 }
 
 /** A message's retry parts as one card, with the root attributes of the first (see lib/retry-parts.ts). */
-export function RetryPartsView({ retries, outcome }: { retries: RetryPart[]; outcome: RetryOutcome | undefined }) {
+export function RetryPartsView({ retries, outcome, actions }: { retries: RetryPart[]; outcome: RetryOutcome | undefined; actions?: ReactNode }) {
   return (
     <div data-part-type="retry" data-part-id={retries[0]?.id} data-retries={retries.length} className="min-w-0">
-      <RetryCard retries={retries} outcome={outcome} />
+      <RetryCard retries={retries} outcome={outcome} actions={actions} />
     </div>
   );
 }

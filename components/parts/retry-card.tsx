@@ -1,16 +1,18 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { formatDateTime } from "@/components/ui/format";
 import type { RetryOutcome, RetryPart } from "@/lib/retry-parts";
 import { Icon } from "./icons";
 
 /**
- * One card for a retried model call, however many attempts failed: the latest failed
- * attempt out of how many are allowed, when the next one starts (counting down while the
- * reply waits) or how it ended, and the last error; earlier attempts on request.
+ * One card for a retried model call, however many attempts failed — the one notice of it,
+ * shown as soon as the first attempt fails: the latest failed attempt out of how many are
+ * allowed, its error, when the next one starts (counting down while the reply waits, with
+ * `actions` — Retry now / Stop retrying in a member's chat) or how it ended; earlier
+ * attempts on request.
  */
-export function RetryCard({ retries, outcome }: { retries: RetryPart[]; outcome: RetryOutcome | undefined }) {
+export function RetryCard({ retries, outcome, actions }: { retries: RetryPart[]; outcome: RetryOutcome | undefined; actions?: ReactNode }) {
   const last = retries[retries.length - 1];
   if (!last) return null;
   const { error } = last;
@@ -24,20 +26,27 @@ export function RetryCard({ retries, outcome }: { retries: RetryPart[]; outcome:
     >
       <Icon name="retry" className="mt-0.5 size-4 text-amber-600" />
       <div className="min-w-0 flex-1">
-        <p className="font-medium text-amber-900">
-          <span data-testid="retry-attempt">
-            Attempt {last.attempt}
-            {last.max ? ` of ${last.max}` : ""} failed
-          </span>
-          {error.statusCode ? <span className="font-normal text-amber-800"> · HTTP {error.statusCode}</span> : null}
-          <span className="font-normal text-amber-800"> · {formatDateTime(last.time.created)}</span>
-        </p>
-        <p data-testid="retry-next" className="text-amber-900">
-          <NextAttempt last={last} outcome={outcome} />
-        </p>
-        <p data-testid="retry-error" className="mt-0.5 break-words text-amber-800">
-          {error.message}
-        </p>
+        {/* Said once when an attempt fails (not the countdown, which changes every second). */}
+        <div role="status" aria-atomic="true">
+          <p className="font-medium text-amber-900">
+            <span data-testid="retry-attempt">
+              Attempt {last.attempt}
+              {last.max ? ` of ${last.max}` : ""} failed
+            </span>
+            {error.statusCode ? <span className="font-normal text-amber-800"> · HTTP {error.statusCode}</span> : null}
+            <span className="font-normal text-amber-800"> · {formatDateTime(last.time.created)}</span>
+          </p>
+          <p data-testid="retry-error" className="mt-0.5 break-words text-amber-800">
+            {error.message}
+          </p>
+        </div>
+        {outcome === "retrying" && last.time.next !== undefined ? (
+          <Waiting next={last.time.next} label={nextLabel(last)} actions={actions} />
+        ) : (
+          <p data-testid="retry-next" className="mt-0.5 text-amber-900">
+            <NextAttempt last={last} outcome={outcome} />
+          </p>
+        )}
         {earlier.length > 0 ? (
           <details className="mt-1.5">
             <summary className="cursor-pointer text-xs font-medium text-amber-800 select-none hover:text-amber-950">
@@ -58,9 +67,15 @@ export function RetryCard({ retries, outcome }: { retries: RetryPart[]; outcome:
   );
 }
 
+/** "attempt 2 of 8": the attempt that comes next. */
+function nextLabel(last: RetryPart): string {
+  return `attempt ${last.attempt + 1}${last.max ? ` of ${last.max}` : ""}`;
+}
+
 function NextAttempt({ last, outcome }: { last: RetryPart; outcome: RetryOutcome | undefined }) {
   const next = last.attempt + 1;
-  const of = last.max ? ` of ${last.max}` : "";
+  // A member's "Stop retrying": no next attempt was made.
+  if (last.time.stopped !== undefined && outcome !== "stopped") return <>Retrying was stopped after {last.attempt === 1 ? "1 attempt" : `${last.attempt} attempts`}.</>;
   switch (outcome) {
     case "recovered":
       return <>Attempt {next} went through.</>;
@@ -69,14 +84,23 @@ function NextAttempt({ last, outcome }: { last: RetryPart; outcome: RetryOutcome
     case "stopped":
       return <>Stopped while retrying.</>;
     case "retrying":
-      return last.time.next === undefined ? <>Retrying…</> : <Countdown next={last.time.next} label={`attempt ${next}${of}`} />;
+      return <>Retrying ({nextLabel(last)})…</>;
     case undefined:
       return null;
   }
 }
 
-/** Whole seconds until `next`, counted down in the browser (nothing is shown before the first tick, so server and browser render alike). */
-function Countdown({ next, label }: { next: number; label: string }) {
+/** Whole seconds left until `next` (rounded up, never negative). */
+export function secondsUntil(next: number, now: number): number {
+  return Math.max(0, Math.ceil((next - now) / 1000));
+}
+
+/**
+ * While the reply waits for its next attempt: whole seconds until `next`, counted down in
+ * the browser (nothing is counted before the first tick, so server and browser render
+ * alike), and the actions while there is still a wait to act on.
+ */
+function Waiting({ next, label, actions }: { next: number; label: string; actions: ReactNode }) {
   const [now, setNow] = useState<number | undefined>(undefined);
   useEffect(() => {
     const tick = () => setNow(Date.now());
@@ -87,13 +111,21 @@ function Countdown({ next, label }: { next: number; label: string }) {
       clearInterval(timer);
     };
   }, []);
-  if (now === undefined) return <>Next try: {label}</>;
-  const seconds = Math.max(0, Math.ceil((next - now) / 1000));
-  return seconds > 0 ? (
+  const seconds = now === undefined ? undefined : secondsUntil(next, now);
+  return (
     <>
-      Next try ({label}) in <span className="tabular-nums">{seconds} s</span>
+      <p data-testid="retry-next" className="mt-0.5 text-amber-900">
+        {seconds === undefined ? (
+          <>Retrying ({label})…</>
+        ) : seconds > 0 ? (
+          <>
+            Retrying in <span className="tabular-nums">{seconds} s</span> ({label})
+          </>
+        ) : (
+          <>Retrying now ({label})…</>
+        )}
+      </p>
+      {seconds !== undefined && seconds > 0 ? actions : null}
     </>
-  ) : (
-    <>Trying again: {label}…</>
   );
 }

@@ -56,7 +56,8 @@ export function Answers({ request, oldest, offersAlways, alwaysId, pending, answ
       </div>
       {oldest ? (
         <p data-testid="permission-keys" className="text-xs text-zinc-600">
-          Keys, when you are not typing: <Kbd>Y</Kbd> or <Kbd>Enter</Kbd> allows once{offersAlways ? <>, <Kbd>A</Kbd> always allows</> : null}, <Kbd>N</Kbd> rejects.
+          Keys, when you are not typing (or the message box is empty): <Kbd>Y</Kbd> or <Kbd>Enter</Kbd> allows once
+          {offersAlways ? <>, <Kbd>A</Kbd> always allows</> : null}, <Kbd>N</Kbd> rejects; <Kbd>Esc</Kbd> comes here, and again rejects.
         </p>
       ) : null}
       {offersAlways ? <AlwaysNote request={request} id={alwaysId} /> : <NeverAlways request={request} />}

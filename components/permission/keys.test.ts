@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FocusTarget, type KeyPress, answerForKey, isTextField, offersAlways } from "./keys";
+import { type FocusTarget, type KeyPress, answerForKey, isTextField, offersAlways, questionEscape } from "./keys";
 
 const body: FocusTarget = { tagName: "BODY", isContentEditable: false };
 const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
@@ -61,6 +61,46 @@ describe("answerForKey", () => {
     }
     expect(answerForKey(press("Enter", { target: { tagName: "DIV", isContentEditable: false } }), always)).toBe("once");
     expect(answerForKey(press("Enter", { target: null }), always)).toBe("once");
+  });
+});
+
+describe("the message box while a question waits", () => {
+  const box = (empty: boolean, listOpen = false): FocusTarget => ({ tagName: "TEXTAREA", isContentEditable: false, messageBox: { empty, listOpen } });
+
+  it("empty, Y / Enter / A / N answer; Shift+Enter and other letters do not", () => {
+    const target = box(true);
+    expect(["y", "Enter", "a", "N"].map((key) => answerForKey(press(key, { target }), always))).toEqual(["once", "once", "always", "reject"]);
+    expect(answerForKey(press("Enter", { target, shiftKey: true }), always)).toBeUndefined();
+    expect(answerForKey(press("x", { target }), always)).toBeUndefined();
+    expect(answerForKey(press("y", { target, ctrlKey: true }), always)).toBeUndefined();
+  });
+
+  it("with text in it (or its completion list open), the keys are text", () => {
+    for (const target of [box(false), box(true, true)]) {
+      for (const key of ["y", "a", "n", "Enter"]) expect(answerForKey(press(key, { target }), always)).toBeUndefined();
+    }
+  });
+});
+
+describe("questionEscape", () => {
+  it("from the message box, full or empty, or the page: go to the question", () => {
+    for (const target of [{ tagName: "TEXTAREA", isContentEditable: false, messageBox: { empty: true, listOpen: false } }, { tagName: "TEXTAREA", isContentEditable: false, messageBox: { empty: false, listOpen: false } }, body, null]) {
+      expect(questionEscape(press("Escape", { target }))).toBe("focus-question");
+    }
+  });
+
+  it("from the question itself: reject it", () => {
+    expect(questionEscape(press("Escape", { target: { tagName: "ARTICLE", isContentEditable: false, inQuestion: true } }))).toBe("reject");
+    expect(questionEscape(press("Escape", { target: { tagName: "BUTTON", isContentEditable: false, inQuestion: true } }))).toBe("reject");
+  });
+
+  it("leaves Escape to a dialog, a list, the box's open completion, another text field; and ignores other keys and handled events", () => {
+    expect(questionEscape(press("Escape", { target: { tagName: "BUTTON", isContentEditable: false, inOverlay: true } }))).toBeUndefined();
+    expect(questionEscape(press("Escape", { target: { tagName: "TEXTAREA", isContentEditable: false, messageBox: { empty: false, listOpen: true } } }))).toBeUndefined();
+    expect(questionEscape(press("Escape", { target: { tagName: "TEXTAREA", isContentEditable: false } }))).toBeUndefined();
+    expect(questionEscape(press("Escape", { defaultPrevented: true }))).toBeUndefined();
+    expect(questionEscape(press("Escape", { ctrlKey: true }))).toBeUndefined();
+    expect(questionEscape(press("y"))).toBeUndefined();
   });
 });
 

@@ -1,8 +1,13 @@
+import { MESSAGE_BOX_ID } from "@/components/ui/keyboard";
+
 /**
  * Single-key answers to the oldest pending permission question: Y or Enter allows it
  * once, A always allows it (when "always" is offered), N rejects it. Only when the key is
- * not meant for something else: no modifier, not typed into a text field, and Enter not
- * pressed on a control that Enter activates itself. Pure, so it is unit-tested.
+ * not meant for something else: no modifier, not typed into a text field — except the
+ * message box while it is empty, where the letter would only start a message — and Enter
+ * not pressed on a control that Enter activates itself. Escape while a question waits
+ * goes to the question, and a second Escape there rejects it: it never stops the turn
+ * (questionEscape). Pure, so it is unit-tested.
  */
 
 export type KeyAnswer = "once" | "always" | "reject";
@@ -23,6 +28,7 @@ export interface KeyPress {
   repeat: boolean;
   isComposing: boolean;
   defaultPrevented: boolean;
+  shiftKey?: boolean;
   /** The focused element (the event's target). */
   target: FocusTarget | null;
 }
@@ -34,6 +40,12 @@ export interface FocusTarget {
   /** The `type` of an <input>, the `role` attribute of anything. */
   type?: string | undefined;
   role?: string | null | undefined;
+  /** Set when this is the chat's message box: whether nothing is typed in it, whether its completion list is open. */
+  messageBox?: { empty: boolean; listOpen: boolean } | undefined;
+  /** Whether it is the oldest question's card or inside it. */
+  inQuestion?: boolean | undefined;
+  /** Whether it is inside a dialog, a menu or a list, which own their Escape. */
+  inOverlay?: boolean | undefined;
 }
 
 const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number", "date", "datetime-local", "month", "time", "week"]);
@@ -54,10 +66,13 @@ export function isTextField(target: FocusTarget | null): boolean {
 export function answerForKey(press: KeyPress, options: { always: boolean }): KeyAnswer | undefined {
   if (press.defaultPrevented || press.repeat || press.isComposing) return undefined;
   if (press.altKey || press.ctrlKey || press.metaKey) return undefined;
-  if (isTextField(press.target)) return undefined;
+  const emptyBox = press.target?.messageBox?.empty === true && !press.target.messageBox.listOpen;
+  if (!emptyBox && isTextField(press.target)) return undefined;
   switch (press.key) {
     case "Enter": {
       const target = press.target;
+      if (press.shiftKey) return undefined;
+      if (emptyBox) return "once";
       if (target && (ENTER_CONTROLS.has(target.tagName.toUpperCase()) || (target.role && ENTER_ROLES.has(target.role)))) return undefined;
       return "once";
     }
@@ -75,19 +90,49 @@ export function answerForKey(press: KeyPress, options: { always: boolean }): Key
   }
 }
 
-/** A DOM key event as a KeyPress. */
-export function keyPress(event: KeyboardEvent): KeyPress {
+/**
+ * What Escape does while a question waits: from the question (its card or a control in it)
+ * it rejects it; from anywhere else — the message box above all — it moves focus to the
+ * question. Never anything else: the turn is stopped by the Stop button or Ctrl/⌘+. only.
+ * Undefined where Escape is someone else's: a dialog, menu or list, an open completion list
+ * of the message box, or a handled event.
+ */
+export function questionEscape(press: KeyPress): "reject" | "focus-question" | undefined {
+  if (press.key !== "Escape" || press.defaultPrevented || press.repeat || press.isComposing) return undefined;
+  if (press.altKey || press.ctrlKey || press.metaKey || press.shiftKey) return undefined;
+  const target = press.target;
+  if (target?.inQuestion) return "reject";
+  if (target?.inOverlay || target?.messageBox?.listOpen) return undefined;
+  // Another text field (editing a message, say) keeps its own Escape.
+  if (target && !target.messageBox && isTextField(target)) return undefined;
+  return "focus-question";
+}
+
+const OVERLAY = 'dialog, [role="dialog"], [role="alertdialog"], [role="menu"], [role="listbox"]';
+
+/** A DOM key event as a KeyPress; `question`: the oldest question's card, if it is shown. */
+export function keyPress(event: KeyboardEvent, question?: Element | null): KeyPress {
   const element = event.target instanceof HTMLElement ? event.target : null;
+  const box = element instanceof HTMLTextAreaElement && element.id === MESSAGE_BOX_ID ? element : null;
   return {
     key: event.key,
     altKey: event.altKey,
     ctrlKey: event.ctrlKey,
     metaKey: event.metaKey,
+    shiftKey: event.shiftKey,
     repeat: event.repeat,
     isComposing: event.isComposing,
     defaultPrevented: event.defaultPrevented,
     target: element
-      ? { tagName: element.tagName, isContentEditable: element.isContentEditable, type: element instanceof HTMLInputElement ? element.type : undefined, role: element.getAttribute("role") }
+      ? {
+          tagName: element.tagName,
+          isContentEditable: element.isContentEditable,
+          type: element instanceof HTMLInputElement ? element.type : undefined,
+          role: element.getAttribute("role"),
+          messageBox: box ? { empty: box.value === "", listOpen: box.hasAttribute("aria-controls") } : undefined,
+          inQuestion: question ? question.contains(element) : false,
+          inOverlay: element.closest(OVERLAY) !== null,
+        }
       : null,
   };
 }

@@ -144,7 +144,9 @@ export function PermissionCard(props: PermissionCardProps) {
       data-request-id={request.id}
       data-oldest={oldest ? "true" : undefined}
       data-inline={inline ? "true" : undefined}
-      className="overflow-hidden rounded-xl border border-amber-300 bg-white shadow-sm ring-4 ring-amber-100"
+      // Escape brings the focus here (not a Tab stop of its own: its buttons are).
+      tabIndex={-1}
+      className="overflow-hidden rounded-xl border border-amber-300 bg-white shadow-sm ring-4 ring-amber-100 focus:outline-2 focus:outline-offset-2 focus:outline-amber-600"
     >
       <header className="flex items-center gap-2.5 border-b border-amber-100 bg-amber-50/70 px-4 py-2.5">
         <span className="grid size-7 shrink-0 place-items-center rounded-lg bg-amber-100 text-amber-700">

@@ -1,14 +1,14 @@
 "use client";
 
-import { type ReactNode, useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
+import { type ReactNode, useCallback, useMemo, useRef, useState } from "react";
 import type { WithParts } from "@/components/chat/types";
 import { Icon } from "@/components/parts/icons";
 import { ErrorNotice, errorMessage } from "@/components/ui/feedback";
 import { type InlineQuestions, InlineQuestionsContext, toolKey } from "./inline";
 import { useMayBypassPolicy } from "./always";
-import { ANSWER_KEYS, answerForKey, keyPress, offersAlways } from "./keys";
-import { type CardHandle, PermissionCard, askedTo } from "./permission-card";
-import { inView } from "./reveal";
+import { ANSWER_KEYS, offersAlways } from "./keys";
+import { PermissionCard, askedTo } from "./permission-card";
+import { useQuestionKeys } from "./use-question-keys";
 import { type PermissionRequest, usePermissionRequests } from "./use-permission-requests";
 
 /** What a screen reader is told of the oldest question. */
@@ -18,9 +18,12 @@ export function announcement(request: PermissionRequest | undefined, mayBypassPo
   return `Permission needed. ${askedTo(request.permission)}: ${request.patterns.join(", ")}. Press ${keys.join(", ")}.`;
 }
 
-/** Whether a dialog is open over the page: keys are then the dialog's. */
-function dialogOpen(): boolean {
-  return document.querySelector('[aria-modal="true"], dialog[open]') !== null;
+/** The marker of a page where a question waits (on the always-present announcement). */
+const WAITING_ATTRIBUTE = "data-question-waiting";
+
+/** Whether a permission question waits on this page: Escape then never stops the turn (use-session-keyboard.ts). */
+export function questionWaiting(): boolean {
+  return document.querySelector(`[${WAITING_ATTRIBUTE}]`) !== null;
 }
 
 /** The question to bring into view, and in which place; `seq` counts the wishes. */
@@ -66,29 +69,7 @@ export function PermissionPrompt({ sessionId, messages, children }: { sessionId:
     return true;
   }, []);
 
-  const handles = useRef(new Map<string, CardHandle>());
-  const bind = useCallback((requestId: string, handle: CardHandle | null) => {
-    if (handle) handles.current.set(requestId, handle);
-    else handles.current.delete(requestId);
-  }, []);
-
-  // Single keys answer the oldest question, when it can be seen.
-  const onKey = useEffectEvent((event: KeyboardEvent) => {
-    if (!oldest) return;
-    const given = answerForKey(keyPress(event), { always: offersAlways(oldest, mayBypassPolicy) });
-    if (!given || dialogOpen()) return;
-    const handle = handles.current.get(oldest.id);
-    if (handle && !handle.keys) return;
-    event.preventDefault();
-    if (handle && inView(handle.element)) handle.answer(given);
-    else setTarget((current) => ({ ...current, seq: current.seq + 1 }));
-  });
-  const asking = oldest !== undefined;
-  useEffect(() => {
-    if (!asking) return;
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [asking]);
+  const bind = useQuestionKeys(oldest, mayBypassPolicy, () => setTarget((current) => ({ ...current, seq: current.seq + 1 })));
 
   const cardProps = useCallback(
     (request: PermissionRequest) => ({
@@ -115,7 +96,7 @@ export function PermissionPrompt({ sessionId, messages, children }: { sessionId:
   return (
     <InlineQuestionsContext value={questions}>
       {children}
-      <p role="status" aria-live="polite" aria-atomic="true" data-testid="permission-announcement" className="sr-only">
+      <p role="status" aria-live="polite" aria-atomic="true" data-testid="permission-announcement" {...{ [WAITING_ATTRIBUTE]: oldest ? "" : undefined }} className="sr-only">
         {announcement(oldest, mayBypassPolicy)}
       </p>
       {below.length > 0 || notices.length > 0 || error ? (

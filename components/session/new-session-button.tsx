@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { takeDeferredShortcut } from "@/components/ui/deferred-shortcut";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
@@ -37,6 +38,12 @@ export function NewSessionButton() {
     }),
   );
   const list = projects.data ?? [];
+  // Ctrl/⌘+Shift+O pressed on a page without this button led here: it is pressed now, in the preselected project.
+  const firstProject = projects.data?.[0]?.id;
+  const { mutate } = create;
+  useEffect(() => {
+    if (firstProject && takeDeferredShortcut("new-session")) mutate({ projectId: firstProject });
+  }, [firstProject, mutate]);
   return (
     <div className="flex flex-col items-end gap-1">
       <div className="flex flex-wrap items-center justify-end gap-2">
@@ -83,6 +90,7 @@ export function NewSessionButton() {
         <Button
           variant="primary"
           data-testid="new-session"
+          aria-keyshortcuts="Control+Shift+O Meta+Shift+O"
           disabled={!projectId || create.isPending}
           title={projects.isSuccess && !projectId ? "No project in this team yet" : undefined}
           onClick={() => projectId && create.mutate(baseBranch ? { projectId, branch: baseBranch } : { projectId })}

@@ -5,15 +5,18 @@ import { useEffect, useRef } from "react";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { announce } from "@/components/ui/announce";
-import { stopsReply } from "@/components/ui/keyboard";
+import { questionWaiting } from "@/components/permission/permission-prompt";
+import { abortShortcut, stopsReply } from "@/components/ui/keyboard";
 import { focusMessageBox } from "@/components/ui/shortcut-help";
 import { replyAnnouncement } from "./reply-announcement";
 
 /**
  * The session page's keyboard and screen-reader behaviour: the message box is focused when
  * the session opens (on devices with a fine pointer: on a phone that would pop the
- * keyboard over the conversation), Escape stops the agent while it works, and the end
- * of every reply — finished, stopped or failed — is announced.
+ * keyboard over the conversation), Escape stops the agent while it works — unless a
+ * permission question waits: Escape then goes to the question (PermissionPrompt) — and
+ * Ctrl/⌘+. stops it in any case, and the end of every reply — finished, stopped or failed
+ * — is announced.
  */
 export function useSessionKeyboard({ sessionId, ready, status, messages }: { sessionId: string; ready: boolean; status: Status; messages: readonly WithParts[] }): void {
   const trpc = useTRPC();
@@ -34,7 +37,8 @@ export function useSessionKeyboard({ sessionId, ready, status, messages }: { ses
   useEffect(() => {
     if (!running) return;
     const onKeyDown = (event: KeyboardEvent) => {
-      if (!stopsReply(event, event.target instanceof Element ? event.target : null, true)) return;
+      const target = event.target instanceof Element ? event.target : null;
+      if (!abortShortcut(event, true) && !stopsReply(event, target, true, questionWaiting())) return;
       event.preventDefault();
       announce("Stopping the agent…");
       abort({ sessionId });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FocusTarget, type KeyInput, globalShortcut, isTypingTarget, stopsReply } from "./keyboard";
+import { type FocusTarget, type KeyInput, SHORTCUTS, abortShortcut, globalShortcut, isTypingTarget, stopsReply } from "./keyboard";
 
 const key = (k: string, extra: Partial<KeyInput> = {}): KeyInput => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, defaultPrevented: false, ...extra });
 const element = (tagName: string, extra: Partial<FocusTarget> = {}, overlay = false): FocusTarget => ({
@@ -54,5 +54,36 @@ describe("stopsReply", () => {
     expect(stopsReply(key("Escape", { defaultPrevented: true }), element("TEXTAREA"), true)).toBe(false);
     expect(stopsReply(key("Escape", { isComposing: true }), element("TEXTAREA"), true)).toBe(false);
     expect(stopsReply(key("Escape", { ctrlKey: true }), element("BODY"), true)).toBe(false);
+  });
+});
+
+describe("issue 33: search, new session, the stop key, and Escape while a question waits", () => {
+  it("Ctrl/⌘+K searches and Ctrl/⌘+Shift+O starts a session, from the page and from a text field, not from a dialog", () => {
+    for (const target of [element("BODY"), element("TEXTAREA"), element("INPUT", { type: "search" })]) {
+      expect(globalShortcut(key("k", { ctrlKey: true }), target)).toBe("search");
+      expect(globalShortcut(key("k", { metaKey: true }), target)).toBe("search");
+      expect(globalShortcut(key("O", { ctrlKey: true, shiftKey: true }), target)).toBe("new-session");
+      expect(globalShortcut(key("O", { metaKey: true, shiftKey: true }), target)).toBe("new-session");
+    }
+    expect(globalShortcut(key("k"), element("BODY"))).toBeUndefined();
+    expect(globalShortcut(key("k", { ctrlKey: true, shiftKey: true }), element("BODY"))).toBeUndefined();
+    expect(globalShortcut(key("o", { ctrlKey: true }), element("BODY"))).toBeUndefined();
+    expect(globalShortcut(key("k", { ctrlKey: true, altKey: true }), element("BODY"))).toBeUndefined();
+    expect(globalShortcut(key("k", { ctrlKey: true }), element("BUTTON", {}, true))).toBeUndefined();
+    expect(globalShortcut(key("k", { ctrlKey: true, defaultPrevented: true }), element("BODY"))).toBeUndefined();
+  });
+
+  it("Escape never stops the reply while a question waits; Ctrl/⌘+. stops it in any case while it runs", () => {
+    expect(stopsReply(key("Escape"), element("TEXTAREA"), true, true)).toBe(false);
+    expect(stopsReply(key("Escape"), element("TEXTAREA"), true, false)).toBe(true);
+    expect(abortShortcut(key(".", { ctrlKey: true }), true)).toBe(true);
+    expect(abortShortcut(key(".", { metaKey: true }), true)).toBe(true);
+    expect(abortShortcut(key(".", { ctrlKey: true }), false)).toBe(false);
+    expect(abortShortcut(key("."), true)).toBe(false);
+  });
+
+  it("the help lists every shortcut: the answers to a question, search, new session and the stop key", () => {
+    const listed = SHORTCUTS.map((s) => s.keys.join("+"));
+    for (const keys of ["Y", "A", "N", "Enter", "Esc", "Ctrl/⌘+K", "Ctrl/⌘+Shift+O", "Ctrl/⌘+.", "/", "?"]) expect(listed).toContain(keys);
   });
 });

@@ -13,10 +13,18 @@ export interface Shortcut {
   description: string;
 }
 
-/** What the "?" help lists. */
+/** What the "?" help lists: every shortcut of the app. */
 export const SHORTCUTS: Shortcut[] = [
   { keys: ["/"], description: "Focus the message box" },
-  { keys: ["Esc"], description: "Stop the agent's reply while it works" },
+  { keys: ["Ctrl/⌘", "K"], description: "Search sessions (the search box of the page, else the session list's)" },
+  { keys: ["Ctrl/⌘", "Shift", "O"], description: "Start a new session" },
+  { keys: ["Esc"], description: "Stop the agent's reply while it works — while a question waits, go to the question instead" },
+  { keys: ["Ctrl/⌘", "."], description: "Stop the agent's reply, also while a question waits" },
+  { keys: ["Y"], description: "Allow the waiting question once (from the question, the page or an empty message box)" },
+  { keys: ["Enter"], description: "Allow the waiting question once, as Y (on a focused button: that button)" },
+  { keys: ["A"], description: "Always allow the waiting question, when offered" },
+  { keys: ["N"], description: "Reject the waiting question" },
+  { keys: ["Esc", "Esc"], description: "On the waiting question: reject it" },
   { keys: ["Enter"], description: "Send the message" },
   { keys: ["Shift", "Enter"], description: "New line in the message" },
   { keys: ["/"], description: "In an empty message box: the command menu (↑ ↓ move, Tab completes, Enter runs, Esc closes)" },
@@ -31,6 +39,7 @@ export interface KeyInput {
   ctrlKey: boolean;
   metaKey: boolean;
   altKey: boolean;
+  shiftKey?: boolean;
   defaultPrevented: boolean;
   isComposing?: boolean;
 }
@@ -65,17 +74,39 @@ function plain(event: KeyInput): boolean {
   return !event.ctrlKey && !event.metaKey && !event.altKey && !event.defaultPrevented && event.isComposing !== true;
 }
 
-export type GlobalShortcut = "focus-message-box" | "show-help";
+export type GlobalShortcut = "focus-message-box" | "show-help" | "search" | "new-session";
 
-/** "/" focuses the message box and "?" opens the help, unless typed into a field. */
+/** Ctrl (⌘ on a Mac) with `key`, and Shift when `shift`: no other modifier, nothing handled. */
+function command(event: KeyInput, key: string, shift: boolean): boolean {
+  if (event.defaultPrevented || event.isComposing === true || event.altKey) return false;
+  return (event.ctrlKey || event.metaKey) && Boolean(event.shiftKey) === shift && event.key.toLowerCase() === key;
+}
+
+/**
+ * "/" focuses the message box and "?" opens the help, unless typed into a field;
+ * Ctrl/⌘+K searches and Ctrl/⌘+Shift+O starts a new session from anywhere (a text field
+ * included) but a dialog or menu.
+ */
 export function globalShortcut(event: KeyInput, target: FocusTarget | null): GlobalShortcut | undefined {
-  if (!plain(event) || isTypingTarget(target) || inOverlay(target)) return undefined;
+  if (inOverlay(target)) return undefined;
+  if (command(event, "k", false)) return "search";
+  if (command(event, "o", true)) return "new-session";
+  if (!plain(event) || isTypingTarget(target)) return undefined;
   if (event.key === "/") return "focus-message-box";
   if (event.key === "?") return "show-help";
   return undefined;
 }
 
-/** Escape stops a running reply from anywhere on the session page (the message box too), but not from a dialog or menu. */
-export function stopsReply(event: KeyInput, target: FocusTarget | null, running: boolean): boolean {
-  return running && event.key === "Escape" && plain(event) && !inOverlay(target);
+/**
+ * Escape stops a running reply from anywhere on the session page (the message box too), but
+ * not from a dialog or menu, and never while a permission question waits (`asking`: Escape
+ * then goes to the question, components/permission/keys.ts).
+ */
+export function stopsReply(event: KeyInput, target: FocusTarget | null, running: boolean, asking = false): boolean {
+  return running && !asking && event.key === "Escape" && plain(event) && !inOverlay(target);
+}
+
+/** Ctrl/⌘+. stops a running reply from anywhere, a waiting question or not: the dedicated stop key. */
+export function abortShortcut(event: KeyInput, running: boolean): boolean {
+  return running && command(event, ".", false);
 }

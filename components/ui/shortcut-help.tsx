@@ -1,7 +1,9 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { Fragment, useEffect, useState } from "react";
 import { Button } from "./button";
+import { type DeferredShortcut, deferShortcut } from "./deferred-shortcut";
 import { MESSAGE_BOX_ID, SHORTCUTS, globalShortcut } from "./keyboard";
 import { useModalDialog } from "./use-modal-dialog";
 
@@ -13,19 +15,46 @@ export function focusMessageBox(): boolean {
   return true;
 }
 
+/** Focuses the page's search box, if it has one; returns whether it did. */
+function focusSearchBox(): boolean {
+  const box = document.querySelector<HTMLInputElement>('input[type="search"]');
+  if (!box) return false;
+  box.focus();
+  box.select();
+  return true;
+}
+
+/** Presses the page's "New session", if it has one that can be pressed; returns whether it did. */
+function pressNewSession(): boolean {
+  const button = document.querySelector<HTMLButtonElement>('[data-testid="new-session"]');
+  if (!button || button.disabled) return false;
+  button.click();
+  return true;
+}
+
 /**
- * The app-wide single-key shortcuts ("/" focuses the message box, "?" opens this help)
- * and the help itself, a modal <dialog> listing every shortcut (keyboard.ts SHORTCUTS).
- * Rendered once, in the root layout.
+ * The app-wide shortcuts ("/" focuses the message box, "?" opens this help, Ctrl/⌘+K
+ * searches, Ctrl/⌘+Shift+O starts a new session: on a page without a search box or a "New
+ * session" button, on the session list) and the help itself, a modal <dialog> listing
+ * every shortcut (keyboard.ts SHORTCUTS). Rendered once, in the root layout.
  */
 export function KeyboardShortcuts() {
   const [open, setOpen] = useState(false);
   const { ref, titleId } = useModalDialog(open);
+  const router = useRouter();
 
   useEffect(() => {
+    const elsewhere = (name: DeferredShortcut) => {
+      deferShortcut(name);
+      router.push("/");
+    };
     const onKeyDown = (event: KeyboardEvent) => {
       const shortcut = globalShortcut(event, event.target instanceof Element ? event.target : null);
-      if (shortcut === "show-help") {
+      if (shortcut === "search" || shortcut === "new-session") {
+        // Taken from the browser (its own Ctrl+K, Ctrl+Shift+O) wherever it is done.
+        event.preventDefault();
+        if (shortcut === "search" ? !focusSearchBox() : !pressNewSession()) elsewhere(shortcut);
+      } else if (shortcut === "show-help") {
         event.preventDefault();
         setOpen(true);
       } else if (shortcut === "focus-message-box" && focusMessageBox()) {
@@ -35,7 +64,7 @@ export function KeyboardShortcuts() {
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, []);
+  }, [router]);
 
   return (
     <dialog
@@ -59,7 +88,7 @@ export function KeyboardShortcuts() {
                 <dt className="text-zinc-600">{shortcut.description}</dt>
                 <dd className="flex shrink-0 items-center gap-1 text-xs text-zinc-500">
                   {shortcut.keys.map((key, index) => (
-                    <Fragment key={key}>
+                    <Fragment key={`${index}:${key}`}>
                       {index > 0 ? <span aria-hidden="true">+</span> : null}
                       <kbd className="rounded-md bg-zinc-100 px-1.5 py-0.5 font-mono font-medium text-zinc-800 ring-1 ring-zinc-300 ring-inset">{key}</kbd>
                     </Fragment>

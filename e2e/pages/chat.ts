@@ -10,8 +10,8 @@ export interface Recording {
   firstSeen: Record<string, { type: string; role: string | undefined; status: string | undefined }>;
   /** The session statuses shown, in order. */
   statuses: string[];
-  /** Every distinct text of the retry banner. */
-  banners: string[];
+  /** The most countdowns to a retry ("retrying in N s") shown at once anywhere on the page: one is right. */
+  retryNotices: number;
   /** Every distinct text of the retry card's next-attempt line (the transcript's retry card). */
   retryCards: string[];
   /** Per text part id, every distinct text it showed. */
@@ -31,7 +31,7 @@ export class Chat {
   readonly send: Locator;
   readonly stop: Locator;
   readonly status: Locator;
-  readonly retryBanner: Locator;
+  readonly retryCard: Locator;
   readonly modelPicker: Locator;
   readonly error: Locator;
   readonly messages: Locator;
@@ -42,7 +42,7 @@ export class Chat {
     this.send = page.getByTestId("send-button");
     this.stop = page.getByTestId("stop-button");
     this.status = page.getByTestId("session-status");
-    this.retryBanner = page.getByTestId("retry-banner");
+    this.retryCard = page.getByTestId("retry-card");
     this.modelPicker = page.getByTestId("model-picker");
     this.error = page.getByTestId("composer-error");
     this.messages = page.getByTestId("message");
@@ -82,11 +82,11 @@ export class Chat {
 
   /**
    * Starts recording, in the page, every change of tool states, parts, text parts and the
-   * retry banner (a MutationObserver sees each committed render). Reset by a reload.
+   * retry notices (a MutationObserver sees each committed render). Reset by a reload.
    */
   async record(): Promise<void> {
     await this.page.evaluate(() => {
-      const recording: Recording = { tools: {}, firstSeen: {}, statuses: [], banners: [], retryCards: [], texts: {} };
+      const recording: Recording = { tools: {}, firstSeen: {}, statuses: [], retryNotices: 0, retryCards: [], texts: {} };
       window.__chatRecording = recording;
       const take = () => {
         const status = document.querySelector<HTMLElement>('[data-testid="session-status"]')?.dataset.status;
@@ -107,8 +107,12 @@ export class Chat {
             if (log[log.length - 1] !== text) log.push(text);
           }
         }
-        const banner = document.querySelector('[data-testid="retry-banner"]')?.textContent;
-        if (banner && recording.banners[recording.banners.length - 1] !== banner) recording.banners.push(banner);
+        // Every countdown to a retry on the page: the innermost elements saying "retrying in N s".
+        const countdown = /retrying in \d+ ?s/i;
+        const countdowns = [...document.querySelectorAll("body *")].filter(
+          (el) => countdown.test(el.textContent ?? "") && ![...el.children].some((child) => countdown.test(child.textContent ?? "")),
+        ).length;
+        recording.retryNotices = Math.max(recording.retryNotices, countdowns);
         const card = document.querySelector('[data-testid="retry-card"] [data-testid="retry-next"]')?.textContent;
         if (card && recording.retryCards[recording.retryCards.length - 1] !== card) recording.retryCards.push(card);
       };

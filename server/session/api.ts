@@ -20,3 +20,4 @@ export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
 export { list as versions, switchTo as switchVersion, VersionsInput, SwitchInput as SwitchVersionInput, type VersionPoint, type VersionEntry } from "./versions";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";
+export { retryNow, stopRetrying, RetryControlInput } from "./retry-control";

@@ -211,8 +211,11 @@ export const RetryPart = PartBase.extend({
   /** How many attempts the call may make in all (absent on parts stored before it was kept). */
   max: z.number().int().positive().optional(),
   error: APIError,
-  /** created: when the attempt failed; next: when the next attempt starts. */
-  time: z.object({ created: z.number(), next: z.number().optional() }),
+  /**
+   * created: when the attempt failed; next: when the next attempt starts (now, when a member
+   * asked to retry at once); stopped: when a member stopped retrying instead (no next attempt).
+   */
+  time: z.object({ created: z.number(), next: z.number().optional(), stopped: z.number().optional() }),
 });
 
 export const CompactionPart = PartBase.extend({

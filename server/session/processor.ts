@@ -8,7 +8,6 @@ import * as Event from "./events";
 import type { LlmEvent, StreamHandle } from "./llm";
 import type { AssistantMessage, MessageError, Part, PartOf, ToolPart } from "./message";
 import { DEFAULT_MAX_ATTEMPTS, delay, retryable } from "./retry";
-import { sleep } from "../abort";
 import * as Status from "./status";
 import * as Store from "./store";
 import { type Prices, addCost, addTokens, cost as costOf, tokens as tokensOf } from "./usage";
@@ -193,33 +192,47 @@ export class Processor {
       const classified = this.turn.abort.aborted ? aborted(this.turn.abort) : classify(error, this.message.providerId);
       const reason = retryable(classified);
       if (reason === undefined || attempt >= max || this.turn.abort.aborted) return this.fail(classified);
-      if (!(await this.waitToRetry(attempt, max, classified, reason))) return this.fail(aborted(this.turn.abort));
+      const waited = await this.waitToRetry(attempt, max, classified, reason);
+      if (waited === "aborted") return this.fail(aborted(this.turn.abort));
+      // "Stop retrying": the failed attempt's error is the turn's.
+      if (waited === "stopped") return this.fail(classified);
     }
   }
 
-  /** Before another attempt: drop the failed one, record the retry, wait. False when aborted meanwhile. */
-  private async waitToRetry(attempt: number, max: number, error: MessageError, reason: string): Promise<boolean> {
+  /**
+   * Before another attempt: drop the failed one, record the retry, wait — until the timer
+   * runs out, a member asks to retry now (the part's `next` becomes now) or to stop
+   * retrying (the part records it), or the turn is aborted.
+   */
+  private async waitToRetry(attempt: number, max: number, error: MessageError, reason: string): Promise<"retry" | "stopped" | "aborted"> {
     const wait = delay(attempt, error, this.now());
     await this.discardAttempt();
     const now = this.now();
-    await this.savePart({
+    const part: PartOf<"retry"> = {
       ...this.base(),
       type: "retry",
       attempt,
       max,
       error: error.name === "APIError" ? error : { name: "APIError", message: reason, isRetryable: true },
       time: { created: now, next: now + wait },
-    });
+    };
+    await this.savePart(part);
     const sessionId = this.message.sessionId;
     await Status.set(this.services, this.turn.teamId, sessionId, { type: "retry", attempt, message: reason, next: now + wait });
+    let ended;
     try {
-      await sleep(wait, this.turn.abort);
+      ended = await this.services.runners.waitToRetry(sessionId, wait, this.turn.abort);
     } catch {
       // The wait was aborted: the turn ends as aborted.
-      return false;
+      return "aborted";
     }
+    if (ended === "stop") {
+      await this.savePart({ ...part, time: { created: now, stopped: this.now() } });
+      return "stopped";
+    }
+    if (ended === "now") await this.savePart({ ...part, time: { created: now, next: this.now() } });
     await Status.set(this.services, this.turn.teamId, sessionId, { type: "busy" });
-    return true;
+    return "retry";
   }
 
   private fail(error: MessageError): void {

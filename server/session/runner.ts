@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { define, is } from "../bus/bus";
 import type { Bus, Envelope } from "../bus/bus";
+import { sleep } from "../abort";
 import type { RunLock } from "./lock";
 import { Part } from "./message";
 
@@ -10,6 +11,16 @@ import { Part } from "./message";
  * asked on any instance is published and stops the runner wherever it runs.
  */
 export const AbortRequested = define("runner.abort", z.object({ sessionId: z.string() }), { audience: [] });
+/**
+ * A member asked the waiting retry of a session's model call to start at once ("now") or
+ * to end the turn with the failed attempt's error ("stop"): published, so the instance
+ * whose processor waits acts on it (server/session/retry-control.ts).
+ */
+export const RetryRequested = define("runner.retry", z.object({ sessionId: z.string(), action: z.enum(["now", "stop"]) }), { audience: [] });
+export type RetryAction = z.infer<typeof RetryRequested.schema>["action"];
+/** How a wait before a retry ended: its timer ran out, or a member asked (RetryRequested). */
+export type RetryWaitEnd = "timer" | RetryAction;
+
 /**
  * A live stream (re)connected and needs the full state of what the runners of these
  * sessions are streaming now: whichever instance runs one answers with `Synced`, addressed
@@ -58,6 +69,8 @@ export class Runners {
   /** Failed runs in a row, per session. */
   private readonly failures = new Map<string, number>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** The retry waits of this process, per session: what settles each (the first request wins). */
+  private readonly retryWaits = new Map<string, (action: RetryAction) => void>();
   private draining = false;
 
   constructor(bus: Bus) {
@@ -65,6 +78,8 @@ export class Runners {
       if (event.name === AbortRequested.name) {
         const { sessionId } = AbortRequested.schema.parse(event.payload);
         this.running.get(sessionId)?.abort.abort("Aborted by the user");
+      } else if (is(event, RetryRequested)) {
+        this.controlRetry(event.payload.sessionId, event.payload.action);
       } else if (is(event, SyncRequested)) {
         this.sync(bus, event.payload, event.scope.teamId);
       }
@@ -85,6 +100,39 @@ export class Runners {
       if (request.instance === bus.instanceId) bus.deliver({ id: randomUUID(), name: Synced.name, payload, scope, time: Date.now() });
       else bus.publish(Synced, payload, scope, { trusted: true });
     }
+  }
+
+  /**
+   * The wait before the next attempt of a session's failed model call: "timer" when it ran
+   * out, "now" or "stop" when a member asked meanwhile (controlRetry, from any instance). A
+   * request that comes in the same tick as the timer still counts, so an accepted "stop"
+   * is never followed by another attempt. Rejects with an AbortError when `signal` aborts.
+   */
+  async waitToRetry(sessionId: string, ms: number, signal: AbortSignal): Promise<RetryWaitEnd> {
+    const cut = new AbortController();
+    let asked: RetryAction | undefined;
+    const settle = (action: RetryAction) => {
+      if (asked) return;
+      asked = action;
+      cut.abort();
+    };
+    this.retryWaits.set(sessionId, settle);
+    try {
+      await sleep(ms, AbortSignal.any([signal, cut.signal]));
+    } catch (error) {
+      if (signal.aborted || !asked) throw error;
+    } finally {
+      if (this.retryWaits.get(sessionId) === settle) this.retryWaits.delete(sessionId);
+    }
+    return asked ?? "timer";
+  }
+
+  /** Settle the session's retry wait in this process, if one waits here: true when it did. */
+  controlRetry(sessionId: string, action: RetryAction): boolean {
+    const settle = this.retryWaits.get(sessionId);
+    if (!settle) return false;
+    settle(action);
+    return true;
   }
 
   get(sessionId: string): Runner | undefined {

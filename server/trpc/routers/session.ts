@@ -22,6 +22,9 @@ export const sessionRouter = router({
   unshare: procedure.input(ById).mutation(({ ctx, input }) => Session.unshare(ctx, input.sessionId)),
   prompt: workProcedure.input(Session.PromptInput).mutation(({ ctx, input }) => Session.prompt(ctx, input)),
   abort: procedure.input(ById).mutation(({ ctx, input }) => Session.abort(ctx, input.sessionId)),
+  /** A failed model call waiting for its next attempt: make it now, or make no more (the turn ends with its error). */
+  retryNow: procedure.input(Session.RetryControlInput).mutation(({ ctx, input }) => Session.retryNow(ctx, input.sessionId)),
+  stopRetrying: procedure.input(Session.RetryControlInput).mutation(({ ctx, input }) => Session.stopRetrying(ctx, input.sessionId)),
   revert: procedure.input(Session.RevertInput).mutation(({ ctx, input }) => Session.revert(ctx, input)),
   unrevert: procedure.input(Session.UnrevertInput).mutation(({ ctx, input }) => Session.unrevert(ctx, input)),
   /** The points of the conversation with earlier versions (an edit, a regenerate), and switching to one, files included. */
