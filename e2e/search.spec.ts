@@ -51,3 +51,31 @@ test("acceptance 1: search in the list finds a session by a word only in a tool 
   await expect(dashboard.rows).toHaveCount(1);
   await expect(dashboard.row(found.title).getByTestId("search-snippet").locator("mark")).toHaveText([word]);
 });
+
+test("the session sidebar searches too: a word only in a tool output finds the session, and its hit opens it", async ({ page, seed }) => {
+  const word = `quokka${tag()}`;
+  const found = await seed.session({ title: `Sidebar find ${tag()}` });
+  const user = await seed.userMessage(found.id, [{ type: "text", text: "list the files" }]);
+  await seed.assistantMessage(found.id, user.id, [
+    {
+      type: "tool",
+      callId: "call_1",
+      tool: "bash",
+      state: { status: "completed", input: { command: "ls" }, output: `README.md\n${word}.txt\n`, title: "ls", metadata: {}, time: { start: 1, end: 2 } },
+    },
+  ]);
+  const here = await seed.session({ title: `Where I am ${tag()}` });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`/sessions/${here.id}`);
+  const sidebar = page.getByTestId("session-sidebar");
+  await sidebar.getByTestId("search-box").fill(word);
+  const hits = sidebar.getByTestId("sidebar-search-hit");
+  await expect(hits).toHaveCount(1);
+  await expect(hits.first()).toHaveAttribute("data-session-id", found.id);
+  await expect(hits.first().getByTestId("search-snippet").locator("mark").first()).toContainText(word);
+  await hits.first().getByRole("link").click();
+  await page.waitForURL(`**/sessions/${found.id}`);
+  // Emptied, the field gives the sidebar's list back.
+  await sidebar.getByTestId("search-box").fill("");
+  await expect(sidebar.getByTestId("sidebar-project").first()).toBeVisible();
+});

@@ -7,6 +7,7 @@ import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { useSidebarCollapsed } from "./collapsed";
 import { useSeen } from "./seen";
+import { SidebarSearch } from "./sidebar-search";
 import { SidebarTree } from "./sidebar-tree";
 import { type SidebarData, type SidebarSession, useSidebar } from "./use-sidebar";
 
@@ -30,17 +31,21 @@ export function SessionSidebar({ viewerId }: { viewerId: string | undefined }) {
     if (open) mark(open.id, open.updated);
   }, [open?.id, open?.updated, open, mark]);
 
-  const body = error ? (
-    <ErrorNotice title="Could not load sessions">{errorMessage(error)}</ErrorNotice>
-  ) : data ? (
-    <>
-      <SidebarTree projects={data.projects} current={current} statuses={statuses} seen={seen} />
-      <Link href="/" className="mt-4 block rounded-lg px-3 py-1.5 text-sm font-medium text-indigo-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600">
-        All sessions
-      </Link>
-    </>
-  ) : (
-    <Loading label="Loading sessions…" />
+  const body = (
+    <SidebarSearch current={current}>
+      {error ? (
+        <ErrorNotice title="Could not load sessions">{errorMessage(error)}</ErrorNotice>
+      ) : data ? (
+        <>
+          <SidebarTree projects={data.projects} current={current} statuses={statuses} seen={seen} />
+          <Link href="/" className="mt-4 block rounded-lg px-3 py-1.5 text-sm font-medium text-indigo-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600">
+            All sessions
+          </Link>
+        </>
+      ) : (
+        <Loading label="Loading sessions…" />
+      )}
+    </SidebarSearch>
   );
 
   return (
