@@ -18,6 +18,7 @@ import { settled } from "./session-harness";
 
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 const SECRET = "mcp-header-value-7f3a9c1e5b";
+const TINY = "compatible/gpt-tiny";
 
 type ServerView = {
   id: string | null;
@@ -76,7 +77,8 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     app = await openApp("mcp", (dir) => {
       mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
-      writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true } }));
+      // gpt-tiny: a model whose context the echo server's tools take a large share of (the warning's tests).
+      writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true }, models: { [TINY]: { name: "Tiny", limit: { context: 300, output: 50 } } } }));
       return {
         PARLEY_CONFIG: config,
         PARLEY_DATA_DIR: path.join(dir, "data"),
@@ -105,9 +107,9 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   });
 
   /** Sends `text` in a session of Bob's and runs the turn to its end, answering each question with `answer`. */
-  async function turn(sessionId: string, text: string, answer: "once" | "always" | "reject" = "once"): Promise<PermissionRequest[]> {
+  async function turn(sessionId: string, text: string, answer: "once" | "always" | "reject" = "once", model = MODEL): Promise<PermissionRequest[]> {
     const asked: PermissionRequest[] = [];
-    await data("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, bob);
+    await data("session.prompt", { sessionId, parts: [{ type: "text", text }], model }, bob);
     await until("the turn to end", async () => {
       const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, bob);
       for (const request of pending) {
@@ -174,6 +176,19 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     expect(systemOf(first)).toContain("Instructions from: tool server echo");
     expect(systemOf(first)).toContain(TEST_INSTRUCTIONS);
     expect(JSON.stringify(second?.body.messages)).toContain("The sum is 5.");
+  });
+
+  it("the server's instructions are a source of the answer, labelled \"tool server echo\", which a member opens", async () => {
+    const sessionId = await newSession();
+    scripts.set("sources", [reply.text("Noted.")]);
+    await turn(sessionId, "[sources] hello");
+    const page = await data<{ messages: Array<{ info: { id: string; role: string; instructions?: Array<{ kind: string; label: string; sha256?: string }> } }> }>("message.page", { sessionId, limit: 50 }, bob);
+    const answer = page.messages.find((m) => m.info.role === "assistant")?.info;
+    const source = answer?.instructions?.find((s) => s.kind === "server");
+    expect(source).toMatchObject({ kind: "server", label: "tool server echo" });
+    expect(source?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const opened = await data<{ kind: string; text?: string; changed?: boolean }>("instructions.open", { sessionId, messageId: answer!.id, label: "tool server echo" }, bob);
+    expect(opened).toMatchObject({ kind: "server", text: TEST_INSTRUCTIONS, changed: false });
   });
 
   it("acceptance 1: an error result is the call's error; images and resources come back as attachments and text", async () => {
@@ -259,6 +274,33 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     expect(small.tools.map((t) => t.id)).toContain("echo_add");
     expect(small.warning).toMatch(/tool servers take about \d+ tokens, \d+% of the model's context/);
     expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).warning).toBeUndefined();
+  });
+
+  it("the warning shows on the Team page (against the team's default model) and on the answer of a session whose model's context the tools take much of", async () => {
+    type Budget = { model?: string; contextTokens?: number; tokens: number; tools: number; warning?: string };
+    const roomy = await data<Budget>("mcp.budget", {}, bob);
+    expect(roomy).toMatchObject({ model: "compatible/gpt-test", tools: 4 });
+    expect(roomy.tokens).toBeGreaterThan(60);
+    expect(roomy.warning).toBeUndefined();
+    await data("provider.setModels", { enabled: [], defaultModel: TINY, smallModel: null }, carol);
+    try {
+      const tight = await data<Budget>("mcp.budget", { projectId }, bob);
+      expect(tight).toMatchObject({ model: TINY, contextTokens: 300, tools: 4 });
+      expect(tight.warning).toMatch(/tool servers take about \d+ tokens, \d+% of the model's context/);
+      const sessionId = await newSession();
+      scripts.set("tiny", [reply.text("Small.")]);
+      await turn(sessionId, "[tiny] hi", "once", { providerId: "compatible", modelId: "gpt-tiny" });
+      const page = await data<{ messages: Array<{ info: { role: string; toolWarning?: string } }> }>("message.page", { sessionId, limit: 50 }, bob);
+      expect(page.messages.find((m) => m.info.role === "assistant")?.info.toolWarning).toBe(tight.warning);
+      // A roomy model's answer carries none.
+      const roomySession = await newSession();
+      scripts.set("roomy", [reply.text("Big.")]);
+      await turn(roomySession, "[roomy] hi");
+      const roomyPage = await data<{ messages: Array<{ info: { role: string; toolWarning?: string } }> }>("message.page", { sessionId: roomySession, limit: 50 }, bob);
+      expect(roomyPage.messages.find((m) => m.info.role === "assistant")?.info.toolWarning).toBeUndefined();
+    } finally {
+      await data("provider.setModels", { enabled: [], defaultModel: null, smallModel: null }, carol);
+    }
   });
 
   it("an admin's allow-list of a server's tools is what sessions get", async () => {
