@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { type TestApp, openApp, trpcAnswer, trpcData, until, within } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
 import { TEST_INSTRUCTIONS, type TestMcpServer, startMcpServer } from "./mcp-server";
@@ -56,8 +56,9 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   };
   const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitle(request));
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  // Every wait of these tests is bounded, saying what did not answer (a hang under load names itself).
+  const call = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcAnswer<T>(app, procedure, input, who.headers));
+  const data = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcData<T>(app, procedure, input, who.headers));
 
   beforeAll(async () => {
     for (const method of ["log", "warn", "error", "info"] as const) {
@@ -215,7 +216,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
       return pending.length ? pending : undefined;
     });
     await data("permission.reply", { requestId: request!.id, reply: "once" }, bob);
-    await mcp.waiting();
+    await within("the tool server to receive the echo_wait call", mcp.waiting());
     const before = mcp.cancelled;
     await data("session.abort", { sessionId }, bob);
     await settled(app.rt.services, sessionId, 30_000);
@@ -225,7 +226,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   });
 
   it("acceptance 1: a crashed server fails the call with a visible status, and the next call reconnects", async () => {
-    await mcp.crash();
+    await within("the tool server to stop", mcp.crash());
     const sessionId = await newSession();
     scripts.set("crash", [toolCall("echo_add", { a: 1, b: 1 }, "call_c1"), reply.text("down")]);
     await turn(sessionId, "[crash] add");
@@ -234,7 +235,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     const listed = await data<ServerView[]>("mcp.list", {}, bob);
     expect(listed[0]?.status.state).toBe("failed");
     expect(listed[0]?.status.error).toMatch(/ECONNREFUSED|fetch failed|connect/);
-    await mcp.restart();
+    await within("the tool server to start again", mcp.restart());
     scripts.set("again", [toolCall("echo_add", { a: 1, b: 1 }, "call_c2"), reply.text("up")]);
     const again = await newSession();
     await turn(again, "[again] add");
@@ -320,7 +321,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
       const page = await call("message.page", { sessionId: id, limit: 200 }, bob);
       expect(page.text).not.toContain(SECRET);
       const shared = await data<{ share: { id: string } }>("session.share", { sessionId: id }, bob);
-      const viewed = await trpcAnswer(app, "share.page", { shareId: shared.share.id }, new Headers());
+      const viewed = await within("the answer of share.page", trpcAnswer(app, "share.page", { shareId: shared.share.id }, new Headers()));
       expect(viewed.status).toBe(200);
       expect(viewed.text).not.toContain(SECRET);
     }
