@@ -155,7 +155,8 @@ export class ToolServers {
 
   /** A guarded fetch for the OAuth endpoints of a server (discovery, registration, tokens). */
   oauthFetch(): typeof fetch {
-    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS });
+    // Each answer is read whole: a server that sends its headers and then stalls cannot hold a connection (or a "Connect") for ever.
+    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS, totalTimeoutMs: CONNECT_TIMEOUT_MS });
   }
 
   /** A client of an OAuth server with the team's stored tokens, refreshed first when they are about to expire. */
