@@ -89,8 +89,10 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     await until("the turn to end", async () => {
       const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, who);
       for (const request of pending) await data("permission.reply", { requestId: request.id, reply: "once" }, who);
-      const row = await app.rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
-      return pending.length === 0 && row.status === "idle" ? true : undefined;
+      // The turn is over when its runner is gone (registered before session.prompt answers). The
+      // session's status is not enough: it turns "busy" a moment after the prompt is answered, so a
+      // first look could see "idle", leave the question unanswered and wait for a turn that waits for it.
+      return pending.length === 0 && !app.rt.services.runners.get(sessionId) ? true : undefined;
     }, 30_000);
     await settled(app.rt.services, sessionId, 30_000);
     const page = await data<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);

@@ -117,8 +117,10 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
         asked.push(request);
         await data("permission.reply", { requestId: request.id, reply: answer }, bob);
       }
-      const busy = await app.rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
-      return pending.length === 0 && busy.status === "idle" ? true : undefined;
+      // The turn is over when its runner is gone (registered before session.prompt answers). The
+      // session's status is not enough: it turns "busy" a moment after the prompt is answered, so a
+      // first look could see "idle", leave the question unanswered and wait for a turn that waits for it.
+      return pending.length === 0 && !app.rt.services.runners.get(sessionId) ? true : undefined;
     }, 30_000);
     await settled(app.rt.services, sessionId, 30_000);
     return asked;
