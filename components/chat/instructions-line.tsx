@@ -28,7 +28,7 @@ export function InstructionsLine({ info, parts }: { info: AssistantMessage; part
   return (
     <div className="mt-2 text-xs text-zinc-500" data-testid="instructions-line">
       {info.toolWarning ? (
-        <p role="note" data-testid="tool-context-warning" className="mb-1 text-amber-800 dark:text-amber-300">
+        <p role="note" data-testid="tool-context-warning" className="mb-1 text-amber-800">
           {info.toolWarning}
         </p>
       ) : null}

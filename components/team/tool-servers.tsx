@@ -137,7 +137,7 @@ function ToolBudget({ projectId }: { projectId: string | undefined }) {
         Enabled tools: {tools}, about {tokens} tokens in every request{share}.
       </p>
       {warning ? (
-        <p role="alert" data-testid="tool-servers-warning" className="mt-1 text-amber-800 dark:text-amber-300">
+        <p role="alert" data-testid="tool-servers-warning" className="mt-1 text-amber-800">
           {warning}
         </p>
       ) : null}
