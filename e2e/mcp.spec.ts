@@ -1,4 +1,6 @@
 import { mkdirSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import path from "node:path";
 import { build } from "esbuild";
 import * as Id from "../server/id";
@@ -21,6 +23,17 @@ import { TEST_INSTRUCTIONS, type TestMcpServer, startMcpServer } from "../test/m
  * question and sees the result card. The server is a real MCP server on 127.0.0.1, which
  * the e2e configuration lets tool servers reach (toolServers.allowPrivateAddresses).
  */
+
+/** No serious or critical axe violation inside `selector`, in the light and the dark theme. */
+async function expectAccessible(page: Page, selector: string): Promise<void> {
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).include(selector).analyze();
+    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), `${selector} (${colorScheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
 
 test.describe("tool servers", () => {
   let fake: FakeOpenAI;
@@ -235,6 +248,11 @@ test.describe("tool servers", () => {
     await row.getByRole("button", { name: `Reconnect ${name}` }).click();
     await expect(row.getByTestId("tool-server-tools")).toContainText(`${name}_manual`);
     await expect(section.getByTestId("tool-servers-warning")).toContainText(/take about \d+ tokens, \d+% of the model's context/);
+    // The warning and the form for a local server (its variables) pass axe in both themes.
+    await form.getByLabel("Server type").selectOption("local");
+    await expect(form.getByLabel("Variable 1 name")).toBeVisible();
+    await expectAccessible(page, '[data-testid="tool-servers"]');
+    await form.getByLabel("Server type").selectOption("remote");
     try {
       // A session of the team's default (offline) model: its answer carries the warning, and its Instructions line the server's instructions.
       const session = await seed.session({ title: `Bulky ${tag()}` });
@@ -247,6 +265,7 @@ test.describe("tool servers", () => {
       await expect(line.summary).toContainText(`tool server ${name}`);
       await line.open();
       await expect(await line.read(`tool server ${name}`)).toContainText(TEST_INSTRUCTIONS);
+      await expectAccessible(page, '[data-testid="instructions-line"]');
     } finally {
       // The team's later sessions (other specs of this worker) do not carry this server's tools.
       await page.goto("/team");
