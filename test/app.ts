@@ -110,6 +110,19 @@ export function allProcedures(): Procedures {
 
 const LATE = Symbol("late");
 
+/** `wait`'s value, or an error naming `what` when it has not settled within `ms`. */
+export async function within<T>(what: string, wait: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), ms)));
+  try {
+    const value = await Promise.race([wait, late]);
+    if (value === LATE) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    return value;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Until `read` gives a value (polled every 50 ms); throws, naming `what`, after `ms`. */
 export async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;

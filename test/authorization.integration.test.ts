@@ -158,6 +158,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "mcp.remove": { input: (f) => ({ id: f.toolServerA }), other: "denied" },
   "mcp.refresh": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A }), other: "denied" },
   "mcp.connect": { input: (f) => ({ projectId: f.projectA, name: TOOL_SERVER_A, origin: "http://parley.test" }), other: "denied" },
+  "mcp.budget": { input: (f) => ({ projectId: f.projectA }), other: "denied" },
 };
 
 const procedures = allProcedures();

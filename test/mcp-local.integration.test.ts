@@ -33,7 +33,11 @@ describe("local tool servers in the sandbox (integration)", { timeout: 60_000 },
   const dbPort = Number(new URL(databaseUrl()).port);
 
   beforeAll(async () => {
-    listener = net.createServer((socket) => socket.end("hello\n"));
+    listener = net.createServer((socket) => {
+      // The probe closes at once (a reset here is expected).
+      socket.on("error", () => undefined);
+      socket.end("hello\n");
+    });
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     listenerPort = (listener.address() as net.AddressInfo).port;
     app = await openApp("mcplocal", (dir) => {
@@ -60,9 +64,9 @@ describe("local tool servers in the sandbox (integration)", { timeout: 60_000 },
     await new Promise((resolve) => listener?.close(resolve));
   });
 
-  const spec = async (): Promise<Spec> => (await app.rt.services.mcp.specs(teamId, projectId)).find((s) => s.name === "local")!;
-  const call = async (tool: string, args: Record<string, unknown> = {}, signal = new AbortController().signal): Promise<string> => {
-    const result = (await app.rt.services.mcp.call(teamId, await spec(), tool, args, signal, projectId)) as { content: Array<{ text?: string }>; isError?: boolean };
+  const spec = async (name = "local"): Promise<Spec> => (await app.rt.services.mcp.specs(teamId, projectId)).find((s) => s.name === name)!;
+  const call = async (tool: string, args: Record<string, unknown> = {}, signal = new AbortController().signal, server = "local"): Promise<string> => {
+    const result = (await app.rt.services.mcp.call(teamId, await spec(server), tool, args, signal, projectId)) as { content: Array<{ text?: string }>; isError?: boolean };
     return `${result.isError ? "error: " : ""}${result.content.map((c) => c.text ?? "").join("")}`;
   };
 
@@ -124,5 +128,18 @@ describe("local tool servers in the sandbox (integration)", { timeout: 60_000 },
     const env = JSON.parse(await call("env")) as Record<string, string>;
     expect(env.LOCAL_TOKEN).toBe(SECRET);
     expect(Object.keys(env).filter((name) => /DATABASE_URL|PARLEY_|OPENAI_/.test(name))).toEqual([]);
+  });
+
+  it("a local server whose configuration allows the network (network: true, for one project) reaches a TCP listener on the host; the rest of its confinement holds", async () => {
+    await trpcData(app, "mcp.save", { projectId, name: "netlocal", type: "local", command: ["node", ".mcp/server.mjs"], network: true }, ann.headers);
+    const listed = await trpcData<Array<{ name: string; source: string; network: boolean }>>(app, "mcp.list", { projectId }, bob.headers);
+    expect(listed.find((s) => s.name === "netlocal")).toMatchObject({ source: "project", network: true });
+    // The sandbox shares the host's network then (server/sandbox/bwrap.ts: no --unshare-net): the host's loopback is reachable.
+    expect(await call("connect", { host: "127.0.0.1", port: listenerPort }, undefined, "netlocal")).toBe("connected");
+    // The network is all it gains: the data directory and other projects stay out of reach, the project read-only.
+    for (const target of [dataDir, otherProject]) expect(await call("read", { path: target }, undefined, "netlocal"), target).toMatch(/^refused: /);
+    expect(await call("write", { path: path.join(projectDir, "pwned.txt") }, undefined, "netlocal")).toMatch(/^refused: /);
+    // The server without the permission still cannot reach the same listener.
+    expect(await call("connect", { host: "127.0.0.1", port: listenerPort })).toMatch(/^refused: /);
   });
 });

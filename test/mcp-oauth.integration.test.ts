@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { type TestApp, openApp, trpcAnswer, trpcData, until, within } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { type FakeOpenAI, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
 import { type TestMcpServer, startMcpServer } from "./mcp-server";
@@ -64,16 +64,19 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     await mcp?.close();
   });
 
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  // Every wait of these tests is bounded, saying what did not answer (a hang under load names itself).
+  const data = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcData<T>(app, procedure, input, who.headers));
+  const answer = (procedure: string, input: unknown, headers: Headers) => within(`the answer of ${procedure}`, trpcAnswer(app, procedure, input, headers));
+  const closeConnections = () => within("the tool servers' connections to close", app.rt.services.mcp.close());
 
   /** "Connect docs" as the Team page does it: the authorization page (which approves at once), then the callback with Ann's cookies. */
   async function connect(name = "docs", who: Browser = ann): Promise<string> {
     const started = await data<{ authorizationUrl: string }>("mcp.connect", { name, origin: "http://parley.test" }, who);
-    const approved = await fetch(started.authorizationUrl, { redirect: "manual" });
+    const approved = await fetch(started.authorizationUrl, { redirect: "manual", signal: AbortSignal.timeout(15_000) });
     expect(approved.status).toBe(302);
     const back = approved.headers.get("location") ?? "";
     expect(back.startsWith("http://parley.test/api/mcp/oauth/callback?")).toBe(true);
-    const done = await callback.GET(new Request(back, { headers: who.headers }));
+    const done = await within("the OAuth callback to answer", callback.GET(new Request(back, { headers: who.headers })));
     expect(done.status).toBe(303);
     return done.headers.get("location") ?? "";
   }
@@ -86,8 +89,10 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     await until("the turn to end", async () => {
       const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, who);
       for (const request of pending) await data("permission.reply", { requestId: request.id, reply: "once" }, who);
-      const row = await app.rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
-      return pending.length === 0 && row.status === "idle" ? true : undefined;
+      // The turn is over when its runner is gone (registered before session.prompt answers). The
+      // session's status is not enough: it turns "busy" a moment after the prompt is answered, so a
+      // first look could see "idle", leave the question unanswered and wait for a turn that waits for it.
+      return pending.length === 0 && !app.rt.services.runners.get(sessionId) ? true : undefined;
     }, 30_000);
     await settled(app.rt.services, sessionId, 30_000);
     const page = await data<{ messages: { parts: Part[] }[] }>("message.page", { sessionId }, who);
@@ -99,7 +104,7 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     const view = await data<View>("mcp.refresh", { name: "docs" }, ann);
     expect(view.status.state).toBe("unauthorized");
     expect(view.status.error).toContain("Connect docs");
-    expect((await trpcAnswer(app, "mcp.connect", { name: "docs", origin: "http://parley.test" }, bob.headers)).status).toBe(403);
+    expect((await answer("mcp.connect", { name: "docs", origin: "http://parley.test" }, bob.headers)).status).toBe(403);
   });
 
   it("acceptance 1 (OAuth): connecting registers the client, exchanges the code with PKCE, keeps the tokens as a sealed team secret, and lists the tools", async () => {
@@ -117,7 +122,7 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     const first = await addTurn(2, 3);
     expect(first?.state.status === "completed" ? first.state.output : first?.state).toBe("The sum is 5.");
     mcp.expireAccessTokens();
-    await app.rt.services.mcp.close();
+    await closeConnections();
     const second = await addTurn(4, 5);
     expect(second?.state.status === "completed" ? second.state.output : second?.state).toBe("The sum is 9.");
     expect(mcp.grants).toContain("refresh_token");
@@ -125,7 +130,7 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
 
   it("acceptance 1 (401 → reconnect): revoked tokens make the call say \"Connect docs\"; connecting again makes it work", async () => {
     mcp.revokeAll();
-    await app.rt.services.mcp.close();
+    await closeConnections();
     const refused = await addTurn(1, 1);
     expect(refused?.state.status).toBe("error");
     if (refused?.state.status === "error") expect(refused.state.error).toContain("Connect docs");
@@ -152,16 +157,16 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
     expect(stored).toHaveLength(2);
     expect(stored.map((s) => s.updatedById)).toContain(bob.userId);
     // A member cannot connect the team's own (shared) server.
-    expect((await trpcAnswer(app, "mcp.connect", { name: "docs", origin: "http://parley.test" }, bob.headers)).status).toBe(403);
+    expect((await answer("mcp.connect", { name: "docs", origin: "http://parley.test" }, bob.headers)).status).toBe(403);
   });
 
   it("acceptance 5: no OAuth token in events, logs, tool parts, share pages or lists", async () => {
     const tokens = mcp.issued;
     expect(tokens.length).toBeGreaterThan(0);
-    const texts = [events.join("\n"), logged.join("\n"), JSON.stringify(await app.rt.services.db.part.findMany()), (await trpcAnswer(app, "mcp.list", {}, ann.headers)).text, (await trpcAnswer(app, "secret.list", undefined, ann.headers)).text];
+    const texts = [events.join("\n"), logged.join("\n"), JSON.stringify(await app.rt.services.db.part.findMany()), (await answer("mcp.list", {}, ann.headers)).text, (await answer("secret.list", undefined, ann.headers)).text];
     for (const { id } of await app.rt.services.db.session.findMany({ select: { id: true } })) {
       const shared = await data<{ share: { id: string } }>("session.share", { sessionId: id }, bob);
-      texts.push((await trpcAnswer(app, "share.page", { shareId: shared.share.id }, new Headers())).text);
+      texts.push((await answer("share.page", { shareId: shared.share.id }, new Headers())).text);
     }
     for (const token of tokens) for (const text of texts) expect(text).not.toContain(token);
   });

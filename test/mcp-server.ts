@@ -68,8 +68,10 @@ class Recorder {
 }
 
 /** The test server's tools, on a new MCP server (one per MCP session). */
-function echoServer(instructions: string, state: Recorder): McpServer {
+function echoServer(instructions: string, state: Recorder, manual = 0): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" }, { instructions });
+  // A tool whose description is `manual` characters long: tools that take much of a model's context.
+  if (manual > 0) server.registerTool("manual", { description: "A long manual. ".repeat(Math.ceil(manual / 15)).slice(0, manual), inputSchema: {} }, () => ({ content: [{ type: "text", text: "read" }] }));
   server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number().describe("The first"), b: z.number() } }, ({ a, b }) => {
     state.calls.push({ tool: "add", args: { a, b } });
     return { content: [{ type: "text", text: `The sum is ${a + b}.` }] };
@@ -96,12 +98,12 @@ function echoServer(instructions: string, state: Recorder): McpServer {
   return server;
 }
 
-export async function startMcpServer(options: { secret: string; header?: string; instructions?: string; oauth?: boolean }): Promise<TestMcpServer> {
+export async function startMcpServer(options: { secret: string; header?: string; instructions?: string; oauth?: boolean; manual?: number }): Promise<TestMcpServer> {
   const header = (options.header ?? "authorization").toLowerCase();
   const expected = header === "authorization" ? `Bearer ${options.secret}` : options.secret;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const state = new Recorder();
-  const serverFor = () => echoServer(options.instructions ?? TEST_INSTRUCTIONS, state);
+  const serverFor = () => echoServer(options.instructions ?? TEST_INSTRUCTIONS, state, options.manual);
 
   const oauth = options.oauth ? authorizationServer() : undefined;
 

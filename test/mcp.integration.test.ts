@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { type TestApp, openApp, trpcAnswer, trpcData, until, within } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
 import { TEST_INSTRUCTIONS, type TestMcpServer, startMcpServer } from "./mcp-server";
@@ -18,6 +18,7 @@ import { settled } from "./session-harness";
 
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 const SECRET = "mcp-header-value-7f3a9c1e5b";
+const TINY = "compatible/gpt-tiny";
 
 type ServerView = {
   id: string | null;
@@ -55,8 +56,9 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   };
   const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitle(request));
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  // Every wait of these tests is bounded, saying what did not answer (a hang under load names itself).
+  const call = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcAnswer<T>(app, procedure, input, who.headers));
+  const data = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcData<T>(app, procedure, input, who.headers));
 
   beforeAll(async () => {
     for (const method of ["log", "warn", "error", "info"] as const) {
@@ -76,7 +78,8 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     app = await openApp("mcp", (dir) => {
       mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
-      writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true } }));
+      // gpt-tiny: a model whose context the echo server's tools take a large share of (the warning's tests).
+      writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true }, models: { [TINY]: { name: "Tiny", limit: { context: 300, output: 50 } } } }));
       return {
         PARLEY_CONFIG: config,
         PARLEY_DATA_DIR: path.join(dir, "data"),
@@ -105,17 +108,19 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   });
 
   /** Sends `text` in a session of Bob's and runs the turn to its end, answering each question with `answer`. */
-  async function turn(sessionId: string, text: string, answer: "once" | "always" | "reject" = "once"): Promise<PermissionRequest[]> {
+  async function turn(sessionId: string, text: string, answer: "once" | "always" | "reject" = "once", model = MODEL): Promise<PermissionRequest[]> {
     const asked: PermissionRequest[] = [];
-    await data("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, bob);
+    await data("session.prompt", { sessionId, parts: [{ type: "text", text }], model }, bob);
     await until("the turn to end", async () => {
       const pending = await data<PermissionRequest[]>("permission.pending", { sessionId }, bob);
       for (const request of pending) {
         asked.push(request);
         await data("permission.reply", { requestId: request.id, reply: answer }, bob);
       }
-      const busy = await app.rt.services.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
-      return pending.length === 0 && busy.status === "idle" ? true : undefined;
+      // The turn is over when its runner is gone (registered before session.prompt answers). The
+      // session's status is not enough: it turns "busy" a moment after the prompt is answered, so a
+      // first look could see "idle", leave the question unanswered and wait for a turn that waits for it.
+      return pending.length === 0 && !app.rt.services.runners.get(sessionId) ? true : undefined;
     }, 30_000);
     await settled(app.rt.services, sessionId, 30_000);
     return asked;
@@ -176,6 +181,19 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     expect(JSON.stringify(second?.body.messages)).toContain("The sum is 5.");
   });
 
+  it("the server's instructions are a source of the answer, labelled \"tool server echo\", which a member opens", async () => {
+    const sessionId = await newSession();
+    scripts.set("sources", [reply.text("Noted.")]);
+    await turn(sessionId, "[sources] hello");
+    const page = await data<{ messages: Array<{ info: { id: string; role: string; instructions?: Array<{ kind: string; label: string; sha256?: string }> } }> }>("message.page", { sessionId, limit: 50 }, bob);
+    const answer = page.messages.find((m) => m.info.role === "assistant")?.info;
+    const source = answer?.instructions?.find((s) => s.kind === "server");
+    expect(source).toMatchObject({ kind: "server", label: "tool server echo" });
+    expect(source?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const opened = await data<{ kind: string; text?: string; changed?: boolean }>("instructions.open", { sessionId, messageId: answer!.id, label: "tool server echo" }, bob);
+    expect(opened).toMatchObject({ kind: "server", text: TEST_INSTRUCTIONS, changed: false });
+  });
+
   it("acceptance 1: an error result is the call's error; images and resources come back as attachments and text", async () => {
     const sessionId = await newSession();
     scripts.set("fail", [toolCall("echo_fail", { why: "no luck" }, "call_fail"), toolCall("echo_picture", {}, "call_picture"), reply.text("ok")]);
@@ -200,7 +218,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
       return pending.length ? pending : undefined;
     });
     await data("permission.reply", { requestId: request!.id, reply: "once" }, bob);
-    await mcp.waiting();
+    await within("the tool server to receive the echo_wait call", mcp.waiting());
     const before = mcp.cancelled;
     await data("session.abort", { sessionId }, bob);
     await settled(app.rt.services, sessionId, 30_000);
@@ -210,7 +228,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   });
 
   it("acceptance 1: a crashed server fails the call with a visible status, and the next call reconnects", async () => {
-    await mcp.crash();
+    await within("the tool server to stop", mcp.crash());
     const sessionId = await newSession();
     scripts.set("crash", [toolCall("echo_add", { a: 1, b: 1 }, "call_c1"), reply.text("down")]);
     await turn(sessionId, "[crash] add");
@@ -219,7 +237,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     const listed = await data<ServerView[]>("mcp.list", {}, bob);
     expect(listed[0]?.status.state).toBe("failed");
     expect(listed[0]?.status.error).toMatch(/ECONNREFUSED|fetch failed|connect/);
-    await mcp.restart();
+    await within("the tool server to start again", mcp.restart());
     scripts.set("again", [toolCall("echo_add", { a: 1, b: 1 }, "call_c2"), reply.text("up")]);
     const again = await newSession();
     await turn(again, "[again] add");
@@ -261,6 +279,33 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
     expect((await app.rt.services.mcp.forStep(teamId, projectId, 1_000_000)).warning).toBeUndefined();
   });
 
+  it("the warning shows on the Team page (against the team's default model) and on the answer of a session whose model's context the tools take much of", async () => {
+    type Budget = { model?: string; contextTokens?: number; tokens: number; tools: number; warning?: string };
+    const roomy = await data<Budget>("mcp.budget", {}, bob);
+    expect(roomy).toMatchObject({ model: "compatible/gpt-test", tools: 4 });
+    expect(roomy.tokens).toBeGreaterThan(60);
+    expect(roomy.warning).toBeUndefined();
+    await data("provider.setModels", { enabled: [], defaultModel: TINY, smallModel: null }, carol);
+    try {
+      const tight = await data<Budget>("mcp.budget", { projectId }, bob);
+      expect(tight).toMatchObject({ model: TINY, contextTokens: 300, tools: 4 });
+      expect(tight.warning).toMatch(/tool servers take about \d+ tokens, \d+% of the model's context/);
+      const sessionId = await newSession();
+      scripts.set("tiny", [reply.text("Small.")]);
+      await turn(sessionId, "[tiny] hi", "once", { providerId: "compatible", modelId: "gpt-tiny" });
+      const page = await data<{ messages: Array<{ info: { role: string; toolWarning?: string } }> }>("message.page", { sessionId, limit: 50 }, bob);
+      expect(page.messages.find((m) => m.info.role === "assistant")?.info.toolWarning).toBe(tight.warning);
+      // A roomy model's answer carries none.
+      const roomySession = await newSession();
+      scripts.set("roomy", [reply.text("Big.")]);
+      await turn(roomySession, "[roomy] hi");
+      const roomyPage = await data<{ messages: Array<{ info: { role: string; toolWarning?: string } }> }>("message.page", { sessionId: roomySession, limit: 50 }, bob);
+      expect(roomyPage.messages.find((m) => m.info.role === "assistant")?.info.toolWarning).toBeUndefined();
+    } finally {
+      await data("provider.setModels", { enabled: [], defaultModel: null, smallModel: null }, carol);
+    }
+  });
+
   it("an admin's allow-list of a server's tools is what sessions get", async () => {
     const { memberContext } = await import("../server/context");
     const teamId = (await memberContext(bob.headers)).actor.teamId;
@@ -278,7 +323,7 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
       const page = await call("message.page", { sessionId: id, limit: 200 }, bob);
       expect(page.text).not.toContain(SECRET);
       const shared = await data<{ share: { id: string } }>("session.share", { sessionId: id }, bob);
-      const viewed = await trpcAnswer(app, "share.page", { shareId: shared.share.id }, new Headers());
+      const viewed = await within("the answer of share.page", trpcAnswer(app, "share.page", { shareId: shared.share.id }, new Headers()));
       expect(viewed.status).toBe(200);
       expect(viewed.text).not.toContain(SECRET);
     }

@@ -14,7 +14,8 @@ export const RepeatedInstructionsContext = createContext<ReadonlySet<string>>(ne
 
 /**
  * "Instructions: AGENTS.md, docs/rules.md, team" under an answer: which rule files and
- * instructions its prompt held (and which rule files its reads appended). Members open
+ * instructions its prompt held (tool servers' as "tool server <name>"), and which rule files its reads appended;
+ * above it, the warning when the tool servers' tools took a large share of the model's context. Members open
  * each to read it as it is now; a share link's viewers get the names only.
  */
 export function InstructionsLine({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
@@ -22,19 +23,26 @@ export function InstructionsLine({ info, parts }: { info: AssistantMessage; part
   const repeated = useContext(RepeatedInstructionsContext);
   const [open, setOpen] = useState(false);
   const entries = instructionEntries(info, parts);
-  if (entries.length === 0 || repeated.has(info.id)) return null;
+  if ((entries.length === 0 && !info.toolWarning) || repeated.has(info.id)) return null;
   const member = source?.kind === "member" ? source.sessionId : undefined;
   return (
     <div className="mt-2 text-xs text-zinc-500" data-testid="instructions-line">
-      <button
-        type="button"
-        aria-expanded={open}
-        onClick={() => setOpen((value) => !value)}
-        className="inline-flex items-center gap-1.5 rounded-md px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-700 focus-visible:outline-2 focus-visible:outline-indigo-600"
-      >
-        <Icon name="file" className="size-3.5" />
-        <span data-testid="instructions-summary">{instructionSummary(entries)}</span>
-      </button>
+      {info.toolWarning ? (
+        <p role="note" data-testid="tool-context-warning" className="mb-1 text-amber-800">
+          {info.toolWarning}
+        </p>
+      ) : null}
+      {entries.length > 0 ? (
+        <button
+          type="button"
+          aria-expanded={open}
+          onClick={() => setOpen((value) => !value)}
+          className="inline-flex items-center gap-1.5 rounded-md px-1 py-0.5 hover:bg-zinc-100 hover:text-zinc-700 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
+          <Icon name="file" className="size-3.5" />
+          <span data-testid="instructions-summary">{instructionSummary(entries)}</span>
+        </button>
+      ) : null}
       {open ? (
         <ul className="mt-1.5 space-y-1.5 border-l border-zinc-200 pl-3" data-testid="instructions-list">
           {entries.map((entry) => (
@@ -48,11 +56,14 @@ export function InstructionsLine({ info, parts }: { info: AssistantMessage; part
   );
 }
 
+function kindNote(kind: InstructionEntry["kind"]): string | undefined {
+  if (kind === "team" || kind === "project") return `the ${kind}’s instructions`;
+  return kind === "server" ? "the instructions it announces" : undefined;
+}
+
 function Entry({ entry, sessionId, messageId }: { entry: InstructionEntry; sessionId: string | undefined; messageId: string }) {
   const [shown, setShown] = useState(false);
-  const notes = [entry.kind === "team" || entry.kind === "project" ? `the ${entry.kind}’s instructions` : undefined, entry.nested ? "appended to a read" : undefined, entry.cut ? "cut at a size limit" : undefined].filter(
-    (note): note is string => note !== undefined,
-  );
+  const notes = [kindNote(entry.kind), entry.nested ? "appended to a read" : undefined, entry.cut ? "cut at a size limit" : undefined].filter((note): note is string => note !== undefined);
   return (
     <div>
       <span className="font-mono text-zinc-700">{entry.label}</span>

@@ -61,4 +61,16 @@ describe("repeated lines", () => {
     const messages = [step("msg_2", "msg_1", "a"), step("msg_3", "msg_1", "a"), step("msg_4", "msg_1", "b"), step("msg_5", "msg_1", "b", [read("prt_1", ["pkg/AGENTS.md"])]), step("msg_7", "msg_6", "b")];
     expect([...repeatedInstructionLines(messages)]).toEqual(["msg_3"]);
   });
+
+  it("a later step whose request first carried the tool servers' context warning shows its line again", () => {
+    const warned = { ...step("msg_3", "msg_1", "a"), info: { ...step("msg_3", "msg_1", "a").info, toolWarning: "The tools of this team's tool servers take about 9000 tokens, 28% of the model's context: consider an allow-list of tools." } };
+    expect([...repeatedInstructionLines([step("msg_2", "msg_1", "a"), warned])]).toEqual([]);
+    expect([...repeatedInstructionLines([step("msg_2", "msg_1", "a"), step("msg_3", "msg_1", "a")])]).toEqual(["msg_3"]);
+  });
+
+  it("a tool server's instructions are an entry labelled \"tool server <name>\"", () => {
+    const entries = instructionEntries(info([{ kind: "server", label: "tool server docs", bytes: 20, sha256: "d" }]), []);
+    expect(entries).toEqual([{ label: "tool server docs", kind: "server", nested: false, cut: false }]);
+    expect(instructionSummary(entries)).toBe("Instructions: tool server docs");
+  });
 });

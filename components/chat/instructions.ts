@@ -3,7 +3,7 @@ import type { AssistantMessage, Part, WithParts } from "./types";
 /** One entry of a turn's "Instructions:" line. */
 export interface InstructionEntry {
   label: string;
-  kind: "team" | "project" | "file" | "url";
+  kind: "team" | "project" | "file" | "url" | "server";
   /** Appended to a read result (a rule file of a folder the agent read in), not in the system prompt. */
   nested: boolean;
   cut: boolean;
@@ -60,7 +60,7 @@ export function repeatedInstructionLines(messages: WithParts[]): Set<string> {
   for (const message of messages) {
     const info = message.info;
     if (info.role !== "assistant") continue;
-    const key = JSON.stringify((info.instructions ?? []).map((source) => [source.label, source.sha256 ?? null, source.skipped ?? null]));
+    const key = JSON.stringify([(info.instructions ?? []).map((source) => [source.label, source.sha256 ?? null, source.skipped ?? null]), info.toolWarning ?? null]);
     const nested = instructionEntries(info, message.parts).some((entry) => entry.nested);
     if (lastOfTurn.get(info.parentId) === key && !nested) repeated.add(info.id);
     lastOfTurn.set(info.parentId, key);

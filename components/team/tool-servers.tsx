@@ -6,21 +6,26 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { errorMessage } from "@/components/ui/feedback";
+import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
 import { Section } from "./section";
 import { ToolServerForm } from "./tool-server-form";
 import { ToolServerRow, type ToolServerView } from "./tool-server-row";
 
 /**
- * The team's tool servers (MCP): every member sees them, their status and their tools
- * (named `<server>_<tool>`, the key of their permission rules); owners and admins add,
- * change, enable or disable, reconnect and remove them. Header values are team secrets,
+ * The team's tool servers (MCP), for the whole team or one project (the picker): every
+ * member sees them, their status and their tools (named `<server>_<tool>`, the key of
+ * their permission rules), and a warning when the enabled tools would take a large share
+ * of the team's default model's context; owners and admins add, change, enable or
+ * disable, reconnect and remove them. Header and environment values are team secrets,
  * never shown.
  */
 export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const servers = useQuery(trpc.mcp.list.queryOptions({}));
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.mcp.list.queryKey() });
+  const scoped = useProjectScope();
+  const { scope } = scoped;
+  const servers = useQuery(trpc.mcp.list.queryOptions(scope));
+  const invalidate = () => Promise.all([queryClient.invalidateQueries({ queryKey: trpc.mcp.list.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.mcp.budget.queryKey() })]);
   const reconnect = useMutation(trpc.mcp.refresh.mutationOptions({ onSettled: () => void invalidate() }));
   const save = useMutation(trpc.mcp.save.mutationOptions({ onSettled: () => void invalidate() }));
   const remove = useMutation(trpc.mcp.remove.mutationOptions({ onSettled: () => void invalidate() }));
@@ -33,24 +38,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
   const [editing, setEditing] = useState<ToolServerView>();
   const [removing, setRemoving] = useState<ToolServerView>();
 
-  const toggle = (server: ToolServerView) =>
-    server.id
-      ? save.mutate({
-          id: server.id,
-          name: server.name,
-          type: server.type,
-          ...(server.type === "remote" ? { url: server.url } : { command: server.command }),
-          headers: server.headers.flatMap((h) => (h.secret ? [{ name: h.name, secret: h.secret, ...(h.prefix ? { prefix: h.prefix } : {}) }] : [])),
-          environment: server.environment.flatMap((e) => (e.secret ? [{ name: e.name, secret: e.secret }] : [])),
-          writable: server.writable,
-          network: server.network,
-          oauth: server.oauth,
-          oauthPerMember: server.oauthPerMember,
-          enabled: !server.enabled,
-          allow: server.allow,
-          timeoutMs: server.timeoutMs,
-        })
-      : undefined;
+  const toggle = (server: ToolServerView) => (server.id ? save.mutate({ ...savedAs(server, server.source === "project" ? scope : {}), enabled: !server.enabled }) : undefined);
   const error = servers.error ?? reconnect.error ?? save.error ?? remove.error ?? connect.error;
 
   return (
@@ -59,22 +47,26 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       testId="tool-servers"
       description="MCP servers whose tools the agent may call in this team's sessions, each as <server>_<tool>. A call asks first unless the permission policy says otherwise; answers are untrusted."
     >
+      <div className="mb-3 flex flex-wrap items-center gap-2">
+        <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} />
+      </div>
       {error ? (
         <p role="alert" className="text-sm text-red-600">
           {errorMessage(error)}
         </p>
       ) : null}
       <ConnectOutcome />
+      <ToolBudget projectId={scope.projectId} />
       <ul className="divide-y divide-zinc-100" data-testid="tool-server-list">
         {(servers.data ?? []).map((server) => (
           <ToolServerRow
             key={`${server.source}:${server.name}`}
             server={server}
-            connect={() => connect.mutate({ name: server.name, origin: window.location.origin })}
+            connect={() => connect.mutate({ ...scope, name: server.name, origin: window.location.origin })}
             actions={
               isAdmin
                 ? {
-                    reconnect: () => reconnect.mutate({ name: server.name }),
+                    reconnect: () => reconnect.mutate({ ...scope, name: server.name }),
                     edit: () => setEditing(server), toggle: () => toggle(server), remove: () => setRemoving(server) }
                 : undefined
             }
@@ -83,7 +75,14 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
         {servers.isSuccess && servers.data.length === 0 ? <li className="py-2.5 text-sm text-zinc-500">No tool server yet.</li> : null}
       </ul>
       {isAdmin ? (
-        <ToolServerForm key={editing?.id ?? "new"} editing={editing} onDone={() => setEditing(undefined)} onSaved={() => void invalidate()} />
+        <ToolServerForm
+          key={`${scoped.key}:${editing?.id ?? "new"}`}
+          scope={scope}
+          project={scoped.project?.name}
+          editing={editing}
+          onDone={() => setEditing(undefined)}
+          onSaved={() => void invalidate()}
+        />
       ) : (
         <p data-testid="tool-servers-read-only" className="mt-3 text-sm text-zinc-500">
           Only the team’s owners and admins can add or change tool servers.
@@ -102,6 +101,47 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
         Its tools disappear from every session of the team. Its secrets stay in the team’s secrets.
       </ConfirmDialog>
     </Section>
+  );
+}
+
+/** A listed server as mcp.save takes it again (the toggle changes one field of it). */
+function savedAs(server: ToolServerView, scope: ProjectScope) {
+  return {
+    ...scope,
+    ...(server.id ? { id: server.id } : {}),
+    name: server.name,
+    type: server.type,
+    ...(server.type === "remote" ? { url: server.url } : { command: server.command }),
+    headers: server.headers.flatMap((h) => (h.secret ? [{ name: h.name, secret: h.secret, ...(h.prefix ? { prefix: h.prefix } : {}) }] : [])),
+    environment: server.environment.flatMap((e) => (e.secret ? [{ name: e.name, secret: e.secret }] : [])),
+    writable: server.writable,
+    network: server.network,
+    oauth: server.oauth,
+    oauthPerMember: server.oauthPerMember,
+    enabled: server.enabled,
+    allow: server.allow,
+    timeoutMs: server.timeoutMs,
+  };
+}
+
+/** What the enabled servers' tools take of the team's default model's context (as last listed), with a warning when it is much. */
+function ToolBudget({ projectId }: { projectId: string | undefined }) {
+  const trpc = useTRPC();
+  const budget = useQuery(trpc.mcp.budget.queryOptions(projectId ? { projectId } : {}));
+  if (!budget.data || budget.data.tools === 0) return null;
+  const { tools, tokens, model, contextTokens, warning } = budget.data;
+  const share = contextTokens ? `, ${Math.round((tokens / contextTokens) * 100)}% of the ${contextTokens}-token context of ${model ?? "the default model"}` : "";
+  return (
+    <div className="mb-2 text-sm" data-testid="tool-servers-budget">
+      <p className="text-zinc-500">
+        Enabled tools: {tools}, about {tokens} tokens in every request{share}.
+      </p>
+      {warning ? (
+        <p role="alert" data-testid="tool-servers-warning" className="mt-1 text-amber-800">
+          {warning}
+        </p>
+      ) : null}
+    </div>
   );
 }
 

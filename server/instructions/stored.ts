@@ -199,6 +199,10 @@ export async function open(ctx: Context, input: OpenInput): Promise<Opened> {
       : (await ctx.db.project.findUnique({ where: { id: row.projectId }, select: { instructions: true } }))?.instructions;
     return text ? result(text) : result(undefined, "It has been removed since.");
   }
+  if (kind === "server") {
+    const text = await ctx.mcp.instructionsOf(row.teamId, row.projectId, label);
+    return text ? result(text) : result(undefined, "The tool server is gone, or announces no instructions now.");
+  }
   if (kind === "url") {
     const settings = ctx.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
     if (!isUrl(label) || !settings.allowUrls || !settings.paths.includes(label)) return result(undefined, "The server no longer fetches this address.");

@@ -35,6 +35,37 @@ export async function list(ctx: Context, input: z.input<typeof Scope>): Promise<
   return Promise.all(all.map(async (spec) => ({ ...listed(spec), ...(await ctx.mcp.state(ctx.actor.teamId, spec, projectId, ctx.actor.userId)) })));
 }
 
+export interface Budget {
+  /** The team's default model ("provider/model") and its context (tokens); absent when it cannot be resolved. */
+  model?: string;
+  contextTokens?: number;
+  /** Roughly the tokens the enabled servers' tools (as last listed) take in a request, and how many tools. */
+  tokens: number;
+  tools: number;
+  warning?: string;
+}
+
+/**
+ * What the enabled servers' tools would take of the context of the team's default model
+ * (any member): the Team page warns beside the server list when it is a large share.
+ */
+export async function budget(ctx: Context, input: z.input<typeof Scope>): Promise<Budget> {
+  const { projectId } = parse(Scope, input);
+  await requireRole(ctx, [...ADMIN_ROLES, "member"], "see the team's tool servers");
+  await scopeOf(ctx, projectId);
+  const models = ctx.models.forTeam ? await ctx.models.forTeam(ctx, ctx.actor.teamId) : ctx.models;
+  const ref = models.default();
+  let contextTokens: number | undefined;
+  try {
+    contextTokens = models.resolve(ref).limit.context;
+  } catch (error) {
+    // A default the team cannot use now (no key): the tools are counted, without a share.
+    log.info(`the default model of team ${ctx.actor.teamId} cannot be resolved for the tool servers' budget: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const counted = await ctx.mcp.budget(ctx.actor.teamId, projectId, contextTokens ?? 0);
+  return { model: `${ref.providerId}/${ref.modelId}`, ...(contextTokens ? { contextTokens } : {}), ...counted };
+}
+
 export const RefreshInput = Scope.extend({ name: z.string().min(1).max(64) });
 
 /** Connects to a server again and reads its tools now (owners and admins): its status says how it went. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestMcpServer, startMcpServer } from "../../test/mcp-server";
-import { Connection, remoteClient } from "./connection";
+import { Connection, OPEN_TIMEOUT_FACTOR, remoteClient } from "./connection";
 
 /** One connection to a tool server: shared while used, closed when idle, opened again by the next use. */
 
@@ -46,6 +46,20 @@ describe("Connection", () => {
     now += 1_001;
     await expect(connection.list()).rejects.toThrow("refused with token [secret]");
     await expect(connection.list()).rejects.toThrow(/next attempt in 2 s/);
+    await connection.close();
+  });
+
+  it("an opening that never settles (an OAuth endpoint that stalls) fails at its deadline instead of holding every use; the next use opens again", async () => {
+    let opened = 0;
+    const connection = new Connection({ open: () => (opened++, new Promise<never>(() => undefined)), secrets: [], idleMs: 1_000, connectTimeoutMs: 100, now: Date.now });
+    const started = Date.now();
+    const uses = [connection.list(), connection.list()];
+    for (const use of uses) await expect(use).rejects.toThrow(`did not connect within ${100 * OPEN_TIMEOUT_FACTOR} ms`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(connection.status.state).toBe("failed");
+    expect(opened).toBe(1);
+    await expect(connection.list()).rejects.toThrow("did not connect within");
+    expect(opened).toBe(2);
     await connection.close();
   });
 });

@@ -41,7 +41,7 @@ export interface ConnectionOptions {
   /** Values that must never appear in a status or an error (its headers', its environment's). */
   secrets: string[];
   idleMs: number;
-  /** How long listing may take (ms). */
+  /** How long listing may take (ms); opening (OAuth refresh and initialisation included) may take three times as long. */
   connectTimeoutMs: number;
   /** After a failed start, how long before the next attempt (ms), doubling with each failure up to 30 s; 0: at once. */
   backoffMs?: number;
@@ -83,6 +83,9 @@ export async function remoteClient(options: RemoteOptions): Promise<MCPClient> {
 
 /** How long closing a connection may take before it is left (ms). */
 export const CLOSE_WAIT_MS = 3_000;
+
+/** Opening a connection may take this many times its `connectTimeoutMs` (an OAuth refresh, then the initialisation). */
+export const OPEN_TIMEOUT_FACTOR = 3;
 
 /** Longest wait between two starts of a server that keeps failing (ms). */
 const MAX_BACKOFF_MS = 30_000;
@@ -138,7 +141,7 @@ export class Connection {
     const wait = this.retryAt - this.options.now();
     if (wait > 0) return Promise.reject(new Error(`${this.status.error ?? "the tool server failed"} (next attempt in ${Math.ceil(wait / 1000)} s)`));
     this.set("connecting");
-    const opening = this.options.open().then(
+    const opening = this.bounded(this.options.open()).then(
       (client) => {
         this.failures = 0;
         this.set("connected");
@@ -158,6 +161,28 @@ export class Connection {
     );
     this.client = opening;
     return opening;
+  }
+
+  /**
+   * `open` within OPEN_TIMEOUT_FACTOR × connectTimeoutMs: an open that never settles (an
+   * OAuth endpoint that stalls) would otherwise hold every use of the connection, which all
+   * wait for the same opening. A client that arrives after the deadline is closed.
+   */
+  private bounded(open: Promise<MCPClient>): Promise<MCPClient> {
+    const ms = this.options.connectTimeoutMs * OPEN_TIMEOUT_FACTOR;
+    let timer: NodeJS.Timeout | undefined;
+    let late = false;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        late = true;
+        reject(new Error(`the tool server did not connect within ${ms} ms`));
+      }, ms);
+    });
+    const settled = open.then((client) => {
+      if (late) void client.close().catch((error: unknown) => log.warn(`closing a late connection: ${this.redact(describe(error))}`));
+      return client;
+    });
+    return Promise.race([settled, deadline]).finally(() => clearTimeout(timer));
   }
 
   private backOff(): void {

@@ -27,13 +27,21 @@ describe("guardedFetch", () => {
       if (req.url === "/other") return void res.writeHead(302, { location: "http://example.com/ok" }).end();
       if (req.url === "/big") return void res.writeHead(200).end("x".repeat(10_000));
       if (req.url === "/slow") return void setTimeout(() => res.writeHead(200).end("late"), 2_000);
+      // Headers at once, then a body that never ends.
+      if (req.url === "/stall") return void res.writeHead(200, { "content-type": "application/json" }).write("{");
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
 
   const open = guardedFetch({ allowPrivate: true, maxResponseBytes: 1_000, headersTimeoutMs: 500 });
   const closed = guardedFetch({ allowPrivate: false, maxResponseBytes: 1_000, headersTimeoutMs: 500 });
@@ -55,5 +63,15 @@ describe("guardedFetch", () => {
   it("cuts an answer larger than the limit and gives up on one whose headers are late", async () => {
     await expect((await open(`${base}/big`)).text()).rejects.toThrow(/more than 1000 bytes/);
     await expect(open(`${base}/slow`)).rejects.toThrow(/sent no answer within 500 ms/);
+  });
+
+  it("with a total time limit (answers read whole: OAuth), a body that stalls after its headers fails at the deadline", async () => {
+    const whole = guardedFetch({ allowPrivate: true, maxResponseBytes: 1_000, headersTimeoutMs: 500, totalTimeoutMs: 700 });
+    const started = Date.now();
+    const response = await whole(`${base}/stall`);
+    expect(response.status).toBe(200);
+    await expect(response.json()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await (await whole(`${base}/ok`)).text()).toBe("ok");
   });
 });

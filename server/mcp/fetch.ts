@@ -25,6 +25,11 @@ export interface FetchLimits {
   maxResponseBytes: number;
   /** How long the server waits for an answer's headers (ms). */
   headersTimeoutMs: number;
+  /**
+   * How long one request may take in all, its redirects and body included (ms): for
+   * answers read whole (OAuth discovery, registration, tokens), never a stream. Unset: none.
+   */
+  totalTimeoutMs?: number;
 }
 
 /** A request the guard refused: the address, a redirect, a size or a time limit. Its message names the host, never a header. */
@@ -144,6 +149,10 @@ export function guardedFetch(limits: FetchLimits): typeof fetch {
     const start = input instanceof Request ? new URL(input.url) : new URL(input);
     let url = start;
     let request = init;
+    if (limits.totalTimeoutMs !== undefined) {
+      const deadline = AbortSignal.timeout(limits.totalTimeoutMs);
+      request = { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline };
+    }
     for (let hops = 0; ; hops++) {
       const response = await send(url, request, limits);
       const location = response.headers.get("location");

@@ -5,7 +5,8 @@ import type { Ruleset } from "../permission/schema";
 import { Secrets } from "../secrets";
 import type { Keyring } from "../secrets/seal";
 import type { Tool } from "../tool/tool";
-import { block } from "../instructions/sources";
+import type { InstructionSource } from "../session/message";
+import { block, sha256 } from "../instructions/sources";
 import { type McpSettings, NO_MCP_SETTINGS } from "./config";
 import { Connection, type Listing, type Status, remoteClient } from "./connection";
 import { localClient } from "./local";
@@ -46,6 +47,8 @@ export interface StepTools {
   tools: Tool[];
   /** The servers' instructions, as system prompt blocks. */
   instructions: string[];
+  /** The same, as the answer records them (its "Instructions:" line): "tool server <name>". */
+  sources: InstructionSource[];
   /** The built-in rule of each tool: ask (team policy and approvals may allow or deny). */
   defaults: Ruleset;
   /** Said when the tools' definitions take a large share of the model's context. */
@@ -59,6 +62,20 @@ export interface ServerState {
   refused: Array<{ name: string; reason: string }>;
   listedAt: number | null;
 }
+
+/** Roughly the tokens tool definitions take in a request (4 characters a token). */
+export function toolTokens(tools: ReadonlyArray<Pick<Tool, "id" | "description" | "jsonSchema">>): number {
+  return Math.ceil(tools.reduce((sum, t) => sum + t.description.length + JSON.stringify(t.jsonSchema ?? {}).length + t.id.length, 0) / 4);
+}
+
+/** The warning when tool definitions of `tokens` take more than CONTEXT_WARNING_SHARE of a model's `contextTokens`; else undefined. */
+export function contextWarning(tokens: number, contextTokens: number): string | undefined {
+  if (contextTokens <= 0 || tokens <= contextTokens * CONTEXT_WARNING_SHARE) return undefined;
+  return `The tools of this team's tool servers take about ${tokens} tokens, ${Math.round((tokens / contextTokens) * 100)}% of the model's context: consider an allow-list of tools.`;
+}
+
+/** The label of a server's instructions among a turn's sources. */
+export const sourceLabel = (name: string) => `tool server ${name}`;
 
 export class ToolServers {
   private readonly connections = new Map<string, { version: number; connection: Connection }>();
@@ -138,7 +155,8 @@ export class ToolServers {
 
   /** A guarded fetch for the OAuth endpoints of a server (discovery, registration, tokens). */
   oauthFetch(): typeof fetch {
-    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS });
+    // Each answer is read whole: a server that sends its headers and then stalls cannot hold a connection (or a "Connect") for ever.
+    return guardedFetch({ allowPrivate: this.settings.allowPrivateAddresses, maxResponseBytes: 1024 * 1024, headersTimeoutMs: CONNECT_TIMEOUT_MS, totalTimeoutMs: CONNECT_TIMEOUT_MS });
   }
 
   /** A client of an OAuth server with the team's stored tokens, refreshed first when they are about to expire. */
@@ -212,7 +230,7 @@ export class ToolServers {
    * `userId` is whom the session acts for (its author): a server connected per member uses their tokens.
    */
   async forStep(teamId: string, projectId: string, contextTokens: number, userId?: string): Promise<StepTools> {
-    const out: StepTools = { tools: [], instructions: [], defaults: [] };
+    const out: StepTools = { tools: [], instructions: [], sources: [], defaults: [] };
     for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
       let listing: Listing;
       try {
@@ -221,21 +239,54 @@ export class ToolServers {
         log.warn(`tool server ${spec.name} of team ${teamId} is left out of this step: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
-      for (const info of listing.tools) {
-        if (spec.allow && !spec.allow.includes(info.name)) continue;
-        const made = mcpTool(spec.name, info, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId, userId));
-        if ("refused" in made) continue;
+      for (const made of this.offered(spec, listing, (tool, args, signal) => this.call(teamId, spec, tool, args, signal, projectId, userId))) {
         if (out.tools.some((t) => t.id === made.id)) continue;
         out.tools.push(made);
         out.defaults.push({ permission: made.id, pattern: "*", action: "ask" });
       }
-      if (listing.instructions?.trim()) out.instructions.push(block(`tool server ${spec.name}`, listing.instructions.trim()));
+      const text = listing.instructions?.trim();
+      if (text) {
+        out.instructions.push(block(sourceLabel(spec.name), text));
+        out.sources.push({ kind: "server", label: sourceLabel(spec.name), bytes: Buffer.byteLength(text), sha256: sha256(text) });
+      }
     }
-    const tokens = Math.ceil(out.tools.reduce((sum, t) => sum + t.description.length + JSON.stringify(t.jsonSchema ?? {}).length + t.id.length, 0) / 4);
-    if (contextTokens > 0 && tokens > contextTokens * CONTEXT_WARNING_SHARE) {
-      out.warning = `The tools of this team's tool servers take about ${tokens} tokens, ${Math.round((tokens / contextTokens) * 100)}% of the model's context: consider an allow-list of tools.`;
+    const warning = contextWarning(toolTokens(out.tools), contextTokens);
+    return warning ? { ...out, warning } : out;
+  }
+
+  /** A server's tools a step offers: those of its allow-list (all without one) whose schemas can be read. */
+  private offered(spec: Spec, listing: Listing, call: Parameters<typeof mcpTool>[2]): Tool[] {
+    const out: Tool[] = [];
+    for (const info of listing.tools) {
+      if (spec.allow && !spec.allow.includes(info.name)) continue;
+      const made = mcpTool(spec.name, info, call);
+      if (!("refused" in made)) out.push(made);
     }
     return out;
+  }
+
+  /**
+   * What the enabled servers' tools would take of a model's context, from their cached
+   * lists (nothing is connected): the Team page's warning. Servers never listed count nothing.
+   */
+  async budget(teamId: string, projectId: string | undefined, contextTokens: number): Promise<{ tokens: number; tools: number; warning?: string }> {
+    const tools: Tool[] = [];
+    for (const spec of (await this.specs(teamId, projectId)).filter((s) => s.enabled)) {
+      const listing = await this.cached(teamId, spec);
+      if (!listing) continue;
+      for (const made of this.offered(spec, listing, () => Promise.resolve(undefined))) if (!tools.some((t) => t.id === made.id)) tools.push(made);
+    }
+    const tokens = toolTokens(tools);
+    const warning = contextWarning(tokens, contextTokens);
+    return { tokens, tools: tools.length, ...(warning ? { warning } : {}) };
+  }
+
+  /** The instructions a server announced, as cached for the team (a turn's "Instructions:" line opens them). */
+  async instructionsOf(teamId: string, projectId: string | undefined, name: string): Promise<string | undefined> {
+    const spec = (await this.specs(teamId, projectId)).find((s) => sourceLabel(s.name) === name || s.name === name);
+    if (!spec) return undefined;
+    const row = await this.db.toolServerTools.findUnique({ where: { teamId_server: { teamId, server: spec.key } }, select: { instructions: true } });
+    return row?.instructions?.trim() || undefined;
   }
 
   /** Closes every connection (shutdown). */

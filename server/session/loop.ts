@@ -340,7 +340,10 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   // What the team, the project and the repository tell the agent, read again every step
   // (a file the agent changed counts from its next step); the answer records their names.
   const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls });
-  const recorded: AssistantMessage = { ...assistant, ...(instructions.sources.length > 0 ? { instructions: instructions.sources } : {}) };
+  // The tools of the team's tool servers (server/mcp), with their instructions (recorded as sources) and their default rule (ask).
+  const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
+  const sources = [...instructions.sources, ...(servers?.sources ?? [])];
+  const recorded: AssistantMessage = { ...assistant, ...(sources.length > 0 ? { instructions: sources } : {}), ...(servers?.warning ? { toolWarning: servers.warning } : {}) };
   const processor = new Processor(s, {
     teamId: p.teamId,
     assistant: recorded,
@@ -350,9 +353,6 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
     project: snapshotScope(input.caller),
   });
-  // The tools of the team's tool servers (server/mcp), with their instructions and their default rule (ask).
-  const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
-  if (servers?.warning) log.warn(`tool servers of ${p.sessionId}: ${servers.warning}`);
   const scope: ToolScope | undefined = lastStep
     ? undefined
     : {

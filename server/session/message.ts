@@ -68,8 +68,8 @@ export type FileDiff = z.infer<typeof FileDiff>;
  * only: the text is read again when a member opens it (`sha256` tells whether it changed).
  */
 export const InstructionSource = z.object({
-  kind: z.enum(["team", "project", "file", "url"]),
-  /** "team", "project", a path such as "AGENTS.md" or "docs/rules.md", or a URL. */
+  kind: z.enum(["team", "project", "file", "url", "server"]),
+  /** "team", "project", a path such as "AGENTS.md" or "docs/rules.md", a URL, or "tool server <name>" (a tool server's instructions). */
   label: z.string().min(1),
   /** Bytes of its text the prompt held. */
   bytes: z.number().int().nonnegative().optional(),
@@ -296,6 +296,8 @@ export const AssistantMessage = MessageBase.extend({
   error: MessageError.optional(),
   /** The instructions its system prompt held, in order (absent: none, or stored before they were recorded). */
   instructions: z.array(InstructionSource).optional(),
+  /** Said when the tools of the team's tool servers took a large share of the model's context in its request (server/mcp). */
+  toolWarning: z.string().max(1000).optional(),
   time: z.object({ created: z.number(), completed: z.number().optional() }),
 });
 
