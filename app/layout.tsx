@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
+import { ShareShell } from "@/components/share/share-shell";
 import { TRPCReactProvider } from "@/components/trpc/client";
 import { LiveAnnouncer } from "@/components/ui/announce";
 import { Header } from "@/components/ui/header";
@@ -8,6 +9,7 @@ import { KeyboardShortcuts } from "@/components/ui/shortcut-help";
 import { MAIN_ID, SkipLinks } from "@/components/ui/skip-links";
 import { THEME_COOKIE, parseTheme } from "@/components/ui/theme";
 import { checkPageAccess } from "@/server/auth/page";
+import { PATH_HEADER } from "@/server/auth/paths";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -31,6 +33,21 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const account = await checkPageAccess();
   // The theme is rendered into the HTML (app/globals.css reads data-theme): no flash of the wrong one.
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
+  // A share page (public, read by people with only its link) gets a frame of its own, with
+  // none of the members' client code: its JavaScript stays small (components/share/share-shell.tsx).
+  if ((await headers()).get(PATH_HEADER)?.startsWith("/share/")) {
+    return (
+      <html lang="en" data-theme={theme}>
+        <body className="group/page min-h-dvh">
+          <ShareShell theme={theme} mainId={MAIN_ID}>
+            <main id={MAIN_ID} tabIndex={-1} className="mx-auto max-w-5xl px-4 pt-6 pb-24 outline-none sm:px-6 sm:pt-8">
+              {children}
+            </main>
+          </ShareShell>
+        </body>
+      </html>
+    );
+  }
   return (
     <html lang="en" data-theme={theme}>
       <body className="group/page min-h-dvh">
