@@ -89,7 +89,7 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
           <span data-testid="message-agent" className="font-mono">
             @{info.agent}
           </span>
-          <QueuedBadge messageId={info.id} />
+          <QueuedBadge messageId={info.id} mine={mine} />
         </header>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
           {editing ? (

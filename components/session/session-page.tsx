@@ -83,7 +83,7 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
       <ChildrenList sessionId={sessionId} />
       <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
         <div className="flex-1">
-          <QueuedMessages messages={messages} status={status}>
+          <QueuedMessages sessionId={sessionId} messages={messages} status={status}>
             <DiffSourceContext value={diffSource}>
               <ChatActionsContext value={actions}>
                 <ViewerIdContext value={viewerId}>

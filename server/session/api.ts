@@ -17,5 +17,6 @@ export { Info, defaultTitle, isDefaultTitle, forkTitle, MAX_TITLE } from "./info
 export { prompt, compact, abort, rerun, recoverInterrupted, assertAccepting, RETRY_AFTER_S, PromptInput, CompactInput, RerunInput } from "./prompt";
 export { start as startRunner } from "./loop";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
+export { cancelQueued, CancelQueuedInput } from "./queue";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";
