@@ -130,7 +130,12 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
           ) : null}
           <span className="ml-auto flex items-center gap-3 tabular-nums">
             {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
-            <span data-testid="message-tokens" title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}`}>
+            <span
+              data-testid="message-tokens"
+              data-estimated={info.usageEstimated ? "true" : undefined}
+              title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
+            >
+              {info.usageEstimated ? "≈ " : ""}
               {formatTokens(tokens)}
             </span>
             <span data-testid="message-cost" className="font-mono text-zinc-700">

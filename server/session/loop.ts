@@ -341,7 +341,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   // (a file the agent changed counts from its next step); the answer records their names.
   const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls });
   const recorded: AssistantMessage = { ...assistant, ...(instructions.sources.length > 0 ? { instructions: instructions.sources } : {}) };
-  const processor = new Processor(s, {
+  const processor: Processor = new Processor(s, {
     teamId: p.teamId,
     assistant: recorded,
     prices: model.cost,
@@ -349,6 +349,8 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     isRejection,
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
     project: snapshotScope(input.caller),
+    // Characters / 4 (prune.ts's rule), used only when a stopped step has no reported usage.
+    estimateInput: (): number => (request.system.length + JSON.stringify(request.messages).length) / 4,
   });
   // The tools of the team's tool servers (server/mcp), with their instructions and their default rule (ask).
   const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
