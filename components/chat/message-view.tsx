@@ -1,6 +1,7 @@
 import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
+import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
@@ -49,7 +50,7 @@ const MemoPart = memo(function MemoPart({ part }: { part: Part }) {
 function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
-      {groupRetries(parts).map((item) => {
+      {groupRetries(transcriptParts(parts)).map((item) => {
         if (item.kind === "retries") return <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} />;
         const { part } = item;
         return reply ? (

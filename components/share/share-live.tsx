@@ -27,20 +27,28 @@ export function ShareLive({ shareId, sessionId, rootHref, children }: { shareId:
   const [gone, setGone] = useState<Gone>();
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const last = useRef(0);
+  const ended = useRef(false);
   const handlers = useMemo(() => {
+    // Once the link is revoked (or the session deleted) the page is not rendered again:
+    // the notice stays (a new render would be the 404 page).
+    const end = (why: Gone) => {
+      ended.current = true;
+      clearTimeout(timer.current);
+      setGone(why);
+    };
     const refresh = () => {
-      if (timer.current) return;
+      if (timer.current || ended.current) return;
       const wait = Math.max(0, last.current + REFRESH_EVERY_MS - Date.now());
       timer.current = setTimeout(() => {
         timer.current = undefined;
         last.current = Date.now();
-        router.refresh();
+        if (!ended.current) router.refresh();
       }, wait);
     };
     return {
       onEvent: (event: LiveEvent) => {
-        if (event.name === "share.revoked") setGone("revoked");
-        else if (event.name === "session.deleted" && event.payload.info.id === sessionId) setGone("deleted");
+        if (event.name === "share.revoked") end("revoked");
+        else if (event.name === "session.deleted" && event.payload.info.id === sessionId) end("deleted");
         else if (event.name !== "stream.ready") refresh();
       },
       onOpen: (reconnect: boolean) => {

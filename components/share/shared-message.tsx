@@ -2,19 +2,18 @@ import type { AssistantMessage, Part, PartOf, ToolState, UserMessage, WithParts 
 import { authorLabel, initials } from "@/components/chat/author";
 import { MessageErrorNotice } from "@/components/chat/message-error";
 import { Icon } from "@/components/parts/icons";
-import { AgentPartView } from "@/components/parts/agent-parts";
 import { FilePartView } from "@/components/parts/file-part";
 import { CompactionPartView, RetryPartView } from "@/components/parts/notice-parts";
 import { PatchPartView } from "@/components/parts/patch-part";
-import { RetryPartsView } from "@/components/parts/registry";
-import { SnapshotPartView, StepFinishPartView, StepStartPartView } from "@/components/parts/step-parts";
-import { GENERIC_TOOL, toolRenderer } from "@/components/parts/tools/registry";
+import { RetryCard } from "@/components/parts/retry-card";
+import { SnapshotPartView, StepFinishPartView, StepStartPartView, transcriptParts } from "@/components/parts/step-parts";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { formatDuration } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { SharedMarkdown } from "./shared-markdown";
+import { sharedToolRenderer } from "./shared-tools";
 
 /**
  * One message of a share page, rendered on the server: the same parts as the chat's
@@ -122,8 +121,15 @@ function SharedAssistantMessage({ info, parts }: { info: AssistantMessage; parts
 function SharedParts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
-      {groupRetries(parts).map((item) =>
-        item.kind === "retries" ? <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} /> : <SharedPart key={item.part.id} part={item.part} />,
+      {groupRetries(transcriptParts(parts)).map((item) =>
+        item.kind === "retries" ? (
+          // As the chat's RetryPartsView marks it: the attributes of the first retry part.
+          <div key={item.key} data-part-type="retry" data-part-id={item.retries[0]?.id} data-retries={item.retries.length} className="min-w-0">
+            <RetryCard retries={item.retries} outcome={retryOutcome(reply)} />
+          </div>
+        ) : (
+          <SharedPart key={item.part.id} part={item.part} />
+        ),
       )}
     </div>
   );
@@ -179,7 +185,12 @@ function SharedPartBody({ part }: { part: Part }) {
     case "patch":
       return <PatchPartView part={part} />;
     case "agent":
-      return <AgentPartView part={part} />;
+      // As the chat's AgentPartView shows it (that module's markdown is client code).
+      return (
+        <span className="inline-flex items-center gap-1 rounded-full bg-violet-50 px-2.5 py-0.5 text-xs font-medium text-violet-700 ring-1 ring-violet-600/20 ring-inset">
+          <Icon name="bot" className="size-3.5" />@{part.name}
+        </span>
+      );
     case "retry":
       return <RetryPartView part={part} />;
     case "compaction":
@@ -196,12 +207,12 @@ const STATUS: Record<ToolState["status"], { label: string; tone: Tone }> = {
 
 /**
  * A tool call as the chat's card shows it (components/parts/tool-part.tsx), collapsed to its
- * summary line, body from the tool's renderer. A task's body (which links into the member's
- * app) is the generic one here; its child session is in the page's child list.
+ * summary line, body from the tool's renderer for share pages (shared-tools.ts); a task's
+ * child session is in the page's child list.
  */
 function SharedToolCard({ part }: { part: PartOf<"tool"> }) {
   const { state } = part;
-  const renderer = part.tool === "task" ? GENERIC_TOOL : toolRenderer(part.tool, state);
+  const renderer = sharedToolRenderer(part.tool, state);
   const title = (state.status === "running" || state.status === "completed" ? state.title : undefined) || renderer.summary?.(state.input);
   const aborted = state.status === "error" && state.error === "Tool execution aborted";
   const status = aborted ? { label: "Aborted", tone: "amber" as const } : STATUS[state.status];
