@@ -45,7 +45,7 @@ for (const [name, device] of [
       await expect(page.getByTestId("session-details")).toHaveCount(0);
       await view.openDetails();
       await expect(page.getByTestId("step-usage-row")).toHaveCount(1);
-      await expect(page.getByTestId("step-usage-row")).toContainText("1,800 in · 420 out");
+      await expect(page.getByTestId("step-usage-row")).toContainText("1.8K in · 420 out");
       await expect(page.getByTestId("session-details").getByTestId("session-directory")).toBeAttached();
       await expect(page.getByRole("toolbar", { name: "Session actions" })).toBeVisible();
       await expect(page.getByTestId("share-controls")).toBeVisible();

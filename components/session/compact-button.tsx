@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import type { Status } from "@/components/chat/types";
+import type { Status, WithParts } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
@@ -14,11 +14,12 @@ import type { SessionInfo } from "./types";
  * runs or compacts (the server refuses that too); a refusal or failure is shown next to
  * the button.
  */
-export function CompactButton({ info, status }: { info: SessionInfo; status: Status | undefined }) {
+export function CompactButton({ info, status, messages }: { info: SessionInfo; status: Status | undefined; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
   const compact = useMutation(trpc.session.compact.mutationOptions());
   const busy = (status !== undefined && status.type !== "idle") || info.time.compacting !== undefined;
-  if (totalTokens(info.tokens) === 0 && !compact.error) return null;
+  const used = totalTokens(info.tokens) > 0 || messages.some((m) => m.info.role === "assistant" && totalTokens(m.info.tokens) > 0);
+  if (!used && !compact.error) return null;
   return (
     <span className="inline-flex items-center gap-2">
       <Button

@@ -142,7 +142,7 @@ function SessionHeader({ session, status, messages }: { session: SessionInfo; st
           {formatCost(session.cost)}
         </span>
         <ContextMeter info={session} messages={messages} />
-        <CompactButton info={session} status={status} />
+        <CompactButton info={session} status={status} messages={messages} />
       </div>
       {details ? (
         <SessionDetails id={detailsId} session={session} messages={messages}>
