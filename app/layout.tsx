@@ -1,13 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { cookies } from "next/headers";
 import type { ReactNode } from "react";
-import { TRPCReactProvider } from "@/components/trpc/client";
-import { LiveAnnouncer } from "@/components/ui/announce";
-import { Header } from "@/components/ui/header";
-import { KeyboardShortcuts } from "@/components/ui/shortcut-help";
-import { MAIN_ID, SkipLinks } from "@/components/ui/skip-links";
 import { THEME_COOKIE, parseTheme } from "@/components/ui/theme";
-import { checkPageAccess } from "@/server/auth/page";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -26,35 +20,17 @@ export const viewport: Viewport = {
   interactiveWidget: "resizes-content",
 };
 
+/**
+ * The document only. Each kind of page brings its own frame, with only the client code it
+ * needs: the members' pages app/(members)/layout.tsx (access check, tRPC, header,
+ * shortcuts), a share link app/share/layout.tsx (the bar and the theme switch).
+ */
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  // Every page's server-side access check (server/auth/page.ts): sign-in and team membership.
-  const account = await checkPageAccess();
   // The theme is rendered into the HTML (app/globals.css reads data-theme): no flash of the wrong one.
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
     <html lang="en" data-theme={theme}>
-      <body className="group/page min-h-dvh">
-        <TRPCReactProvider>
-          <SkipLinks />
-          <Header account={account} theme={theme} />
-          {/*
-            A chat page (data-chat-layout) fills the screen down to its composer: no padding
-            below. A wide page (data-wide-layout: the dashboard's table) gets a wider column.
-            On wide screens an open Changes panel (data-changes-open, 32rem at the right) has
-            the column move aside for it, and so does the session sidebar at the left
-            (data-sidebar-open: 16rem; data-sidebar-collapsed: a 2.5rem rail).
-          */}
-          <main
-            id={MAIN_ID}
-            tabIndex={-1}
-            className="mx-auto max-w-5xl px-4 pt-6 pb-24 outline-none has-[[data-chat-layout]]:pb-0 has-[[data-wide-layout]]:max-w-7xl sm:px-6 sm:pt-8 xl:has-[[data-changes-open]]:mr-[32rem] lg:has-[[data-sidebar-open]]:ml-[max(16rem,calc(50%-32rem))] lg:has-[[data-sidebar-collapsed]]:ml-[max(2.5rem,calc(50%-32rem))]"
-          >
-            {children}
-          </main>
-          <KeyboardShortcuts />
-          <LiveAnnouncer />
-        </TRPCReactProvider>
-      </body>
+      <body className="group/page min-h-dvh">{children}</body>
     </html>
   );
 }

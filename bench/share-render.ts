@@ -41,16 +41,18 @@ export async function inProcessRenderer(reader: ShareView.ShareReader, limit: nu
   stubCss();
   // React as `next start` runs it: the production build (chosen when React is first loaded).
   if (process.env.NODE_ENV !== "production") Object.assign(process.env, { NODE_ENV: "production" });
-  const [{ createElement }, { renderToString }, { ShareViewer }, { TRPCReactProvider }] = await Promise.all([
+  const [{ createElement }, { renderToString }, { ShareContent }, { sharedLanguages }, { loadLanguages }] = await Promise.all([
     import("react"),
     import("react-dom/server"),
-    import("../components/share/share-viewer"),
-    import("../components/trpc/client"),
+    import("../components/share/share-view"),
+    import("../components/share/shared-markdown"),
+    import("../lib/highlight"),
   ]);
   return async (shareId) => {
     const page = await ShareView.page(reader, { shareId, limit });
     const payload = JSON.stringify(page);
-    const html = renderToString(createElement(TRPCReactProvider, null, createElement(ShareViewer, { key: page.session.id, initial: page })));
+    await loadLanguages(sharedLanguages(page.messages.messages));
+    const html = renderToString(createElement(ShareContent, { key: page.session.id, page, olderHref: undefined }));
     return { html, payloadBytes: Buffer.byteLength(payload) };
   };
 }

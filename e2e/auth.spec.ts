@@ -27,6 +27,9 @@ test("a new user is sent to sign in, signs up into a team of their own, signs ou
   await expect(page).toHaveURL(/\/sign-in\?next=%2Fdashboard$/);
   await page.getByRole("link", { name: "Sign up" }).click();
   await expect(page.getByTestId("sign-up-hint")).toBeVisible();
+  // The password rule is beside its field before anything is typed, and describes the field.
+  await expect(page.getByTestId("password-rule")).toHaveText("At least 8 characters (up to 128).");
+  await expect(page.getByTestId("sign-up-form").getByLabel("Password")).toHaveAccessibleDescription("At least 8 characters (up to 128).");
   const auth = new AuthPages(page);
   await auth.fillSignUp(ada);
   await page.waitForURL((url) => url.pathname === "/");

@@ -194,6 +194,24 @@ test.describe("chat with the agent", () => {
     await expect(list).toContainText("README.md");
   });
 
+  test("a queued message can be cancelled before the agent reads it: it is gone and never answered", async ({ page, seed }) => {
+    test.setTimeout(90_000);
+    const { chat } = await open(page, seed, "Cancel queued");
+    await chat.ask("stream slowly");
+    await expect(chat.part(chat.lastAssistant, "text")).toBeVisible({ timeout: 30_000 });
+    await chat.ask("list files");
+    const queued = chat.user("list files");
+    await expect(queued.getByTestId("queued-badge")).toHaveText("Queued");
+    await queued.getByRole("button", { name: "Cancel" }).click();
+    await expect(queued).toHaveCount(0);
+    await chat.waitIdle();
+    // The running reply ended without reading it: no tool call, and it stays gone after a reload.
+    await expect(page.getByText("Done — 1 tool call")).toHaveCount(0);
+    await page.reload();
+    await expect(chat.user("stream slowly")).toBeVisible();
+    await expect(chat.user("list files")).toHaveCount(0);
+  });
+
   test("Enter sends and Shift+Enter breaks the line; empty and oversize messages are not sent; the model picker labels the offline model", async ({ page, seed }) => {
     test.setTimeout(60_000);
     const { chat } = await open(page, seed, "Composer");

@@ -261,6 +261,8 @@ test("the built-ins act in the browser as the server answers: /undo puts the pro
   await expect(share.url).toHaveCount(0);
   await chat.input.fill("/share");
   await chat.input.press("Enter");
+  // The link is in the header's details.
+  await share.reveal();
   await expect(share.url).toHaveValue(/\/share\/[A-Za-z0-9_-]+$/);
   await expect(chat.input).toHaveValue("");
 });

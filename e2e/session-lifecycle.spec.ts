@@ -50,6 +50,7 @@ test("create, rename, fork, archive and delete a session through the UI", async 
 
   // The fork is independent and still there; delete it too (cancelling once first).
   await view.goto(forkId);
+  await view.openDetails();
   await view.actions.getByRole("button", { name: "Delete" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByRole("dialog")).toBeHidden();

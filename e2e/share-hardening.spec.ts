@@ -68,6 +68,7 @@ test("a share viewer sees project-relative paths and no internal error; pages ca
   const member = new SessionPage(page);
   await member.goto(session.id);
   const controls = new ShareControls(page);
+  await controls.reveal();
   await expect(controls.hint).toContainText("sharing again makes a new one");
   const link = await controls.share();
 

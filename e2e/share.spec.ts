@@ -44,6 +44,7 @@ test("share a session, watch it live without an account, revoke it, share it aga
   const member = new SessionPage(page);
   const controls = new ShareControls(page);
   await member.goto(session.id);
+  await controls.reveal();
   await expect(controls.hint).toContainText("Anyone with the link");
 
   // Share, and copy the link.

@@ -1,5 +1,34 @@
-import { describe, expect, it } from "vitest";
-import { highlightLines, languageOf } from "./highlight";
+import { createRequire } from "node:module";
+import { beforeAll, describe, expect, it } from "vitest";
+import { highlightLines, isLoaded, languageOf, loadLanguages } from "./highlight";
+import { LANGUAGE_ALIASES, LANGUAGE_LOADERS, fencedLanguages, grammarOf } from "./highlight-languages";
+
+describe("languages on demand", () => {
+  it("highlights nothing before a grammar is loaded, and the language once it is", async () => {
+    expect(isLoaded("go")).toBe(false);
+    expect(highlightLines("package main", "go")).toEqual([[{ text: "package main", className: undefined }]]);
+    await loadLanguages(["golang", "no-such-language"]);
+    expect(isLoaded("go")).toBe(true);
+    expect(isLoaded("rust")).toBe(false);
+    expect(highlightLines("package main", "go")[0]).toContainEqual({ text: "package", className: "hljs-keyword" });
+  });
+
+  it("knows highlight.js's own aliases of each grammar without loading it", async () => {
+    const require = createRequire(import.meta.url);
+    const hljs: unknown = require("highlight.js/lib/core");
+    for (const [name, load] of Object.entries(LANGUAGE_LOADERS)) {
+      const grammar = (await load()).default;
+      const aliases = (grammar(hljs as Parameters<typeof grammar>[0]).aliases ?? []).map((a) => a.toLowerCase());
+      for (const alias of aliases) expect(LANGUAGE_ALIASES[alias], `${name}: ${alias}`).toBe(name);
+      expect(grammarOf(name.toUpperCase())).toBe(name);
+    }
+    for (const [alias, name] of Object.entries(LANGUAGE_ALIASES)) expect(Object.hasOwn(LANGUAGE_LOADERS, name), alias).toBe(true);
+  });
+
+  it("finds the languages of a markdown text's fenced code", () => {
+    expect(fencedLanguages("Intro\n\n```ts\nx\n```\n\n~~~ Python\ny\n~~~\n```\nplain\n```\n```nope\nz\n```\n```ts\nw\n```")).toEqual(["typescript", "python"]);
+  });
+});
 
 describe("languageOf", () => {
   it("finds the language from the extension, through highlight.js aliases", () => {
@@ -21,6 +50,8 @@ describe("languageOf", () => {
 });
 
 describe("highlightLines", () => {
+  beforeAll(() => loadLanguages(["ts", "js"]));
+
   it("gives each line its tokens with highlight.js classes", () => {
     const lines = highlightLines("const answer = 42;\nreturn answer;", "ts");
     expect(lines).toHaveLength(2);

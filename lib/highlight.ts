@@ -1,19 +1,52 @@
-import { common, createLowlight } from "lowlight";
+import { createLowlight } from "lowlight";
+import { LANGUAGE_LOADERS, grammarOf } from "./highlight-languages";
+
+export { languageOf } from "./highlight-languages";
 
 /**
- * Syntax highlighting for code views: highlight.js (through lowlight, which returns a tree
- * instead of HTML) with its common languages, cut into lines so each line can carry its
- * number. A token spanning lines (a block comment, a template string) keeps its classes on
- * every line. Pure apart from the language registry, which is built once at first use.
+ * Syntax highlighting: highlight.js (through lowlight, which returns a tree instead of
+ * HTML), its grammars loaded on demand (lib/highlight-languages.ts) — `loadLanguages`
+ * first, then highlight synchronously; a language not loaded yet is plain text. Code views
+ * cut the tree into lines so each line can carry its number; a token spanning lines (a
+ * block comment, a template string) keeps its classes on every line.
  */
 
 type Lowlight = ReturnType<typeof createLowlight>;
-type Node = ReturnType<Lowlight["highlight"]>["children"][number];
+export type HighlightRoot = ReturnType<Lowlight["highlight"]>;
+type Node = HighlightRoot["children"][number];
 
-let instance: Lowlight | undefined;
-function lowlight(): Lowlight {
-  instance ??= createLowlight(common);
-  return instance;
+const lowlight: Lowlight = createLowlight();
+const loading = new Map<string, Promise<void>>();
+
+/** Whether the grammar of `language` (a name or alias) is loaded: it highlights now. */
+export function isLoaded(language: string): boolean {
+  return lowlight.registered(language);
+}
+
+/** Loads the grammars of these languages (names or aliases; unknown ones are skipped). Never rejects. */
+export async function loadLanguages(languages: readonly string[]): Promise<void> {
+  const grammars = new Set(languages.map(grammarOf).filter((g): g is string => g !== undefined && !lowlight.registered(g)));
+  await Promise.all(
+    [...grammars].map((grammar) => {
+      let pending = loading.get(grammar);
+      if (!pending) {
+        const loader = LANGUAGE_LOADERS[grammar];
+        if (!loader) return Promise.resolve();
+        pending = loader().then(
+          (module) => lowlight.register(grammar, module.default),
+          // A grammar that failed to download leaves its code plain; a later call tries again.
+          () => void loading.delete(grammar),
+        );
+        loading.set(grammar, pending);
+      }
+      return pending;
+    }),
+  );
+}
+
+/** The highlighted tree of `code`, or undefined when its language is not loaded. */
+export function highlightTree(code: string, language: string): HighlightRoot | undefined {
+  return lowlight.registered(language) ? lowlight.highlight(language, code) : undefined;
 }
 
 /** A run of text in one line, with the highlight.js classes (`hljs-…`) of the token it belongs to. */
@@ -22,24 +55,7 @@ export interface Token {
   className: string | undefined;
 }
 
-/** File names with no telling extension. */
-const FILE_NAMES: Record<string, string> = { makefile: "makefile", gnumakefile: "makefile", gemfile: "ruby", rakefile: "ruby", ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash" };
-/** Extensions highlight.js has no alias for. */
-const EXTENSIONS: Record<string, string> = { h: "c", hh: "cpp", jsonc: "json", json5: "json", htm: "xml", vue: "xml", svelte: "xml", conf: "ini", cfg: "ini", env: "bash", mdx: "markdown" };
-
-/** The highlight.js language of a file, from its name or extension; undefined when none is known. */
-export function languageOf(path: string): string | undefined {
-  const base = (path.split(/[\\/]/).pop() ?? "").toLowerCase();
-  const named = FILE_NAMES[base];
-  if (named) return named;
-  const dot = base.lastIndexOf(".");
-  if (dot === -1 || dot === base.length - 1) return undefined;
-  const extension = base.slice(dot + 1);
-  const language = EXTENSIONS[extension] ?? extension;
-  return lowlight().registered(language) ? language : undefined;
-}
-
-/** `code` as lines of tokens; plain text (one token a line) without a language. */
+/** `code` as lines of tokens; plain text (one token a line) without a loaded language. */
 export function highlightLines(code: string, language: string | undefined): Token[][] {
   const lines: Token[][] = [[]];
   const push = (text: string, className: string | undefined) => {
@@ -49,7 +65,8 @@ export function highlightLines(code: string, language: string | undefined): Toke
       if (part) lines[lines.length - 1]?.push({ text: part, className });
     });
   };
-  if (!language || !lowlight().registered(language)) {
+  const tree = language ? highlightTree(code, language) : undefined;
+  if (!tree) {
     push(code, undefined);
     return lines;
   }
@@ -62,6 +79,6 @@ export function highlightLines(code: string, language: string | undefined): Toke
       }
     }
   };
-  walk(lowlight().highlight(language, code).children, []);
+  walk(tree.children, []);
   return lines;
 }

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { SignedIn } from "@/server/auth/member";
-import { authClient, authErrorMessage, reloadTo } from "./client";
+import { authErrorMessage, loadAuthClient, reloadTo } from "./reload";
 
 const NEW_TEAM = "__new__";
 
@@ -22,7 +22,7 @@ export function AccountMenu({ account, stacked = false }: { account: SignedIn; s
     }
     setPending(true);
     setError(undefined);
-    const result = await authClient.organization.setActive({ organizationId: teamId });
+    const result = await (await loadAuthClient()).organization.setActive({ organizationId: teamId });
     if (result.error) {
       setPending(false);
       setError(authErrorMessage(result.error));
@@ -34,7 +34,7 @@ export function AccountMenu({ account, stacked = false }: { account: SignedIn; s
 
   async function signOut() {
     setPending(true);
-    await authClient.signOut();
+    await (await loadAuthClient()).signOut();
     reloadTo("/sign-in");
   }
 

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
+import { PASSWORD_LENGTH, PASSWORD_RULE } from "@/lib/password";
 import { authClient, authErrorMessage, reloadTo } from "./client";
 
 const INPUT =
@@ -119,8 +120,21 @@ export function SignUpForm({ invitationId, signInHref, email }: { invitationId: 
         <input name="email" type="email" autoComplete="email" required defaultValue={email} className={INPUT} />
       </Field>
       <Field label="Password">
-        <input name="password" type="password" autoComplete="new-password" required minLength={8} maxLength={128} className={INPUT} />
+        <input
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={PASSWORD_LENGTH.min}
+          maxLength={PASSWORD_LENGTH.max}
+          aria-describedby="password-rule"
+          className={INPUT}
+        />
       </Field>
+      {/* The rule is stated before anyone types, not only after a refused submit. */}
+      <p id="password-rule" data-testid="password-rule" className="-mt-2 text-xs text-zinc-500">
+        {PASSWORD_RULE}
+      </p>
       <FormError message={error} />
       <Button type="submit" variant="primary" className="w-full" disabled={pending}>
         {pending ? <Spinner /> : null}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
-import { authClient } from "./client";
+import { loadAuthClient } from "./reload";
 
 /** How often an open tab asks for its sign-in (which renews it once a day is past). */
 const EVERY_MS = 60 * 60 * 1000;
@@ -14,7 +14,8 @@ const EVERY_MS = 60 * 60 * 1000;
  */
 export function useKeepSignedIn(): void {
   useEffect(() => {
-    const renew = () => void authClient.getSession();
+    // better-auth's client is loaded here, after the page is up: it is not in a page's first JavaScript.
+    const renew = () => void loadAuthClient().then((client) => client.getSession());
     const onVisible = () => {
       if (document.visibilityState === "visible") renew();
     };

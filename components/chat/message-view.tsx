@@ -3,6 +3,7 @@ import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
 import { Icon } from "@/components/parts/icons";
 import { useSessionHref } from "@/components/parts/session-link";
+import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
@@ -52,7 +53,7 @@ const MemoPart = memo(function MemoPart({ part }: { part: Part }) {
 function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
   return (
     <div className="space-y-3">
-      {groupRetries(parts).map((item) => {
+      {groupRetries(transcriptParts(parts)).map((item) => {
         if (item.kind === "retries") return <RetryPartsView key={item.key} retries={item.retries} outcome={retryOutcome(reply)} actions={<RetryActions />} />;
         const { part } = item;
         return reply ? (
@@ -93,7 +94,7 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
           <span data-testid="message-agent" className="font-mono">
             @{info.agent}
           </span>
-          <QueuedBadge messageId={info.id} />
+          <QueuedBadge messageId={info.id} mine={mine} />
         </header>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
           {editing ? (
@@ -144,7 +145,12 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
           ) : null}
           <span className="ml-auto flex items-center gap-3 tabular-nums">
             {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
-            <span data-testid="message-tokens" title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}`}>
+            <span
+              data-testid="message-tokens"
+              data-estimated={info.usageEstimated ? "true" : undefined}
+              title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
+            >
+              {info.usageEstimated ? "≈ " : ""}
               {formatTokens(tokens)}
             </span>
             <span data-testid="message-cost" className="font-mono text-zinc-700">

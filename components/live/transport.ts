@@ -4,9 +4,9 @@ import type { Info } from "@/server/session/info";
 /**
  * How one live view of a session reaches the server (vercel/ai's `ChatTransport` idea):
  * where its pages of stored messages come from and which SSE stream carries its events.
- * The chat (a member's session, components/chat/use-live-session.ts) and the share page
- * (a share link, components/share/use-share-live.ts) are two transports of one hook
- * (components/live/use-live.ts).
+ * The chat (a member's session, components/chat/use-live-session.ts) is its transport for
+ * the hook components/live/use-live.ts. (The share page is rendered on the server and
+ * kept live by components/share/share-live.tsx.)
  */
 export interface LiveTransport {
   /** The session shown. */

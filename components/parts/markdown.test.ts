@@ -1,17 +1,28 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { loadLanguages } from "@/lib/highlight";
 import { Markdown } from "./markdown";
+import { MarkdownView } from "./markdown-render";
 
-const render = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
+const render = (text: string) => renderToStaticMarkup(createElement(MarkdownView, { text }));
 
 describe("Markdown", () => {
-  it("highlights fenced code with a language at every render, with the languages registered once", () => {
+  it("highlights fenced code once its language is loaded, the same at every render", async () => {
     const text = "Intro.\n\n```ts\nconst answer = 42;\n```\n\nAfter.";
+    expect(render(text)).not.toContain("hljs-keyword");
+    expect(render(text)).toContain("const answer = 42;");
+    await loadLanguages(["ts", "bash"]);
     const first = render(text);
     expect(first).toContain('<span class="hljs-keyword">const</span>');
     expect(render(text)).toBe(first);
     expect(render("```bash\necho hi\n```")).toContain("hljs-built_in");
+  });
+
+  it("shows the text as written until the markdown stack has loaded in the browser", () => {
+    const html = renderToStaticMarkup(createElement(Markdown, { text: "**bold** <b>x</b>" }));
+    expect(html).toContain("**bold** &lt;b&gt;x&lt;/b&gt;");
+    expect(html).not.toContain("<strong>");
   });
 
   it("renders the blocks of a text as siblings, in order", () => {

@@ -1,113 +1,65 @@
-import { memo, useMemo } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
-import rehypeHighlight from "rehype-highlight";
-import remarkGfm from "remark-gfm";
-import { CodeBlock } from "./code-block";
-import { markdownBlocks } from "./markdown-blocks";
-import "./code-highlight.css";
+"use client";
+
+import { useEffect, useMemo, useState } from "react";
+import { fencedLanguages } from "@/lib/highlight-languages";
+
+type Renderer = typeof import("./markdown-render");
+type Highlighter = typeof import("@/lib/highlight");
 
 /**
- * Markdown from the model or the user. No rehype-raw: raw HTML in the source is shown as
- * text, never rendered, and react-markdown's default URL filter drops `javascript:` and
- * other unsafe links. Images are shown as links so a message cannot make the browser
- * fetch arbitrary URLs. Fenced code with a language (```ts) is highlighted by
- * rehype-highlight, which only wraps the code's text in <span class="hljs-…"> elements —
- * it never parses HTML — and leaves unknown languages plain.
+ * The markdown stack (react-markdown, remark-gfm, highlight.js) is not part of a page's
+ * first JavaScript: it is loaded the first time a text is shown, and each code block's
+ * grammar when a block in that language is (lib/highlight-languages.ts). Until then the
+ * text is shown as it was written; once loaded, every later text renders at once.
  */
-const REMARK_PLUGINS = [remarkGfm];
-/**
- * rehype-highlight registers every language it knows each time it is attached, and
- * react-markdown attaches its plugins at every render (5–15 ms of CPU per render of a block
- * with code, each time a streaming code block grows). Attached through this, the languages
- * are registered once, at the first highlighted block.
- */
-let highlightTree: ReturnType<typeof rehypeHighlight> | undefined;
-function rehypeHighlightOnce(): ReturnType<typeof rehypeHighlight> {
-  highlightTree ??= rehypeHighlight();
-  return highlightTree;
+let loaded: { render: Renderer; highlight: Highlighter } | undefined;
+let loading: Promise<{ render: Renderer; highlight: Highlighter }> | undefined;
+
+function loadStack(): Promise<{ render: Renderer; highlight: Highlighter }> {
+  loading ??= Promise.all([import("./markdown-render"), import("@/lib/highlight")]).then(
+    ([render, highlight]) => (loaded = { render, highlight }),
+    (error: unknown) => {
+      // A failed download is tried again by the next text that needs it.
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
 }
-const REHYPE_PLUGINS = [rehypeHighlightOnce];
-/** rehype-highlight only highlights fenced code with a language: text without one skips it. */
-const FENCE_WITH_LANGUAGE = /(?:`{3,}|~{3,})[ \t]*[^\s`~]/;
 
-const COMPONENTS: Components = {
-  p: ({ children }) => <p className="my-2 leading-relaxed first:mt-0 last:mb-0">{children}</p>,
-  // An unsafe URL (javascript: …) arrives here emptied: show the text only.
-  a: ({ children, href }) =>
-    !href ? (
-      <span className="underline decoration-dotted">{children}</span>
-    ) : (
-      <a href={href} target="_blank" rel="noopener noreferrer nofollow" className="font-medium text-indigo-600 underline decoration-indigo-300 underline-offset-2 hover:decoration-indigo-600">
-        {children}
-      </a>
-    ),
-  img: ({ src, alt }) =>
-    typeof src === "string" && src ? (
-      <a href={src} target="_blank" rel="noopener noreferrer nofollow" className="text-indigo-600 underline underline-offset-2">
-        [image: {alt || src}]
-      </a>
-    ) : (
-      <span>[image: {alt}]</span>
-    ),
-  h1: ({ children }) => <h1 className="mt-5 mb-2 text-xl font-semibold tracking-tight first:mt-0">{children}</h1>,
-  h2: ({ children }) => <h2 className="mt-5 mb-2 text-lg font-semibold tracking-tight first:mt-0">{children}</h2>,
-  h3: ({ children }) => <h3 className="mt-4 mb-1.5 text-base font-semibold first:mt-0">{children}</h3>,
-  h4: ({ children }) => <h4 className="mt-3 mb-1 font-semibold first:mt-0">{children}</h4>,
-  ul: ({ children, className }) => (
-    <ul className={`my-2 space-y-1 pl-5 ${className?.includes("contains-task-list") ? "list-none pl-1" : "list-disc"} marker:text-zinc-400`}>{children}</ul>
-  ),
-  ol: ({ children, start }) => (
-    <ol start={start} className="my-2 list-decimal space-y-1 pl-5 marker:text-zinc-400">
-      {children}
-    </ol>
-  ),
-  li: ({ children }) => <li className="leading-relaxed [&>input]:mr-1.5 [&>input]:align-middle">{children}</li>,
-  blockquote: ({ children }) => <blockquote className="my-3 border-l-2 border-zinc-300 pl-3 text-zinc-600">{children}</blockquote>,
-  hr: () => <hr className="my-4 border-zinc-200" />,
-  code: ({ children, className }) => (
-    <code className={`rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] text-zinc-800 ${className ?? ""}`}>{children}</code>
-  ),
-  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
-  table: ({ children }) => (
-    <div className="my-3 overflow-x-auto rounded-lg ring-1 ring-zinc-200">
-      <table className="w-full border-collapse text-left text-sm">{children}</table>
-    </div>
-  ),
-  thead: ({ children }) => <thead className="bg-zinc-50 text-zinc-700">{children}</thead>,
-  th: ({ children, style }) => (
-    <th style={style} className="border-b border-zinc-200 px-3 py-1.5 font-semibold">
-      {children}
-    </th>
-  ),
-  td: ({ children, style }) => (
-    <td style={style} className="border-b border-zinc-100 px-3 py-1.5">
-      {children}
-    </td>
-  ),
-};
+/** Starts loading the markdown stack ahead of the first text (say, while a page's messages load). */
+export function preloadMarkdown(): void {
+  void loadStack().catch(() => undefined);
+}
 
-/**
- * Markdown rendered block by block (markdown-blocks.ts): while a message streams, only its
- * last block changes, so only that one is parsed (and highlighted) again — the blocks
- * before it keep their rendered form. react-markdown renders no wrapper, so the blocks'
- * elements are siblings, as they would be rendered whole.
- */
+/** The languages of `text`'s fenced code that are loaded, as one key ("" when none). */
+function loadedKey(languages: readonly string[]): string {
+  return loaded ? languages.filter((l) => loaded?.highlight.isLoaded(l)).join(" ") : "";
+}
+
 export function Markdown({ text, className = "" }: { text: string; className?: string }) {
-  const blocks = useMemo(() => markdownBlocks(text), [text]);
-  return (
-    <div className={`text-[15px] break-words text-zinc-800 ${className}`}>
-      {blocks.map((block, index) => (
-        // By position: a block's text only grows while it is the last one, then stays.
-        <MarkdownBlock key={index} text={block} />
-      ))}
-    </div>
-  );
+  const languages = useMemo(() => fencedLanguages(text), [text]);
+  const wanted = languages.join(" ");
+  const [, setVersion] = useState(0);
+  const grammars = loadedKey(languages);
+  const ready = loaded !== undefined && grammars === wanted;
+  useEffect(() => {
+    if (ready) return;
+    let live = true;
+    loadStack()
+      .then((stack) => stack.highlight.loadLanguages(wanted ? wanted.split(" ") : []))
+      .then(
+        () => live && setVersion((v) => v + 1),
+        // Shown as plain text; the next render of this text tries again.
+        () => undefined,
+      );
+    return () => {
+      live = false;
+    };
+  }, [ready, wanted]);
+  if (!loaded) {
+    return <div className={`text-[15px] leading-relaxed break-words whitespace-pre-wrap text-zinc-800 ${className}`}>{text}</div>;
+  }
+  const { MarkdownView } = loaded.render;
+  return <MarkdownView text={text} className={className} grammars={grammars} />;
 }
-
-const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
-  return (
-    <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={FENCE_WITH_LANGUAGE.test(text) ? REHYPE_PLUGINS : undefined} components={COMPONENTS}>
-      {text}
-    </ReactMarkdown>
-  );
-});

@@ -1,54 +1,52 @@
 import type { PartOf } from "@/components/chat/types";
-import { formatCost, formatCount, shortHash } from "@/components/ui/format";
+import { shortHash } from "@/components/ui/format";
 import { Icon } from "./icons";
 
-/** The start of one model step (one request/response round within the assistant turn). */
+/**
+ * The start of a later model step (one request/response round within the assistant turn):
+ * a hairline between steps, nothing more — the transcript shows which steps there were,
+ * not their bookkeeping (transcriptParts leaves out the first step's start). The snapshot
+ * is in its title.
+ */
 export function StepStartPartView({ part }: { part: PartOf<"step-start"> }) {
+  return <div role="separator" aria-label="Next step" title={part.snapshot ? `Snapshot ${part.snapshot}` : undefined} className="h-px bg-zinc-200/70" />;
+}
+
+/**
+ * The end of a step. Its usage (tokens, cost) is in the session's details, not in the
+ * transcript; only an ending worth knowing about is shown (the model ran out of room, a
+ * filter stopped it…) — a normal end, tool calls or a user's stop say nothing here.
+ */
+export function StepFinishPartView({ part }: { part: PartOf<"step-finish"> }) {
+  const label = NOTABLE_ENDS[part.reason];
+  if (!label) return null;
   return (
-    <div className="flex items-center gap-2 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">
-      <span className="h-px flex-1 bg-zinc-200" />
-      <span>Step</span>
-      {part.snapshot ? (
-        <span className="font-mono normal-case" title={`Snapshot ${part.snapshot}`}>
-          @{shortHash(part.snapshot)}
-        </span>
-      ) : null}
-      <span className="h-px flex-1 bg-zinc-200" />
-    </div>
+    <p className="flex items-center justify-end gap-1 text-xs text-zinc-500">
+      <Icon name="flag" className="size-3.5 text-zinc-400" />
+      {label}
+    </p>
   );
 }
 
-const REASONS: Record<string, string> = {
-  stop: "Finished",
-  "tool-calls": "Tool calls",
-  length: "Length limit",
-  "content-filter": "Content filter",
-  error: "Error",
+const NOTABLE_ENDS: Record<string, string> = {
+  length: "Stopped at the length limit",
+  "content-filter": "Stopped by the content filter",
+  error: "Ended with an error",
   interrupted: "Interrupted",
-  other: "Other",
 };
 
-/** End of a step: why it ended, what it used and what it cost. */
-export function StepFinishPartView({ part }: { part: PartOf<"step-finish"> }) {
-  const t = part.tokens;
-  return (
-    <div className="flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-xs text-zinc-500">
-      <span className="inline-flex items-center gap-1 font-medium text-zinc-600">
-        <Icon name="flag" className="size-3.5 text-zinc-400" />
-        {REASONS[part.reason] ?? part.reason}
-      </span>
-      <span className="tabular-nums" title="Input / output tokens">
-        {formatCount(t.input)} in · {formatCount(t.output)} out
-      </span>
-      {t.reasoning > 0 ? <span className="tabular-nums">{formatCount(t.reasoning)} reasoning</span> : null}
-      {t.cache.read > 0 || t.cache.write > 0 ? (
-        <span className="tabular-nums" title="Cache read / write tokens">
-          cache {formatCount(t.cache.read)}/{formatCount(t.cache.write)}
-        </span>
-      ) : null}
-      <span className="font-mono text-zinc-700 tabular-nums">{formatCost(part.cost)}</span>
-    </div>
-  );
+/**
+ * The parts a transcript shows: step-finish parts only when they say something
+ * (StepFinishPartView), and a step's start only between steps — not before the first.
+ */
+export function transcriptParts<P extends { type: string; reason?: unknown }>(parts: readonly P[]): P[] {
+  const shown: P[] = [];
+  for (const part of parts) {
+    if (part.type === "step-finish" && (typeof part.reason !== "string" || !Object.hasOwn(NOTABLE_ENDS, part.reason))) continue;
+    if (part.type === "step-start" && !shown.some((p) => p.type !== "step-start" && p.type !== "step-finish")) continue;
+    shown.push(part);
+  }
+  return shown;
 }
 
 export function SnapshotPartView({ part }: { part: PartOf<"snapshot"> }) {

@@ -1,21 +1,25 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import type { Status } from "@/components/chat/types";
+import type { Status, WithParts } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { totalTokens } from "@/components/ui/format";
 import type { SessionInfo } from "./types";
 
 /**
- * Manual compaction: asks the server to summarize the conversation now. Not
- * while the session runs or compacts (the server refuses that too); a refusal (e.g. a
- * session with nothing to summarize) or failure is shown next to the button.
+ * Manual compaction: asks the server to summarize the conversation now. Offered only when
+ * there is something to compact (the session has used tokens); not while the session
+ * runs or compacts (the server refuses that too); a refusal or failure is shown next to
+ * the button.
  */
-export function CompactButton({ info, status }: { info: SessionInfo; status: Status | undefined }) {
+export function CompactButton({ info, status, messages }: { info: SessionInfo; status: Status | undefined; messages: readonly WithParts[] }) {
   const trpc = useTRPC();
   const compact = useMutation(trpc.session.compact.mutationOptions());
   const busy = (status !== undefined && status.type !== "idle") || info.time.compacting !== undefined;
+  const used = totalTokens(info.tokens) > 0 || messages.some((m) => m.info.role === "assistant" && totalTokens(m.info.tokens) > 0);
+  if (!used && !compact.error) return null;
   return (
     <span className="inline-flex items-center gap-2">
       <Button

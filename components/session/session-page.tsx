@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import { Composer } from "@/components/chat/composer";
 import { MessageList } from "@/components/chat/message-list";
 import { QueuedMessages } from "@/components/chat/queued";
@@ -20,10 +20,10 @@ import { SessionPresence } from "@/components/presence/session-presence";
 import { useTRPC } from "@/components/trpc/client";
 import { ChangesButton } from "@/components/workspace/changes-panel";
 import { Badge } from "@/components/ui/badge";
-import { buttonClass } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
-import { RelativeTime } from "@/components/ui/relative-time";
+import { Icon } from "@/components/parts/icons";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ChildrenList } from "./children-list";
 import { CompactButton } from "./compact-button";
@@ -31,6 +31,7 @@ import { pageTitle } from "./attention";
 import { ContextMeter } from "./context-meter";
 import { NotifyToggle } from "./notify-toggle";
 import { SessionActions } from "./session-actions";
+import { SessionDetails } from "./session-details";
 import { SessionSettingsButton } from "./session-settings";
 import { SessionTitle } from "./session-title";
 import { ShareButton } from "./share-button";
@@ -80,13 +81,13 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   // space: the composer sits at the bottom of the screen even in a short session, and
   // sticks there (composer.tsx) while a long one scrolls.
   return (
-    <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-8 sm:min-h-[calc(100dvh-5.5rem-1px)]">
+    <div data-chat-layout className="flex min-h-[calc(100dvh-5rem-1px)] flex-col gap-4 sm:min-h-[calc(100dvh-5.5rem-1px)] sm:gap-6">
       <title>{pageTitle(info.title, signal)}</title>
       <SessionHeader session={info} status={status} messages={messages} viewerId={viewerId} />
       <ChildrenList sessionId={sessionId} />
       <PermissionPrompt sessionId={sessionId} messages={shown.messages}>
         <div className="flex-1">
-          <QueuedMessages messages={messages} status={status}>
+          <QueuedMessages sessionId={sessionId} messages={messages} status={status}>
             <DiffSourceContext value={diffSource}>
               <ChatActionsContext value={actions}>
                 <ViewerIdContext value={viewerId}>
@@ -103,53 +104,56 @@ export function SessionPage({ sessionId, viewerId }: { sessionId: string; viewer
   );
 }
 
+/**
+ * The session's chrome, kept short so the conversation starts high on the page: the title
+ * with the buttons used while chatting, one line of status and usage, and the rest —
+ * actions, share link, directory, model, the usage of each step — behind "Details".
+ */
 function SessionHeader({ session, status, messages, viewerId }: { session: SessionInfo; status: Status; messages: WithParts[]; viewerId: string | undefined }) {
   const [editing, setEditing] = useState(false);
+  const [details, setDetails] = useState(false);
+  const detailsId = useId();
   return (
     // Laid out by its own width (a container query), not the screen's: with the Changes panel
-    // open beside it the title keeps a whole line above the actions.
-    <header className="@container space-y-3">
-      <Breadcrumbs session={session} />
-      <div className="flex flex-col gap-4 @4xl:flex-row @4xl:items-start @4xl:justify-between">
-        <div className="min-w-0 flex-1 space-y-2">
+    // open beside it the title keeps a whole line above the buttons.
+    <header className="@container space-y-2">
+      {session.parentId ? <Breadcrumbs session={session} /> : null}
+      <div className="flex flex-col gap-2 @2xl:flex-row @2xl:items-start @2xl:justify-between">
+        <div className="min-w-0 flex-1">
           <SessionTitle session={session} editing={editing} onEditingChange={setEditing} />
-          <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-500">
-            <SessionStatusBadge status={status} />
-            <SessionPresence sessionId={session.id} viewerId={viewerId} />
-            {session.time.archived !== undefined ? <Badge data-testid="archived-badge">Archived</Badge> : null}
-            {session.parentId ? <Badge tone="violet">Child session</Badge> : null}
-            <span>
-              Updated <RelativeTime time={session.time.updated} />
-            </span>
-            {/* A workspace's path is long and unbroken: cut to the screen, whole on hover. */}
-            <span className="max-w-full truncate font-mono" title={`Working directory: ${session.directory}`} data-testid="session-directory">
-              {session.directory}
-            </span>
-            {session.model ? (
-              <span className="font-mono">
-                {session.model.providerId}/{session.model.modelId}
-              </span>
-            ) : null}
-            <span data-testid="session-tokens" className="tabular-nums">
-              {formatTokens(totalTokens(session.tokens))}
-            </span>
-            <span data-testid="session-cost" className="font-mono text-zinc-700 tabular-nums">
-              {formatCost(session.cost)}
-            </span>
-            <ContextMeter info={session} messages={messages} />
-            <CompactButton info={session} status={status} />
-          </div>
         </div>
-        {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
         {editing ? null : (
-          <div className="flex flex-wrap items-start gap-2">
+          <div className="flex flex-wrap items-center gap-2">
             <ChangesButton sessionId={session.id} projectId={session.projectId} busy={isRunning(status)} revision={JSON.stringify(session.revert ?? null)} />
             <SessionSettingsButton session={session} />
             <NotifyToggle />
+            <Button size="sm" variant="ghost" aria-expanded={details} aria-controls={detailsId} data-testid="session-details-toggle" onClick={() => setDetails((open) => !open)}>
+              Details
+              <Icon name="chevron" className={`size-3.5 transition-transform ${details ? "rotate-90" : ""}`} />
+            </Button>
           </div>
         )}
       </div>
-      <ShareButton session={session} />
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500">
+        <SessionStatusBadge status={status} />
+        <SessionPresence sessionId={session.id} viewerId={viewerId} />
+        {session.time.archived !== undefined ? <Badge data-testid="archived-badge">Archived</Badge> : null}
+        {session.parentId ? <Badge tone="violet">Child session</Badge> : null}
+        <span data-testid="session-tokens" className="tabular-nums">
+          {formatTokens(totalTokens(session.tokens))}
+        </span>
+        <span data-testid="session-cost" className="font-mono text-zinc-700 tabular-nums">
+          {formatCost(session.cost)}
+        </span>
+        <ContextMeter info={session} messages={messages} />
+        <CompactButton info={session} status={status} messages={messages} />
+      </div>
+      {details ? (
+        <SessionDetails id={detailsId} session={session} messages={messages}>
+          {editing ? null : <SessionActions session={session} onRename={() => setEditing(true)} />}
+          <ShareButton session={session} />
+        </SessionDetails>
+      ) : null}
     </header>
   );
 }

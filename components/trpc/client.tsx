@@ -4,7 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider, isServer }
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
-import { reloadTo } from "@/components/auth/client";
+import { reloadTo } from "@/components/auth/reload";
 import { MAX_BATCH_CALLS, PUBLIC_PROCEDURES } from "@/lib/trpc-batch";
 import type { AppRouter } from "@/server/trpc/router";
 

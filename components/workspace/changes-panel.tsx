@@ -75,7 +75,7 @@ function ChangesPanel({ status, projectId, busy, onClose }: { status: Status; pr
   }, [onClose]);
   return (
     // Not modal: the chat stays usable beside it — below the app's header, and on wide
-    // screens the page moves aside for it (app/layout.tsx, `data-changes-open`). On phones
+    // screens the page moves aside for it (app/(members)/layout.tsx, `data-changes-open`). On phones
     // it covers the screen until closed.
     <aside
       role="dialog"

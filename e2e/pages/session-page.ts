@@ -29,7 +29,15 @@ export class SessionPage {
     return this.page.locator(`[data-part-type="tool"][data-tool-status="${status}"]`);
   }
 
+  /** Opens the header's details (the session's actions, share link, directory, step usage) unless open. */
+  async openDetails(): Promise<void> {
+    const toggle = this.page.getByTestId("session-details-toggle");
+    if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+    await expect(this.page.getByTestId("session-details")).toBeVisible();
+  }
+
   async rename(title: string): Promise<void> {
+    await this.openDetails();
     await this.actions.getByRole("button", { name: "Rename" }).click();
     const input = this.page.getByRole("textbox", { name: "Session title" });
     await input.fill(title);
@@ -40,6 +48,7 @@ export class SessionPage {
   /** Forks and waits for the fork's page; returns the fork's id. */
   async fork(): Promise<string> {
     const before = this.sessionId;
+    await this.openDetails();
     await this.actions.getByRole("button", { name: "Fork" }).click();
     await this.page.waitForURL((url) => /\/sessions\/ses_/.test(url.pathname) && !url.pathname.endsWith(before));
     await expect(this.title).toBeVisible();
@@ -47,18 +56,21 @@ export class SessionPage {
   }
 
   async archive(): Promise<void> {
+    await this.openDetails();
     await this.actions.getByRole("button", { name: "Archive", exact: true }).click();
     await expect(this.page.getByTestId("archived-badge")).toBeVisible();
     await expect(this.actions.getByRole("button", { name: "Unarchive" })).toBeVisible();
   }
 
   async unarchive(): Promise<void> {
+    await this.openDetails();
     await this.actions.getByRole("button", { name: "Unarchive" }).click();
     await expect(this.page.getByTestId("archived-badge")).toHaveCount(0);
   }
 
   /** Deletes through the confirmation dialog and waits for the session list. */
   async delete(): Promise<void> {
+    await this.openDetails();
     await this.actions.getByRole("button", { name: "Delete" }).click();
     const dialog = this.page.getByRole("dialog", { name: "Delete this session?" });
     await expect(dialog).toBeVisible();

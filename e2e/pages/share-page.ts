@@ -48,14 +48,23 @@ export class ShareControls {
     this.hint = this.root.getByTestId("share-hint");
   }
 
+  /** The controls are in the session header's details: opened unless open. */
+  async reveal(): Promise<void> {
+    const toggle = this.page.getByTestId("session-details-toggle");
+    if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+    await expect(this.root).toBeVisible();
+  }
+
   /** Shares the session and returns the link's path (/share/<id>). */
   async share(): Promise<string> {
+    await this.reveal();
     await this.root.getByRole("button", { name: "Share", exact: true }).click();
     await expect(this.url).toHaveValue(/\/share\/[A-Za-z0-9_-]+$/);
     return new URL(await this.url.inputValue()).pathname;
   }
 
   async unshare(): Promise<void> {
+    await this.reveal();
     await this.root.getByRole("button", { name: "Unshare" }).click();
     await expect(this.root.getByRole("button", { name: "Share", exact: true })).toBeVisible();
   }

@@ -14,6 +14,7 @@ import { COOKIE_PREFIX } from "./paths";
 import { INVITATION_HEADER, type SignUpPolicy, checkSignUp, initialTeam, setUpNewUser } from "./policy";
 import { checkTeamFields, checkUserFields } from "./profile";
 import { afterTeamRequest, beforeTeamRequest } from "./team-requests";
+import { PASSWORD_LENGTH } from "../../lib/password";
 
 /**
  * Sign-in and teams through better-auth (email + password, its organization plugin for
@@ -120,7 +121,7 @@ export function createAuth(options: AuthOptions) {
     // No OpenTelemetry spans around every auth call: Parley exports no traces.
     experimental: { instrumentation: { enabled: false } },
     rateLimit: options.rateLimit === undefined ? undefined : { enabled: options.rateLimit },
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    emailAndPassword: { enabled: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max, autoSignIn: true },
     session: { modelName: "authSession" },
     hooks: { before: beforeRequests(rateLimited ? (options.accountAttempts ?? new AccountAttempts()) : undefined), after: afterRequests(db) },
     advanced: {

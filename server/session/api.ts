@@ -18,6 +18,7 @@ export { prompt, compact, abort, rerun, recoverInterrupted, assertAccepting, RET
 export { start as startRunner } from "./loop";
 export { revert, unrevert, RevertInput, UnrevertInput } from "./revert";
 export { list as versions, switchTo as switchVersion, VersionsInput, SwitchInput as SwitchVersionInput, type VersionPoint, type VersionEntry } from "./versions";
+export { cancelQueued, CancelQueuedInput } from "./queue";
 export { diffOfTurn, TurnDiffInput, type TurnDiff } from "./summary";
 export { files, FilesInput } from "./project-files";
 export { retryNow, stopRetrying, RetryControlInput } from "./retry-control";

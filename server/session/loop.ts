@@ -344,7 +344,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
   const sources = [...instructions.sources, ...(servers?.sources ?? [])];
   const recorded: AssistantMessage = { ...assistant, ...(sources.length > 0 ? { instructions: sources } : {}), ...(servers?.warning ? { toolWarning: servers.warning } : {}) };
-  const processor = new Processor(s, {
+  const processor: Processor = new Processor(s, {
     teamId: p.teamId,
     assistant: recorded,
     prices: model.cost,
@@ -352,6 +352,8 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
     isRejection,
     overflows: (tokens) => state.compactable && isOverflow({ tokens, limit: model.limit, auto: s.settings.compaction.auto }),
     project: snapshotScope(input.caller),
+    // Characters / 4 (prune.ts's rule), used only when a stopped step has no reported usage.
+    estimateInput: (): number => (request.system.length + JSON.stringify(request.messages).length) / 4,
   });
   const scope: ToolScope | undefined = lastStep
     ? undefined

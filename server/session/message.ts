@@ -184,6 +184,12 @@ export const StepFinishPart = PartBase.extend({
   snapshotSkipped: z.string().optional(),
   cost: z.number().nonnegative(),
   tokens: Tokens,
+  /**
+   * The provider reported no usage for this step (a reply stopped mid-step): `tokens` are
+   * Parley's estimate (characters / 4 of the request and of what was streamed), `reason`
+   * is "aborted".
+   */
+  estimated: z.boolean().optional(),
 });
 
 export const SnapshotPart = PartBase.extend({ type: z.literal("snapshot"), snapshot: z.string() });
@@ -292,6 +298,8 @@ export const AssistantMessage = MessageBase.extend({
   summary: z.boolean().optional(),
   cost: z.number().nonnegative(),
   tokens: Tokens,
+  /** Part of `tokens` and `cost` is an estimate: a step was stopped before the provider reported its usage. */
+  usageEstimated: z.boolean().optional(),
   finish: z.string().optional(),
   error: MessageError.optional(),
   /** The instructions its system prompt held, in order (absent: none, or stored before they were recorded). */

@@ -82,7 +82,7 @@ async function turn(): Promise<Turn> {
   return { bus, teamId, sessionId: session.id, assistant, rec: recorder(bus, teamId, session.id) };
 }
 
-interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows" | "project">> {
+interface RunOptions extends Partial<Pick<ProcessorTurn, "abort" | "isRejection" | "overflows" | "project" | "estimateInput">> {
   /** Called with the services before the run (to watch them). */
   watch?: (services: Services) => void;
   /** Called with the processor before the run. */
@@ -108,6 +108,7 @@ async function run(t: Turn, model: LanguageModel, options: RunOptions = {}): Pro
     ...(options.isRejection ? { isRejection: options.isRejection } : {}),
     ...(options.overflows ? { overflows: options.overflows } : {}),
     ...(options.project ? { project: options.project } : {}),
+    ...(options.estimateInput ? { estimateInput: options.estimateInput } : {}),
   });
   options.onProcessor?.(processor);
   const resolved = { ref: { providerId: "openai", modelId: "gpt-test" }, language: model, limit: { context: 100_000, output: 4_000 }, cost: PRICES };
@@ -620,6 +621,61 @@ describe("processor: abort", () => {
     const [text] = only(parts, "text");
     expect(text?.text).toBe("Hello wor");
     expect(text?.time?.end).toBeDefined();
+  });
+
+  it("mid-step: the usage the provider never reported is estimated, counted and marked as an estimate", async () => {
+    const t = await turn();
+    const controller = new AbortController();
+    const model = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => ({
+        stream: hangingStream(
+          [
+            { type: "stream-start", warnings: [] },
+            { type: "reasoning-start", id: "r" },
+            { type: "reasoning-delta", id: "r", delta: "Think about it" },
+            { type: "reasoning-end", id: "r" },
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Hello " },
+            { type: "text-delta", id: "t", delta: "wor" },
+          ],
+          abortSignal,
+        ),
+      }),
+    });
+    void t.rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "wor")).then(() => controller.abort("Aborted by the user"));
+    const before = await testDb().session.findUniqueOrThrow({ where: { id: t.sessionId } });
+    await run(t, model, { abort: controller.signal, estimateInput: () => 1_000 });
+    const { info, parts } = await stored(t);
+    expect(info.error?.name).toBe("AbortedError");
+    // "Hello wor" is 9 characters (3 tokens at 4 a token), "Think about it" 14 (4).
+    const step = { input: 1_000, output: 3, reasoning: 4, cache: { read: 0, write: 0 } };
+    const [finish] = only(parts, "step-finish");
+    expect(finish).toMatchObject({ reason: "aborted", estimated: true, tokens: step });
+    const cost = new Decimal(1_000).mul(PRICES.input).plus(new Decimal(3).mul(PRICES.output)).plus(new Decimal(4).mul(PRICES.output)).div(1_000_000).toNumber();
+    expect(finish?.cost).toBe(cost);
+    expect(info.usageEstimated).toBe(true);
+    expect(info.tokens).toEqual(step);
+    expect(info.cost).toBe(cost);
+    const after = await testDb().session.findUniqueOrThrow({ where: { id: t.sessionId } });
+    expect(Number(after.tokensInput - before.tokensInput)).toBe(1_000);
+  });
+
+  it("a step that finished keeps the usage the provider reported: nothing is estimated", async () => {
+    const t = await turn();
+    const model = script([
+      [
+        { type: "stream-start", warnings: [] },
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Done" },
+        { type: "text-end", id: "t" },
+        finish("stop", 120, 30),
+      ],
+    ]);
+    await run(t, model, { estimateInput: () => 1_000 });
+    const { info, parts } = await stored(t);
+    expect(only(parts, "step-finish").map((p) => p.estimated)).toEqual([undefined]);
+    expect(info.usageEstimated).toBeUndefined();
+    expect(info.tokens.input).toBe(120);
   });
 
   it("mid-tool (through the loop): the tool ends 'Tool execution aborted', AbortedError, status idle", async () => {

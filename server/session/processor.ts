@@ -37,6 +37,8 @@ export interface ToolOutcome {
 
 export interface Turn {
   teamId: string;
+  /** Estimated input tokens of the step's request (characters / 4): its usage when the provider reports none (a stop mid-step). */
+  estimateInput?: () => number;
   assistant: AssistantMessage;
   prices: Prices;
   abort: AbortSignal;
@@ -115,6 +117,10 @@ export class Processor {
   /** Live updates a tool sent before its part was marked running, applied when it is. */
   private readonly early = new Map<string, ToolPatch>();
   private blocked = false;
+  /** A step began and has not finished (no usage reported for it yet). */
+  private stepOpen = false;
+  /** Characters the open step streamed (text, reasoning / tool input), for an estimate of its output if it is stopped. */
+  private streamed = { output: 0, reasoning: 0 };
   private compact = false;
   /**
    * The files before the current step's first tool ran (kept across retries of the step);
@@ -305,6 +311,8 @@ export class Processor {
   private async handle(event: LlmEvent): Promise<unknown> {
     switch (event.type) {
       case "start-step": {
+        this.stepOpen = true;
+        this.streamed = { output: 0, reasoning: 0 };
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
         this.stepPart = part;
         this.savePartSoon(part);
@@ -355,6 +363,8 @@ export class Processor {
         return;
       }
       const delta = withoutNul(event.text);
+      if (type === "reasoning") this.streamed.reasoning += delta.length;
+      else this.streamed.output += delta.length;
       const next = withMetadata({ ...part, text: part.text + delta }, withoutNul(event.providerMetadata));
       this.texts.set(key, next);
       return this.savePart(next, delta);
@@ -376,6 +386,7 @@ export class Processor {
       case "tool-input-delta": {
         const part = this.tools.get(event.id);
         if (part?.state.status !== "pending") return;
+        this.streamed.output += event.delta.length;
         const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + withoutNul(event.delta) } };
         this.tools.set(event.id, next);
         this.track(next);
@@ -427,6 +438,7 @@ export class Processor {
   }
 
   private async onFinishStep(event: Extract<LlmEvent, { type: "finish-step" }>): Promise<void> {
+    this.stepOpen = false;
     const step = tokensOf(event.usage);
     const stepCost = costOf(step, this.turn.prices);
     this.message.tokens = addTokens(this.message.tokens, step);
@@ -534,8 +546,32 @@ export class Processor {
     return files.length ? { hash, patch: { ...this.base(), type: "patch", hash: start, files } } : { hash };
   }
 
+  /**
+   * A step stopped before the provider reported its usage (an abort mid-stream): its
+   * tokens are estimated — the request's characters / 4 as input, what it streamed / 4 as
+   * output and reasoning — priced like reported ones, added to the message and the session,
+   * and marked as an estimate (the step-finish part's `estimated`, the message's
+   * `usageEstimated`). A stop is not free: the provider bills what it had read and written.
+   */
+  private async recordStoppedStep(): Promise<void> {
+    this.stepOpen = false;
+    const step = {
+      input: Math.max(0, Math.round(this.turn.estimateInput?.() ?? 0)),
+      output: Math.ceil(this.streamed.output / 4),
+      reasoning: Math.ceil(this.streamed.reasoning / 4),
+      cache: { read: 0, write: 0 },
+    };
+    const stepCost = costOf(step, this.turn.prices);
+    this.message.tokens = addTokens(this.message.tokens, step);
+    this.message.cost = addCost(this.message.cost, stepCost);
+    this.message.usageEstimated = true;
+    await this.savePart({ ...this.base(), type: "step-finish", reason: "aborted", estimated: true, cost: stepCost, tokens: step });
+    await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
+  }
+
   /** Close whatever is still open: streaming text ends, tools that did not finish become "aborted" errors. */
   private async cleanup(): Promise<void> {
+    if (this.stepOpen && this.message.error?.name === "AbortedError") await this.recordStoppedStep();
     // A step that did not finish (aborted, failed) may still have changed files: keep its patch.
     if (this.stepStart) {
       const end = await this.endStep();

@@ -175,8 +175,13 @@ export async function removeMessage(s: StoreServices, teamId: string, sessionId:
     s.db.message.deleteMany({ where: { id: messageId, sessionId } }),
   ]);
   if (removed[1].count === 0) return false;
-  s.bus.publish(Event.MessageRemoved, { sessionId, messageId }, scope(teamId, sessionId));
+  publishMessageRemoved(s, teamId, sessionId, messageId);
   return true;
+}
+
+/** Tell the session's viewers a message is gone (its row deleted by the caller). */
+export function publishMessageRemoved(s: StoreServices, teamId: string, sessionId: string, messageId: string): void {
+  s.bus.publish(Event.MessageRemoved, { sessionId, messageId }, scope(teamId, sessionId));
 }
 
 /** Copies of messages and parts (a fork), inside the caller's transaction. */

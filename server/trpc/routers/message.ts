@@ -14,6 +14,8 @@ export const messageRouter = router({
     .query(({ ctx, input }) => Session.message(ctx, input.sessionId, input.messageId)),
   /** What a user message's turn changed in the project's files. */
   diff: procedure.input(Session.TurnDiffInput).query(({ ctx, input }) => Session.diffOfTurn(ctx, input)),
+  /** Withdraw a message queued behind the running reply, before the model has read it. */
+  cancelQueued: procedure.input(Session.CancelQueuedInput).mutation(({ ctx, input }) => Session.cancelQueued(ctx, input)),
   part: procedure
     .input(InSession.extend({ partId: Id.schema("part") }))
     .query(({ ctx, input }) => Session.part(ctx, input.sessionId, input.partId)),

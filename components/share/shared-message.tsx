@@ -1,0 +1,255 @@
+import type { AssistantMessage, Part, PartOf, ToolState, UserMessage, WithParts } from "@/components/chat/types";
+import { authorLabel, initials } from "@/components/chat/author";
+import { MessageErrorNotice } from "@/components/chat/message-error";
+import { Icon } from "@/components/parts/icons";
+import { FilePartView } from "@/components/parts/file-part";
+import { CompactionPartView, RetryPartView } from "@/components/parts/notice-parts";
+import { PatchPartView } from "@/components/parts/patch-part";
+import { RetryCard } from "@/components/parts/retry-card";
+import { SnapshotPartView, StepFinishPartView, StepStartPartView, transcriptParts } from "@/components/parts/step-parts";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { Spinner } from "@/components/ui/feedback";
+import { formatDuration } from "@/components/ui/format";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { groupRetries, retryOutcome } from "@/lib/retry-parts";
+import { SharedMarkdown } from "./shared-markdown";
+import { sharedToolRenderer } from "./shared-tools";
+
+/**
+ * One message of a share page, rendered on the server: the same parts as the chat's
+ * (components/parts), without a member's actions. Text and reasoning are markdown rendered
+ * here; tool cards are native <details> (no JavaScript to open them); the part renderers
+ * that are plain markup are the chat's own.
+ */
+export function SharedMessage({ message }: { message: WithParts }) {
+  const { info, parts } = message;
+  return info.role === "user" ? <SharedUserMessage info={info} parts={parts} /> : <SharedAssistantMessage info={info} parts={parts} />;
+}
+
+function SharedUserMessage({ info, parts }: { info: UserMessage; parts: Part[] }) {
+  if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
+    return (
+      <article data-testid="message" data-role="user" data-message-id={info.id}>
+        <SharedParts parts={parts} />
+      </article>
+    );
+  }
+  const diffs = info.summary?.diffs ?? [];
+  return (
+    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
+      <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-teal-100 text-xs font-semibold text-teal-800" aria-hidden="true">
+        {(info.author && initials(info.author.name)) || <Icon name="user" className="size-4" />}
+      </span>
+      <div className="min-w-0 flex-1">
+        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
+          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
+            {authorLabel(info.author, undefined)}
+          </span>
+          <RelativeTime time={info.time.created} />
+          <span data-testid="message-agent" className="font-mono">
+            @{info.agent}
+          </span>
+        </header>
+        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
+          {parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
+        </div>
+        {diffs.length > 0 ? (
+          <details className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
+            <summary className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-zinc-50">
+              <Icon name="diff" className="size-4 text-emerald-600" />
+              <span className="font-medium text-zinc-800">
+                This turn changed {diffs.length} {diffs.length === 1 ? "file" : "files"}
+              </span>
+              <span className="font-mono text-xs">
+                <span className="text-emerald-600">+{diffs.reduce((sum, d) => sum + d.additions, 0)}</span>{" "}
+                <span className="text-red-600">−{diffs.reduce((sum, d) => sum + d.deletions, 0)}</span>
+              </span>
+            </summary>
+            <ul className="border-t border-zinc-100 p-3 font-mono text-xs text-zinc-700" data-testid="turn-diff-files">
+              {diffs.map((file) => (
+                <li key={file.file} className="flex gap-2">
+                  <span className="truncate">{file.file}</span>
+                  <span className="text-emerald-600">+{file.additions}</span>
+                  <span className="text-red-600">−{file.deletions}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
+      </div>
+    </article>
+  );
+}
+
+function SharedAssistantMessage({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
+  const running = info.time.completed === undefined && !info.error;
+  return (
+    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
+      <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 text-white shadow-sm" aria-hidden="true">
+        <Icon name="sparkles" className="size-4" />
+      </span>
+      <div className="min-w-0 flex-1">
+        <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
+          <span className="text-sm font-semibold text-zinc-900">Assistant</span>
+          <span data-testid="message-model" className="font-mono">
+            {info.providerId}/{info.modelId}
+          </span>
+          <span data-testid="message-agent" className="font-mono">
+            @{info.agent}
+          </span>
+          {info.summary ? <Badge tone="violet">Summary</Badge> : null}
+          {running ? (
+            <span className="inline-flex items-center gap-1 text-sky-600">
+              <Spinner className="size-3" /> working
+            </span>
+          ) : null}
+          {info.time.completed !== undefined ? (
+            <span className="ml-auto tabular-nums" title="Duration">
+              {formatDuration(info.time.completed - info.time.created)}
+            </span>
+          ) : null}
+        </header>
+        <div className="space-y-3">
+          {parts.length ? <SharedParts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
+          {info.error ? <MessageErrorNotice error={info.error} /> : null}
+        </div>
+      </div>
+    </article>
+  );
+}
+
+function SharedParts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
+  return (
+    <div className="space-y-3">
+      {groupRetries(transcriptParts(parts)).map((item) =>
+        item.kind === "retries" ? (
+          // As the chat's RetryPartsView marks it: the attributes of the first retry part.
+          <div key={item.key} data-part-type="retry" data-part-id={item.retries[0]?.id} data-retries={item.retries.length} className="min-w-0">
+            <RetryCard retries={item.retries} outcome={retryOutcome(reply)} />
+          </div>
+        ) : (
+          <SharedPart key={item.part.id} part={item.part} />
+        ),
+      )}
+    </div>
+  );
+}
+
+/** The root of every part, as the chat's PartView marks it (data-part-type, data-tool-status). */
+function SharedPart({ part }: { part: Part }) {
+  return (
+    <div data-part-type={part.type} data-part-id={part.id} data-tool-status={part.type === "tool" ? part.state.status : undefined} className="min-w-0">
+      <SharedPartBody part={part} />
+    </div>
+  );
+}
+
+function SharedPartBody({ part }: { part: Part }) {
+  switch (part.type) {
+    case "text":
+      if (!part.text.trim()) return null;
+      return <SharedMarkdown text={part.text} className={part.ignored ? "opacity-50" : undefined} />;
+    case "reasoning":
+      return (
+        <details className="group rounded-lg border border-zinc-200 bg-zinc-50/60 open:bg-white">
+          <summary className="flex cursor-pointer list-none items-center gap-2 px-3 py-2 text-sm text-zinc-600 select-none hover:text-zinc-900 [&::-webkit-details-marker]:hidden">
+            <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
+            <Icon name="bulb" className="size-4 text-amber-400" />
+            <span className="font-medium">{part.time.end !== undefined ? `Thought for ${formatDuration(part.time.end - part.time.start)}` : "Thinking…"}</span>
+          </summary>
+          <div className="border-t border-zinc-100 px-3 py-2.5">
+            {part.text.trim() ? <SharedMarkdown text={part.text} className="text-sm text-zinc-600" /> : <p className="text-sm text-zinc-400 italic">No reasoning text.</p>}
+          </div>
+        </details>
+      );
+    case "tool":
+      return <SharedToolCard part={part} />;
+    case "subtask":
+      return (
+        <div className="rounded-xl border border-violet-200 bg-violet-50/50 px-3.5 py-2.5">
+          <div className="flex flex-wrap items-center gap-2 text-sm">
+            <Icon name="bot" className="size-4 text-violet-500" />
+            <span className="font-medium text-violet-900">Subtask for @{part.agent}</span>
+          </div>
+          <p className="mt-1 text-sm text-zinc-700">{part.description}</p>
+        </div>
+      );
+    case "file":
+      return <FilePartView part={part} />;
+    case "step-start":
+      return <StepStartPartView part={part} />;
+    case "step-finish":
+      return <StepFinishPartView part={part} />;
+    case "snapshot":
+      return <SnapshotPartView part={part} />;
+    case "patch":
+      return <PatchPartView part={part} />;
+    case "agent":
+      // As the chat's AgentPartView shows it (that module's markdown is client code).
+      return (
+        <span className="inline-flex items-center gap-1 rounded-full bg-violet-50 px-2.5 py-0.5 text-xs font-medium text-violet-700 ring-1 ring-violet-600/20 ring-inset">
+          <Icon name="bot" className="size-3.5" />@{part.name}
+        </span>
+      );
+    case "retry":
+      return <RetryPartView part={part} />;
+    case "compaction":
+      return <CompactionPartView part={part} />;
+  }
+}
+
+const STATUS: Record<ToolState["status"], { label: string; tone: Tone }> = {
+  pending: { label: "Pending", tone: "neutral" },
+  running: { label: "Running", tone: "blue" },
+  completed: { label: "Completed", tone: "green" },
+  error: { label: "Error", tone: "red" },
+};
+
+/**
+ * A tool call as the chat's card shows it (components/parts/tool-part.tsx), collapsed to its
+ * summary line, body from the tool's renderer for share pages (shared-tools.ts); a task's
+ * child session is in the page's child list.
+ */
+function SharedToolCard({ part }: { part: PartOf<"tool"> }) {
+  const { state } = part;
+  const renderer = sharedToolRenderer(part.tool, state);
+  const title = (state.status === "running" || state.status === "completed" ? state.title : undefined) || renderer.summary?.(state.input);
+  const aborted = state.status === "error" && state.error === "Tool execution aborted";
+  const status = aborted ? { label: "Aborted", tone: "amber" as const } : STATUS[state.status];
+  const Body = renderer.Body;
+  return (
+    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${state.status === "error" && !aborted ? "border-red-200" : "border-zinc-200"}`}>
+      <details className="group">
+        <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2 select-none hover:bg-zinc-50/80 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
+          <span className={`grid size-7 shrink-0 place-items-center rounded-lg ${state.status === "error" ? "bg-red-50 text-red-500" : "bg-zinc-100 text-zinc-500"}`}>
+            <Icon name={renderer.icon} className="size-4" />
+          </span>
+          <span className="flex min-w-0 flex-1 items-baseline gap-2">
+            <span data-testid="tool-name" className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">
+              {part.tool}
+            </span>
+            {title ? (
+              <span data-testid="tool-title" className="min-w-0 truncate text-sm text-zinc-500">
+                {title}
+              </span>
+            ) : null}
+          </span>
+          {state.status === "completed" || state.status === "error" ? (
+            <span className="hidden items-center gap-1 text-xs text-zinc-400 tabular-nums sm:inline-flex" title="Duration">
+              <Icon name="clock" className="size-3.5" />
+              {formatDuration(state.time.end - state.time.start)}
+            </span>
+          ) : null}
+          <Badge tone={status.tone} data-testid="tool-status">
+            {state.status === "running" ? <Spinner className="size-3" /> : null}
+            {status.label}
+          </Badge>
+          <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
+        </summary>
+        <div className="border-t border-zinc-100 px-3.5 py-3">
+          <Body part={part} state={state} input={state.input} title={title} />
+        </div>
+      </details>
+    </div>
+  );
+}
