@@ -57,9 +57,15 @@ test("a subagent's progress shows live on the task card, which opens the child; 
   try {
     const share = new SharePage(await viewer.newPage());
     await share.goto(shared.share?.url ?? "");
+    // The shared task card shows the child's answer too, without the model's task_id protocol.
+    const sharedTask = share.page.locator("details").filter({ has: share.page.getByTestId("tool-name").getByText("task", { exact: true }) });
+    await sharedTask.locator("summary").click();
+    await expect(sharedTask.getByTestId("task-answer")).not.toBeEmpty();
+    await expect(sharedTask.getByTestId("task-answer")).not.toContainText("task_id");
     await expect(share.children.getByRole("link", { name: child.title })).toBeVisible();
     await share.children.getByRole("link", { name: child.title }).click();
     await expect(share.tool("completed").filter({ hasText: "README.md" })).toHaveCount(1);
+    await expect(share.messages.first().getByTestId("message-author")).toHaveText("@build agent");
   } finally {
     await viewer.close();
   }

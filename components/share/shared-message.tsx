@@ -43,8 +43,9 @@ function SharedUserMessage({ info, parts }: { info: UserMessage; parts: Part[] }
       <div className="min-w-0 flex-1">
         <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
           <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {authorLabel(info.author, undefined)}
+            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, undefined)}
           </span>
+          {info.delegatedBy ? <span data-testid="message-delegated">written by the parent session&apos;s agent</span> : null}
           <RelativeTime time={info.time.created} />
           <span data-testid="message-agent" className="font-mono">
             @{info.agent}

@@ -7,13 +7,14 @@ import { SearchToolBody, searchSummary } from "@/components/parts/tools/search";
 import { field } from "@/components/parts/tools/shared";
 import { TodoToolBody } from "@/components/parts/tools/todo";
 import type { ToolRenderer } from "@/components/parts/tools/registry";
+import { SharedTaskBody } from "./shared-task";
 
 /**
  * How a share page (rendered on the server, shared-message.tsx) shows each tool: the
  * chat's own bodies where they are plain markup (bash, search, todo, tool servers'),
- * the generic one (input, then result) for the rest — the file views and the task card are
- * interactive client code (highlighting on demand, diffs, links into the members' app) that
- * a share page's JavaScript does not carry. Imported one by one, not through the chat's
+ * a task's own (shared-task.tsx: the child's answer, rendered here), the generic one (input,
+ * then result) for the rest — the file views are interactive client code (highlighting on
+ * demand, diffs) that a share page's JavaScript does not carry. Imported one by one, not through the chat's
  * registry, so none of that is in the page's bundle.
  */
 const path = (input: Record<string, unknown>) => field(input, "filePath", "path");
@@ -29,7 +30,7 @@ const SHARED_TOOLS: Record<string, ToolRenderer> = {
   list: { icon: "list", Body: SearchToolBody, summary: searchSummary },
   glob: { icon: "search", Body: SearchToolBody, summary: searchSummary },
   grep: { icon: "search", Body: SearchToolBody, summary: searchSummary },
-  task: { icon: "bot", Body: GenericToolBody, summary: (input) => field(input, "description") },
+  task: { icon: "bot", Body: SharedTaskBody, summary: (input) => field(input, "description") },
   todowrite: { icon: "list", Body: TodoToolBody },
   todoread: { icon: "list", Body: TodoToolBody },
 };
