@@ -89,6 +89,7 @@ const CASES: Record<string, { input: (f: Fixture) => unknown; other: Outcome }> 
   "message.get": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "message.part": { input: (f) => ({ sessionId: f.sessionA, partId: f.partA }), other: "denied" },
   "message.diff": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
+  "message.cancelQueued": { input: (f) => ({ sessionId: f.sessionA, messageId: f.messageA }), other: "denied" },
   "project.list": { input: () => undefined, other: "own" },
   "project.root": { input: () => undefined, other: "own" },
   "team.current": { input: () => undefined, other: "own" },
