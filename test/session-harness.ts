@@ -5,7 +5,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { z } from "zod";
 import { Bus, type Envelope } from "../server/bus/bus";
 import type { Context, Services } from "../server/services";
@@ -21,6 +21,7 @@ import { define, type Tool } from "../server/tool/tool";
 import { databaseUrl, makeTeam } from "./db";
 import { offlineServices, testServices } from "./runtime";
 import { titleModel } from "./title-model";
+import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai";
 
 /** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
 
@@ -174,6 +175,22 @@ export async function closeLocks(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 20));
   await Promise.all(all.map((l) => l.settle()));
   await Promise.all(all.map((l) => l.close()));
+}
+
+/**
+ * For the tests of the describe block (or file) it is called in: a fake OpenAI server,
+ * handed to `use` once started; after them the run locks are closed (closeLocks), then the server.
+ */
+export function fakeOpenAIAround(use: (fake: FakeOpenAI) => void): void {
+  let fake: FakeOpenAI | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    use(fake);
+  });
+  afterAll(async () => {
+    await closeLocks();
+    await fake?.close();
+  });
 }
 
 export interface ScriptedOptions {

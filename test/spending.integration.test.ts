@@ -14,8 +14,8 @@ import { type Browser, signUp } from "./auth";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
 import type { FakeProvider } from "./fake-provider";
 import { makeTeam } from "./db";
-import { type FakeOpenAI, reply, startFakeOpenAI } from "./fake-openai";
-import { closeLocks, scriptedServices, settled } from "./session-harness";
+import { type FakeOpenAI, reply } from "./fake-openai";
+import { fakeOpenAIAround, scriptedServices, settled } from "./session-harness";
 import { compatibleChatModel } from "../server/provider/compatible/chat-stream";
 import { Session } from "../server/session";
 
@@ -145,13 +145,7 @@ describe("monthly spending limits (integration, two instances)", () => {
 
 describe("a running turn past the limit", () => {
   let fake: FakeOpenAI;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-  });
-  afterAll(async () => {
-    await closeLocks();
-    await fake.close();
-  });
+  fakeOpenAIAround((started) => (fake = started));
 
   it("acceptance 3: a turn that goes past the limit finishes its step and asks for no other", async () => {
     const bus = new Bus();
