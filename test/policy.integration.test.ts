@@ -5,7 +5,8 @@ import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
 import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
 
 /**
@@ -58,12 +59,7 @@ describe("team policy and approvals through tRPC (integration)", () => {
       };
     });
     rt = app.rt;
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@policy.test", "Ann");
-    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
-    projectId = first!.id;
-    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@policy.test", { name: "Bob" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "policy", { name: "Bob" }));
   });
 
   afterAll(async () => {

@@ -6,7 +6,8 @@ import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, WithParts } from "../server/session/message";
 import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until as waitFor } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
 
 /**
@@ -63,12 +64,7 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
       };
     });
     rt = app.rt;
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@limits.test", "Ann");
-    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
-    projectId = first!.id;
-    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@limits.test", { name: "Bob" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "limits", { name: "Bob" }));
   });
 
   afterAll(async () => {
