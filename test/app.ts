@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Envelope } from "../server/bus/bus";
 import { appRouter } from "../server/trpc/router";
 import { type OwnDatabase, ownDatabase } from "./db";
 
@@ -139,4 +140,21 @@ export function projectAppEnv(dir: string, extra: Record<string, string>): Recor
     PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
     ...extra,
   };
+}
+
+/**
+ * Where a secret could leak while a file runs, for it to grep: `events` (its bus's, once
+ * the file subscribes), `logged` (console lines, once it captures them) and `responses`,
+ * the raw answer of every tRPC call made through `call` (as `who`, through the app `app()` gives).
+ */
+export function leakWatch(app: () => TestApp) {
+  const events: Envelope[] = [];
+  const logged: string[] = [];
+  const responses: string[] = [];
+  const call = async <T>(procedure: string, input: unknown, who: { headers: Headers }): Promise<TrpcAnswer<T>> => {
+    const answer = await trpcAnswer<T>(app(), procedure, input, who.headers);
+    responses.push(answer.text);
+    return answer;
+  };
+  return { events, logged, responses, call };
 }
