@@ -13,7 +13,12 @@ import { type OwnDatabase, ownDatabase } from "./db";
  */
 
 export type Runtime = Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
-type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+/** The Route Handler modules and the auth instance, as app tests import them. */
+export type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+export type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
+export type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
+export type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
+export type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
 const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
 

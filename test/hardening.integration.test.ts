@@ -8,7 +8,7 @@ import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
 import * as Store from "../server/session/store";
 import { wire } from "../server/session/wire";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, type ShareEvents, type Auth } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { offlineReply } from "./fixtures";
 import { NO_TOKENS } from "./messages";
@@ -20,8 +20,6 @@ import { sseReader } from "./sse";
  * do (names, team fields, cursors, project.root, hidden agents, other members' sessions).
  */
 
-type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 const PRISMA_ERROR = "\nInvalid `prisma.part.create()` invocation in\n/srv/parley/server/session/store.ts:88:21\n\n→ 88 const row = await tx.part.create({";

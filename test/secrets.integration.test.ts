@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Keyring, Secrets } from "../server/secrets";
 import { captureConsole } from "./console";
-import { type TestApp, leakWatch, openApp, projectAppEnv } from "./app";
+import { type TestApp, leakWatch, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { parleyError } from "./fixtures";
 
@@ -18,7 +18,6 @@ import { parleyError } from "./fixtures";
  * never come back in a response, a bus event or a log line.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type Info = { name: string; kind: string; createdAt: number; updatedAt: number; updatedBy: { name: string } | null };
 
 const KEY_A = randomBytes(32);

@@ -9,7 +9,7 @@ import { type Services, withActor } from "../server/services";
 import * as Prompt from "../server/session/prompt";
 import type { Info } from "../server/session/info";
 import type { Spending } from "../server/spending";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, trpcAnswer, type Auth } from "./app";
 import { type Browser, signUp } from "./auth";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
 import type { FakeProvider } from "./fake-provider";
@@ -28,7 +28,6 @@ import { Session } from "../server/session";
  * connections on the same database), which sees the limit and the spending the first set.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 const MODEL = { providerId: "anthropic", modelId: "claude-sonnet-4-5" };
 const TURN = () => anthropicReply.answer([{ kind: "text", deltas: ["priced answer"] }], { input: 600, output: 480 });
 

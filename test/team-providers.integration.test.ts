@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Overview, TestResult } from "../server/provider/admin";
 import type { Info } from "../server/session/info";
 import type { UserMessage, WithParts } from "../server/session/message";
-import { type TestApp, leakWatch, openApp, projectAppEnv } from "./app";
+import { type TestApp, leakWatch, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { captureConsole } from "./console";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
@@ -20,8 +20,6 @@ import { settled } from "./session-harness";
  * test makes one call and reports it; no key appears in any event, log line, response,
  * share page or stored error.
  */
-
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 
 const KEY_A = `sk-ant-a-${randomBytes(16).toString("hex")}`;
 const KEY_B = `sk-ant-b-${randomBytes(16).toString("hex")}`;

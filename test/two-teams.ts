@@ -1,7 +1,6 @@
-import { type TestApp, openApp, projectAppEnv } from "./app";
+import { type TestApp, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 export interface TwoTeams {
