@@ -26,7 +26,7 @@ import { Session } from "../server/session";
 import { type Context, withActor } from "../server/services";
 import { benchServices } from "./database";
 import { toModelMessages } from "../server/session/model-messages";
-import { numberArg } from "./figures";
+import { numberArg, runBench, samples } from "./figures";
 import { freePort, startApp, stopApp, waitForServer } from "./app";
 
 const MESSAGES = numberArg("messages", 5_000);
@@ -51,14 +51,7 @@ function stats(times: number[]): Stats {
 }
 
 async function measure(runs: number, work: () => unknown): Promise<Stats> {
-  for (let i = 0; i < WARMUP; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await work();
-    times.push(performance.now() - t0);
-  }
-  return stats(times);
+  return stats(await samples(runs, WARMUP, work));
 }
 
 /** The signed-up user's team and a project in it (the app's own project directory). */
@@ -206,10 +199,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

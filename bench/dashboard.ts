@@ -44,6 +44,7 @@ import { ShareView } from "../server/share";
 import { type BenchDatabase, benchDatabase } from "./database";
 import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
 import { conversation } from "./parts";
+import { runBench, samples } from "./figures";
 
 const SESSIONS = 100_000;
 const PROJECTS_PER_TEAM = 8;
@@ -199,14 +200,7 @@ interface Timing {
 }
 
 async function measure(work: () => Promise<unknown>): Promise<Timing> {
-  for (let i = 0; i < WARMUP; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await work();
-    times.push(performance.now() - t0);
-  }
-  return percentiles(times);
+  return percentiles(await samples(RUNS, WARMUP, work));
 }
 
 function percentiles(samples: number[]): Timing {
@@ -475,10 +469,4 @@ async function main(): Promise<boolean> {
   }
 }
 
-main().then(
-  (pass) => process.exit(pass ? 0 : 1),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -22,6 +22,28 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
+/** The times, in ms, of `runs` calls of `work` after `warmup` untimed ones. */
+export async function samples(runs: number, warmup: number, work: () => unknown): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await work();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await timed(async () => work()));
+  return times;
+}
+
+/**
+ * Runs a benchmark's `main` as the process: its exit code is 0 when main passes (or
+ * returns nothing), 1 when it fails, the code main returns; 2 when main throws.
+ */
+export function runBench(main: () => Promise<boolean | number | void>): void {
+  main().then(
+    (outcome) => process.exit(typeof outcome === "number" ? outcome : outcome === false ? 1 : 0),
+    (error: unknown) => {
+      console.error("bench failed:", error);
+      process.exit(2);
+    },
+  );
+}
+
 /** A positive number given as `--name N` on the command line (whole numbers only with `integer`), else `fallback`. */
 export function numberArg(name: string, fallback: number, options: { integer?: boolean } = {}): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -34,7 +34,7 @@ import pg from "pg";
 import { clusterDirectory } from "../server/db/cluster";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
 import { Api, DIST_DIR, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
-import { numberArg, percentile, verdict } from "./figures";
+import { numberArg, percentile, runBench, verdict } from "./figures";
 import { cpuMs, memory } from "./process-tree";
 import type { ClientResult, Watch } from "./stream-client";
 
@@ -312,10 +312,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -21,6 +21,7 @@ import { Message, Part } from "../server/session/message";
 import { messageData, partData } from "../server/session/rows";
 import { type BenchDatabase, benchDatabase } from "./database";
 import { conversation, paragraph } from "./parts";
+import { runBench, samples } from "./figures";
 
 const MESSAGES = 10_000;
 const PARTS = 50_000;
@@ -114,13 +115,7 @@ async function insert(db: Db, messages: Message[], parts: Part[]): Promise<void>
 }
 
 async function measure(runs: number, work: () => Promise<unknown>): Promise<{ median: number; p95: number; min: number; max: number }> {
-  for (let i = 0; i < WARMUP; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await work();
-    times.push(performance.now() - t0);
-  }
+  const times = await samples(runs, WARMUP, work);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? Number.NaN;
   return { median: at(0.5), p95: at(0.95), min: times[0] ?? Number.NaN, max: times.at(-1) ?? Number.NaN };
@@ -226,10 +221,4 @@ async function main(): Promise<boolean> {
   }
 }
 
-main().then(
-  (pass) => process.exit(pass ? 0 : 1),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -34,7 +34,7 @@ import { FEW_MATCHES, pageQuery, planQuery } from "../server/search/search";
 import { type Context, withActor } from "../server/services";
 import { signUp } from "./app";
 import { benchDatabase, benchServices } from "./database";
-import { numberArg, stats, verdict } from "./figures";
+import { numberArg, runBench, samples, stats, verdict } from "./figures";
 import { startProductionServer } from "./share-render";
 
 const SESSIONS = numberArg("sessions", 100_000, { integer: true });
@@ -177,14 +177,7 @@ function scenarios(rareWord: string, nextCursor: string | undefined): Scenario[]
 }
 
 async function measure(work: () => Promise<unknown>): Promise<ReturnType<typeof stats>> {
-  for (let i = 0; i < WARMUP; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await work();
-    times.push(performance.now() - t0);
-  }
-  return stats(times);
+  return stats(await samples(RUNS, WARMUP, work));
 }
 
 /** The page query's plan, in one line: its node types and the indexes they use. */
@@ -309,10 +302,4 @@ async function main(): Promise<boolean> {
   }
 }
 
-main().then(
-  (pass) => process.exit(pass ? 0 : 1),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Api, next, signedIn, startAppWithProvider, stopApp } from "./app";
-import { numberArg, percentile, stats, verdict } from "./figures";
+import { numberArg, percentile, runBench, stats, verdict } from "./figures";
 import { cpuByName, cpuMs, memoryPeak } from "./process-tree";
 import type { ClientResult } from "./stream-client";
 
@@ -222,10 +222,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -52,7 +52,7 @@ import os from "node:os";
 import path from "node:path";
 import { seededRandom } from "../lib/random";
 import { type Api, DIST_DIR, next, signedIn, startAppWithProvider, stopApp } from "./app";
-import { type Stats, ms, numberArg, stats, verdict } from "./figures";
+import { ms, numberArg, runBench, stats, type Stats, verdict } from "./figures";
 import { DIRECTORIES, FILES, SEED, generate } from "./generated-project";
 import { cpuSource, quiet } from "./process-tree";
 import type { ClientResult } from "./stream-client";
@@ -259,10 +259,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error("bench failed:", error);
-    process.exit(2);
-  },
-);
+runBench(main);

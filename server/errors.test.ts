@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { otherCopyError } from "../test/fixtures";
 import { ParleyError, httpStatus, isParleyError } from "./errors";
 
 describe("isParleyError", () => {
@@ -10,13 +11,7 @@ describe("isParleyError", () => {
 
   it("recognises a ParleyError thrown by another bundled copy of the module", () => {
     // What a second Next.js bundle's class looks like from here: same brand, other class.
-    const brand: unique symbol = Symbol.for("parley.error") as never;
-    class OtherCopy extends Error {
-      override name = "ParleyError";
-      readonly [brand] = true;
-      readonly code = "BUSY" as const;
-    }
-    const error = new OtherCopy("the session is running");
+    const error = otherCopyError("ParleyError", "BUSY", "the session is running");
     expect(error instanceof ParleyError).toBe(false);
     expect(isParleyError(error)).toBe(true);
     if (isParleyError(error)) expect(httpStatus(error.code)).toBe(409);

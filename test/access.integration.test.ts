@@ -1,6 +1,6 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Runtime, type TestApp, openApp, projectAppEnv, trpcData } from "./app";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcData, type SessionEvents, type TeamEvents, type Auth } from "./app";
 import { type Browser, authCall, joinTeam, signIn, signUp } from "./auth";
 import { sseReader } from "./sse";
 
@@ -10,10 +10,6 @@ import { sseReader } from "./sse";
  * from the team or a sign-out, through the event the auth hooks publish; and, for access
  * that ends without that event (a sign-in row deleted by hand), at the next backstop check.
  */
-
-type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
-type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 
 describe("live streams end when access ends (integration, through HTTP)", () => {
   let app: TestApp;

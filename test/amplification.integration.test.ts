@@ -5,7 +5,7 @@ import * as Id from "../server/id";
 import type { Part } from "../server/session/message";
 import { SessionEvent } from "../server/session";
 import { PUBLIC_PROCEDURES } from "../lib/trpc-batch";
-import { type TestApp, allProcedures, openApp, projectAppEnv, trpcData } from "./app";
+import { type TestApp, allProcedures, openApp, projectAppEnv, trpcData, type SessionEvents, type TeamEvents, type ShareEvents, type TrpcRoute, type Auth } from "./app";
 import { type Browser, ORIGIN, joinTeam, signUp } from "./auth";
 import { type Frame, sseReader } from "./sse";
 // What the launcher preloads into the server (`node --import`): the peer header is the server's own.
@@ -18,12 +18,6 @@ import "../scripts/peer-address.mjs";
  * are capped per user, per address and per share link, and a client that stops reading is
  * dropped instead of queued for without bound.
  */
-
-type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
-type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
-type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
-type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 
 describe("amplification limits (integration, through HTTP)", () => {
   let app: TestApp;

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Envelope } from "../server/bus/bus";
 import { appRouter } from "../server/trpc/router";
 import { type OwnDatabase, ownDatabase } from "./db";
 
@@ -12,7 +13,12 @@ import { type OwnDatabase, ownDatabase } from "./db";
  */
 
 export type Runtime = Awaited<ReturnType<typeof import("../server/runtime")["runtime"]>>;
-type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+/** The Route Handler modules and the auth instance, as app tests import them. */
+export type TrpcRoute = typeof import("../app/api/trpc/[trpc]/route");
+export type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
+export type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
+export type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
+export type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type Procedures = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
 const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
 
@@ -152,4 +158,21 @@ export function projectAppEnv(dir: string, extra: Record<string, string>): Recor
     PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
     ...extra,
   };
+}
+
+/**
+ * Where a secret could leak while a file runs, for it to grep: `events` (its bus's, once
+ * the file subscribes), `logged` (console lines, once it captures them) and `responses`,
+ * the raw answer of every tRPC call made through `call` (as `who`, through the app `app()` gives).
+ */
+export function leakWatch(app: () => TestApp) {
+  const events: Envelope[] = [];
+  const logged: string[] = [];
+  const responses: string[] = [];
+  const call = async <T>(procedure: string, input: unknown, who: { headers: Headers }): Promise<TrpcAnswer<T>> => {
+    const answer = await trpcAnswer<T>(app(), procedure, input, who.headers);
+    responses.push(answer.text);
+    return answer;
+  };
+  return { events, logged, responses, call };
 }

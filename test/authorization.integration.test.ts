@@ -8,7 +8,7 @@ import { Project } from "../server/project";
 import { Secrets } from "../server/secrets";
 import { Session } from "../server/session";
 import * as TeamCommands from "../server/command/command";
-import { type TestApp, allProcedures, openApp } from "./app";
+import { type TestApp, allProcedures, openApp, type SessionEvents, type TeamEvents, type ShareEvents } from "./app";
 import { type Browser, signUp } from "./auth";
 import { seedTurns } from "./fixtures";
 
@@ -23,9 +23,6 @@ import { seedTurns } from "./fixtures";
 /** A version id nobody made: the refusal comes before it is looked up. */
 const VERSION = Id.ascending("version");
 
-type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
-type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
-type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
 type ProxyModule = typeof import("../proxy");
 
 interface Fixture {

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { PartOf, ToolPart, UserMessage, WithParts } from "../server/session/message";
-import { type TestApp, openApp, trpcData } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import { type TestApp, openApp, projectAppEnv, trpcData } from "./app";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
 import { settled } from "./session-harness";
 
@@ -15,7 +16,6 @@ import { settled } from "./session-harness";
  * 1 MB of new files (PARLEY_SNAPSHOT_MAX_MB).
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 const MB = 1024 * 1024;
 
@@ -28,27 +28,18 @@ describe("N14: disk quota per project (integration, through HTTP)", () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     app = await openApp("disk_quota", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
       writeFileSync(config, JSON.stringify({ permission: { bash: "allow" } }));
-      return {
+      return projectAppEnv(dir, {
         PARLEY_CONFIG: config,
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
         PARLEY_SIGNUP: "invite",
         OPENAI_BASE_URL: `${fake.url}/v1`,
         PARLEY_PROJECT_DISK_MB: "2",
         PARLEY_SNAPSHOT_MAX_MB: "1",
-      };
+      });
     });
 
-    const auth: Auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    const ann = await signUp(auth, "ann@quota.test", "Ann");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@quota.test", { role: "member" });
+    ({ projectId, bob } = await annInvitesBob(app, "quota"));
   });
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import type { ProcessSpec } from "../server/sandbox/sandbox";
 import type { Part, ToolPart } from "../server/session/message";
 import { Runners } from "../server/session/runner";
 import { outputDirectory } from "../server/tool/truncate";
-import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, type Auth } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
 import { settled } from "./session-harness";
 
@@ -19,7 +19,6 @@ import { settled } from "./session-harness";
  * "once", as anyone can.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type Health = typeof import("../app/api/health/route");
 
 const OTHER_TEAM_SECRET = "TEAM-B-SECRET-OUTPUT";

@@ -4,6 +4,7 @@ import * as Id from "../server/id";
 import type { Context } from "../server/services";
 import type { AssistantMessage, Part, TextPart, UserMessage } from "../server/session/message";
 import { updateMessage, updatePart } from "../server/session/transcript";
+import { NO_TOKENS, assistantInfo } from "./messages";
 
 /** Builders of valid messages and parts for tests, and a recorder of bus events. */
 
@@ -19,22 +20,17 @@ export function userMessage(sessionId: string, overrides: Partial<UserMessage> =
   };
 }
 
+/** A finished assistant message (openai/gpt-test, 10 tokens in, 5 out), made now. */
 export function assistantMessage(sessionId: string, parentId: string, overrides: Partial<AssistantMessage> = {}): AssistantMessage {
-  return {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "assistant",
-    parentId,
-    providerId: "openai",
-    modelId: "gpt-test",
-    agent: "build",
-    path: { cwd: "/tmp", root: "/tmp" },
-    cost: 0.001,
-    tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } },
-    time: { created: Date.now(), completed: Date.now() },
-    finish: "stop",
-    ...overrides,
-  };
+  const now = Date.now();
+  const tokens = { ...NO_TOKENS, input: 10, output: 5 };
+  return assistantInfo({ id: Id.ascending("message"), sessionId, parentId, providerId: "openai", modelId: "gpt-test", cost: 0.001, tokens, time: { created: now, completed: now }, finish: "stop", ...overrides });
+}
+
+/** A finished reply of the built-in offline model, working in `directory`, free, made now. */
+export function offlineReply(sessionId: string, parentId: string, directory: string, overrides: Partial<AssistantMessage> = {}): AssistantMessage {
+  const now = Date.now();
+  return assistantInfo({ id: Id.ascending("message"), sessionId, parentId, path: { cwd: directory, root: directory }, time: { created: now, completed: now }, ...overrides });
 }
 
 export function textPart(sessionId: string, messageId: string, text: string): TextPart {
@@ -101,6 +97,17 @@ export function record(bus: Bus, teamId: string, sessionId?: string) {
     names: () => events.map((e) => e.name),
     clear: () => events.splice(0),
   };
+}
+
+/** An error as another bundled copy of server/errors.ts throws it (Next.js bundles server code per route): the ParleyError brand, another class. */
+export function otherCopyError(className: string, code: ParleyErrorCode, message: string): Error & { code: ParleyErrorCode } {
+  const brand: unique symbol = Symbol.for("parley.error") as never;
+  class OtherCopy extends Error {
+    override name = className;
+    readonly [brand] = true;
+    readonly code = code;
+  }
+  return new OtherCopy(message);
 }
 
 /** Awaits `work`, which must fail with a ParleyError of one of `codes`; returns it. */

@@ -8,8 +8,10 @@ import { Session, SessionEvent } from "../server/session";
 import type { AssistantMessage, Part, UserMessage } from "../server/session/message";
 import * as Store from "../server/session/store";
 import { wire } from "../server/session/wire";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, type ShareEvents, type Auth } from "./app";
 import { type Browser, authCall, joinTeam, signUp } from "./auth";
+import { offlineReply } from "./fixtures";
+import { NO_TOKENS } from "./messages";
 import { sseReader } from "./sse";
 
 /**
@@ -18,8 +20,6 @@ import { sseReader } from "./sse";
  * do (names, team fields, cursors, project.root, hidden agents, other members' sessions).
  */
 
-type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 const PRISMA_ERROR = "\nInvalid `prisma.part.create()` invocation in\n/srv/parley/server/session/store.ts:88:21\n\n→ 88 const row = await tx.part.create({";
@@ -71,20 +71,7 @@ describe("hardening (integration, through HTTP)", () => {
     const session = await Session.create(annCtx, { projectId, title });
     const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" } };
     await Session.updateMessage(annCtx, user);
-    const reply: AssistantMessage = {
-      id: Id.ascending("message"),
-      sessionId: session.id,
-      role: "assistant",
-      parentId: user.id,
-      providerId: "parley",
-      modelId: "offline",
-      agent: "build",
-      path: { cwd: session.directory, root: session.directory },
-      cost: 0,
-      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-      error: { name: "UnknownError", message: PRISMA_ERROR },
-      time: { created: Date.now(), completed: Date.now() },
-    };
+    const reply = offlineReply(session.id, user.id, session.directory, { error: { name: "UnknownError", message: PRISMA_ERROR } });
     await Session.updateMessage(annCtx, reply);
     const saved = path.join(dataDir, "tool-output", teamId, session.id, "call_2.txt");
     const base = { sessionId: session.id, messageId: reply.id, type: "tool" as const };
@@ -196,20 +183,7 @@ describe("hardening (integration, through HTTP)", () => {
       const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" } };
       await Session.updateMessage(annCtx, user);
       await Session.updatePart(annCtx, { id: Id.ascending("part"), sessionId: session.id, messageId: user.id, type: "text", text: `Look at ${projectDir}/src/a.ts` });
-      const reply: AssistantMessage = {
-        id: Id.ascending("message"),
-        sessionId: session.id,
-        role: "assistant",
-        parentId: user.id,
-        providerId: "parley",
-        modelId: "offline",
-        agent: "build",
-        path: { cwd: projectDir, root: projectDir },
-        cost: 0,
-        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-        error: { name: "APIError", message: `the provider could not read ${projectDir}/src/a.ts`, isRetryable: false },
-        time: { created: Date.now(), completed: Date.now() },
-      };
+      const reply = offlineReply(session.id, user.id, projectDir, { error: { name: "APIError", message: `the provider could not read ${projectDir}/src/a.ts`, isRetryable: false } });
       await Session.updateMessage(annCtx, reply);
       const base = { sessionId: session.id, messageId: reply.id };
       await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "reasoning", text: `The project lives in ${projectDir}, the data in ${dataDir}.`, time: { start: 1, end: 2 } });
@@ -300,26 +274,13 @@ describe("hardening (integration, through HTTP)", () => {
         ];
         const user: UserMessage = { id: Id.ascending("message"), sessionId: session.id, role: "user", time: { created: Date.now() }, agent: "build", model: { providerId: "parley", modelId: "offline" }, summary: { diffs } };
         await Session.updateMessage(annCtx, user);
-        const reply: AssistantMessage = {
-          id: Id.ascending("message"),
-          sessionId: session.id,
-          role: "assistant",
-          parentId: user.id,
-          providerId: "parley",
-          modelId: "offline",
-          agent: "build",
-          path: { cwd: project.directory, root: project.directory },
-          cost: 0,
-          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-          time: { created: Date.now(), completed: Date.now() },
-        };
+        const reply = offlineReply(session.id, user.id, project.directory);
         await Session.updateMessage(annCtx, reply);
         const base = { sessionId: session.id, messageId: reply.id };
-        const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
         await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-start", snapshot: first });
         const patch: Part = { ...base, id: Id.ascending("part"), type: "patch", hash: first, files: ["hr/salaries.txt", "src/a.ts"] };
         await Session.updatePart(annCtx, patch);
-        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", snapshot: last, cost: 0, tokens });
+        await Session.updatePart(annCtx, { ...base, id: Id.ascending("part"), type: "step-finish", reason: "stop", snapshot: last, cost: 0, tokens: NO_TOKENS });
         await Store.setSummary(app.rt.services, session.id, diffs);
         const shareId = (await call<{ share: { id: string } }>("session.share", { sessionId: session.id }, ann.headers)).data.share.id;
 

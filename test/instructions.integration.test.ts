@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Info } from "../server/session/info";
 import type { AssistantMessage, PartOf, WithParts } from "../server/session/message";
 import { WorkspaceRepo } from "../server/workspace/repo";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until } from "./app";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { git } from "./git-server";
 import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
 import { settled } from "./session-harness";
@@ -57,25 +58,16 @@ describe("instructions (integration, through HTTP)", () => {
     await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
     remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/rules.md`;
     app = await openApp("instructions", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
       writeFileSync(config, JSON.stringify({ instructions: ["docs/*.md", remoteUrl], instructionUrls: true }));
-      return {
+      return projectAppEnv(dir, {
         PARLEY_CONFIG: config,
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
         PARLEY_SIGNUP: "invite",
         OPENAI_BASE_URL: `${fake.url}/v1`,
         PARLEY_MODEL: "compatible/gpt-test",
-      };
+      });
     });
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@instructions.test", "Ann");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@instructions.test", { role: "member" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "instructions"));
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Project } from "../server/project";
 import { Session } from "../server/session";
-import { type TestApp, openApp } from "./app";
+import { type TestApp, openApp, type SessionEvents, type TeamEvents, type ShareEvents } from "./app";
 import { type Browser, ORIGIN, signUp } from "./auth";
 
 /**
@@ -10,10 +10,6 @@ import { type Browser, ORIGIN, signUp } from "./auth";
  * (the real Route Handlers) refuse a foreign Origin, or a cross-site fetch, and act on
  * nothing; the site's own pages — and clients that are no browser — go on as before.
  */
-
-type SessionEvents = typeof import("../app/api/sessions/[sessionId]/events/route");
-type TeamEvents = typeof import("../app/api/teams/[teamId]/events/route");
-type ShareEvents = typeof import("../app/api/share/[shareId]/events/route");
 
 describe("requests from another site (integration)", () => {
   let app: TestApp;

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until } from "./app";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
 
 /**
@@ -44,26 +45,17 @@ describe("team policy and approvals through tRPC (integration)", () => {
   beforeAll(async () => {
     app = await openApp("policy", (dir) => {
       project = path.join(dir, "projects", "app");
-      mkdirSync(project, { recursive: true });
       const config = path.join(dir, "parley.config.json");
       // The server configuration denies `chmod` whatever anyone else says.
       writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: project,
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+      return projectAppEnv(dir, {
         PARLEY_SIGNUP: "invite",
         PARLEY_CONFIG: config,
         PARLEY_OFFLINE_TPS: "0",
-      };
+      });
     });
     rt = app.rt;
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@policy.test", "Ann");
-    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
-    projectId = first!.id;
-    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@policy.test", { name: "Bob" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "policy", { name: "Bob" }));
   });
 
   afterAll(async () => {

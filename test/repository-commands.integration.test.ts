@@ -8,7 +8,8 @@ import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { ShellRun } from "../server/session/shell";
 import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
 import { settled } from "./session-harness";
 
@@ -97,12 +98,7 @@ describe("commands and agent files of a repository (integration, through HTTP)",
         PARLEY_MODEL: "compatible/gpt-test",
       };
     });
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@commands.test", "Ann");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@commands.test", { role: "member", name: "Bob" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "commands", { name: "Bob" }));
     // The team's policy: no `rm` and no `touch`, whatever an agent or a member says.
     await data("permission.setPolicy", {
       rules: [

@@ -12,6 +12,7 @@ import { testSandbox } from "./tools";
 import type { Tool } from "../server/tool/tool";
 import { databaseUrl, testDb } from "./db";
 import { titleModel } from "./title-model";
+import { offlineModel } from "../server/provider/provider";
 
 /**
  * The services of a test, put together the way the server does it (server/assemble.ts):
@@ -76,6 +77,17 @@ export function testServices(bus: Bus = new Bus(), options: TestServicesOptions 
   });
   if (!options.lock) locks.push(services.lock);
   return services;
+}
+
+/** Services whose every model is the built-in offline one (no limits, free), with every bash command allowed: real tools, no network. */
+export function offlineServices(bus: Bus): Services {
+  return testServices(bus, {
+    models: {
+      resolve: (ref) => ({ ref, language: offlineModel(), limit: { context: 0, output: 0 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
+      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
+    },
+    configRules: [{ permission: "bash", pattern: "*", action: "allow" }],
+  });
 }
 
 /** The same context with some settings changed (share mode, public URL…). */

@@ -6,7 +6,8 @@ import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
 import { DEFAULT_SANDBOX_ID } from "../server/sandbox/settings";
 import { type TestApp, openApp, trpcData, until } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
 
 /**
@@ -22,7 +23,6 @@ const CORE_PATTERN = "/proc/sys/kernel/core_pattern";
 describe("the sandbox of a root server, through tRPC (integration)", () => {
   let app: TestApp;
   let project: string;
-  let ann: Browser;
   let bob: Browser;
   let projectId: string;
   let dataDir: string;
@@ -44,12 +44,7 @@ describe("the sandbox of a root server, through tRPC (integration)", () => {
       };
     });
     expect(app.rt.services.sandbox.state.kind).toBe("bwrap");
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@sandbox-root.test", "Ann");
-    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
-    projectId = first!.id;
-    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@sandbox-root.test", { name: "Bob" });
+    ({ bob, projectId } = await annInvitesBob(app, "sandbox-root", { name: "Bob" }));
   });
 
   afterAll(async () => {

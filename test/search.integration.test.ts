@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { type Plan, SearchInput, pageQuery } from "../server/search/search";
 import { Session } from "../server/session";
-import type { AssistantMessage, Part } from "../server/session/message";
+import type { Part } from "../server/session/message";
 import { type TestApp, trpcAnswer } from "./app";
 import type { Browser } from "./auth";
+import { offlineReply } from "./fixtures";
 import { twoTeams } from "./two-teams";
 
 /**
@@ -60,19 +61,7 @@ describe("full-text search (integration, through HTTP)", () => {
   /** A session of Ann's whose one reply holds `parts` (made from the reply's ids). */
   async function sessionWith(title: string, parts: (base: { sessionId: string; messageId: string }) => Part[]) {
     const session = await Session.create(annCtx, { projectId, title });
-    const reply: AssistantMessage = {
-      id: Id.ascending("message"),
-      sessionId: session.id,
-      role: "assistant",
-      parentId: Id.ascending("message"),
-      providerId: "parley",
-      modelId: "offline",
-      agent: "build",
-      path: { cwd: session.directory, root: session.directory },
-      cost: 0,
-      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-      time: { created: Date.now(), completed: Date.now() },
-    };
+    const reply = offlineReply(session.id, Id.ascending("message"), session.directory);
     await Session.updateMessage(annCtx, reply);
     for (const part of parts({ sessionId: session.id, messageId: reply.id })) await Session.updatePart(annCtx, part);
     return session;

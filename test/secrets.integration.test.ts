@@ -4,10 +4,9 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Envelope } from "../server/bus/bus";
 import { Keyring, Secrets } from "../server/secrets";
 import { captureConsole } from "./console";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
+import { type TestApp, leakWatch, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { parleyError } from "./fixtures";
 
@@ -19,7 +18,6 @@ import { parleyError } from "./fixtures";
  * never come back in a response, a bus event or a log line.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 type Info = { name: string; kind: string; createdAt: number; updatedAt: number; updatedBy: { name: string } | null };
 
 const KEY_A = randomBytes(32);
@@ -39,17 +37,9 @@ describe("team secrets (integration, through HTTP)", () => {
   let teamId: string;
   let otherTeamId: string;
   let dataDir: string;
-  /** Every published event and every console line while the file runs. */
-  const events: Envelope[] = [];
-  const logged: string[] = [];
-  const responses: string[] = [];
+  /** Every published event, every console line and every answer while the file runs. */
+  const { events, logged, responses, call } = leakWatch(() => app);
   let stopBus: () => void;
-
-  const call = async <T>(procedure: string, input: unknown, who: Browser) => {
-    const answer = await trpcAnswer<T>(app, procedure, input, who.headers);
-    responses.push(answer.text);
-    return answer;
-  };
 
   beforeAll(async () => {
     captureConsole(logged);

@@ -2,9 +2,14 @@ import type { Agents } from "../server/agent/agent";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { z } from "zod";
-import type { Bus, Envelope } from "../server/bus/bus";
-import type { Services } from "../server/services";
+import { Bus, type Envelope } from "../server/bus/bus";
+import type { Context, Services } from "../server/services";
+import { Session } from "../server/session";
 import * as Event from "../server/session/events";
 import * as Background from "../server/session/background";
 import { RunLock } from "../server/session/lock";
@@ -13,9 +18,10 @@ import { Runners } from "../server/session/runner";
 import type { Part } from "../server/session/message";
 import type { Prices } from "../server/session/usage";
 import { define, type Tool } from "../server/tool/tool";
-import { databaseUrl } from "./db";
-import { testServices } from "./runtime";
+import { databaseUrl, makeTeam } from "./db";
+import { offlineServices, testServices } from "./runtime";
 import { titleModel } from "./title-model";
+import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai";
 
 /** Shared pieces of the session loop/processor tests: scripted models, tools, deps. */
 
@@ -70,6 +76,20 @@ export const finish = (unified: "stop" | "tool-calls" | "length" | "error" | "ot
   finishReason: { unified, raw: unified },
   usage: usage(input, output),
 });
+
+/** A text part a model streams whole: its start, one delta each of `deltas`, its end. */
+export const streamedText = (id: string, ...deltas: string[]): LanguageModelV4StreamPart[] => [
+  { type: "text-start", id },
+  ...deltas.map((delta): LanguageModelV4StreamPart => ({ type: "text-delta", id, delta })),
+  { type: "text-end", id },
+];
+
+/** The same for a reasoning part. */
+export const streamedReasoning = (id: string, ...deltas: string[]): LanguageModelV4StreamPart[] => [
+  { type: "reasoning-start", id },
+  ...deltas.map((delta): LanguageModelV4StreamPart => ({ type: "reasoning-delta", id, delta })),
+  { type: "reasoning-end", id },
+];
 
 /** A model that answers call n with steps[n] (the last one repeats). */
 export function script(steps: LanguageModelV4StreamPart[][]): MockLanguageModelV4 {
@@ -157,6 +177,22 @@ export async function closeLocks(): Promise<void> {
   await Promise.all(all.map((l) => l.close()));
 }
 
+/**
+ * For the tests of the describe block (or file) it is called in: a fake OpenAI server,
+ * handed to `use` once started; after them the run locks are closed (closeLocks), then the server.
+ */
+export function fakeOpenAIAround(use: (fake: FakeOpenAI) => void): void {
+  let fake: FakeOpenAI | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    use(fake);
+  });
+  afterAll(async () => {
+    await closeLocks();
+    await fake?.close();
+  });
+}
+
 export interface ScriptedOptions {
   tools?: Tool[];
   /** Agents besides the built-in ones. */
@@ -223,4 +259,51 @@ export function isPartUpdate(e: Envelope, test: (part: Part, delta: string | und
   if (e.name !== Event.PartUpdated.name) return false;
   const payload = e.payload as { part: Part; delta?: string };
   return test(payload.part, payload.delta);
+}
+
+export interface OfflineSession {
+  /** The project's folder (temporary). */
+  dir: string;
+  ctx: Context;
+  projectId: string;
+  sessionId: string;
+}
+
+/**
+ * For each test of the describe block it is called in: a team whose project is a fresh
+ * temporary folder, with the offline model and bash allowed (offlineServices), and one
+ * session titled `label` in it; the folder is removed after the test. Its fields are read
+ * inside the tests.
+ */
+export function offlineSessionEach(label: string): OfflineSession {
+  let current: OfflineSession | undefined;
+  beforeEach(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), `parley-${label.replace(/\W/g, "-")}-`));
+    const bus = new Bus();
+    const { ctx, projectId } = await makeTeam({ bus, directory: dir, services: offlineServices(bus) });
+    current = { dir, ctx, projectId, sessionId: (await Session.create(ctx, { projectId, title: label })).id };
+  });
+  afterEach(async () => {
+    const dir = current?.dir;
+    current = undefined;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const now = (): OfflineSession => {
+    if (!current) throw new Error("the offline session exists only inside a test");
+    return current;
+  };
+  return {
+    get dir() {
+      return now().dir;
+    },
+    get ctx() {
+      return now().ctx;
+    },
+    get projectId() {
+      return now().projectId;
+    },
+    get sessionId() {
+      return now().sessionId;
+    },
+  };
 }

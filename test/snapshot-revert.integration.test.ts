@@ -6,7 +6,8 @@ import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { TurnDiff } from "../server/session/summary";
 import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
 import { settled } from "./session-harness";
 
@@ -30,13 +31,11 @@ for (;;) {
 }
 `;
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 describe("snapshots and revert (integration, through HTTP)", () => {
   let fake: FakeOpenAI;
   let app: TestApp;
-  let auth: Auth;
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
@@ -57,12 +56,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
       }),
     );
     projectDir = path.join(app.dir, "projects", "app");
-    auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@snapshots.test", "Ann");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@snapshots.test", { role: "member" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "snapshots"));
   });
 
   afterAll(async () => {

@@ -9,13 +9,13 @@ import { type Services, withActor } from "../server/services";
 import * as Prompt from "../server/session/prompt";
 import type { Info } from "../server/session/info";
 import type { Spending } from "../server/spending";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, openApp, trpcAnswer, type Auth } from "./app";
 import { type Browser, signUp } from "./auth";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
 import type { FakeProvider } from "./fake-provider";
 import { makeTeam } from "./db";
-import { type FakeOpenAI, reply, startFakeOpenAI } from "./fake-openai";
-import { closeLocks, scriptedServices, settled } from "./session-harness";
+import { type FakeOpenAI, reply } from "./fake-openai";
+import { fakeOpenAIAround, scriptedServices, settled } from "./session-harness";
 import { compatibleChatModel } from "../server/provider/compatible/chat-stream";
 import { Session } from "../server/session";
 
@@ -28,7 +28,6 @@ import { Session } from "../server/session";
  * connections on the same database), which sees the limit and the spending the first set.
  */
 
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 const MODEL = { providerId: "anthropic", modelId: "claude-sonnet-4-5" };
 const TURN = () => anthropicReply.answer([{ kind: "text", deltas: ["priced answer"] }], { input: 600, output: 480 });
 
@@ -145,13 +144,7 @@ describe("monthly spending limits (integration, two instances)", () => {
 
 describe("a running turn past the limit", () => {
   let fake: FakeOpenAI;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-  });
-  afterAll(async () => {
-    await closeLocks();
-    await fake.close();
-  });
+  fakeOpenAIAround((started) => (fake = started));
 
   it("acceptance 3: a turn that goes past the limit finishes its step and asks for no other", async () => {
     const bus = new Bus();

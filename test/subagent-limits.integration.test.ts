@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, WithParts } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, trpcAnswer, trpcData, until as waitFor } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
+import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until as waitFor } from "./app";
+import type { Browser } from "./auth";
+import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
 
 /**
@@ -20,7 +21,6 @@ import { settled } from "./session-harness";
 
 describe("issue 30: permissions and subagents through tRPC (integration)", () => {
   let app: TestApp;
-  let project: string;
   let rt: Runtime;
   /** The team's owner. */
   let ann: Browser;
@@ -51,24 +51,9 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
   }
 
   beforeAll(async () => {
-    app = await openApp("limits", (dir) => {
-      project = path.join(dir, "projects", "app");
-      mkdirSync(project, { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: project,
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        PARLEY_OFFLINE_TPS: "0",
-      };
-    });
+    app = await openApp("limits", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" }));
     rt = app.rt;
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@limits.test", "Ann");
-    const [first] = await ok<{ id: string }[]>("project.list", undefined, ann);
-    projectId = first!.id;
-    const teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@limits.test", { name: "Bob" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "limits", { name: "Bob" }));
   });
 
   afterAll(async () => {

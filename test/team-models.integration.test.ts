@@ -1,7 +1,7 @@
 import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Bus } from "../server/bus/bus";
 import { CatalogFile, mergedOverrides } from "../server/provider/catalog-file";
 import { formatModelRef } from "../server/provider/models";
@@ -10,9 +10,9 @@ import { withActor } from "../server/services";
 import { Session } from "../server/session";
 import * as Prompt from "../server/session/prompt";
 import { makeTeam } from "./db";
-import { type FakeOpenAI, reply, startFakeOpenAI } from "./fake-openai";
+import { type FakeOpenAI, reply } from "./fake-openai";
 import { testServices } from "./runtime";
-import { closeLocks, echo, settled } from "./session-harness";
+import { fakeOpenAIAround, echo, settled } from "./session-harness";
 
 /**
  * A team's models (issue 35, point 3): the catalog file the operator updates without a
@@ -46,13 +46,7 @@ describe("the catalog file", () => {
 
 describe("a team's models through the session code", () => {
   let fake: FakeOpenAI;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-  });
-  afterAll(async () => {
-    await closeLocks();
-    await fake.close();
-  });
+  fakeOpenAIAround((started) => (fake = started));
 
   async function setup(choice: { enabled?: string[]; defaultModel?: string; smallModel?: string; agentModels?: Record<string, string> }) {
     const bus = new Bus();

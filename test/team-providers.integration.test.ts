@@ -2,11 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Envelope } from "../server/bus/bus";
 import type { Overview, TestResult } from "../server/provider/admin";
 import type { Info } from "../server/session/info";
 import type { UserMessage, WithParts } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer } from "./app";
+import { type TestApp, leakWatch, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { captureConsole } from "./console";
 import { anthropicReply, startFakeAnthropic } from "./fake-anthropic";
@@ -21,8 +20,6 @@ import { settled } from "./session-harness";
  * test makes one call and reports it; no key appears in any event, log line, response,
  * share page or stored error.
  */
-
-type Auth = Awaited<ReturnType<typeof import("../server/auth/instance")["getAuth"]>>;
 
 const KEY_A = `sk-ant-a-${randomBytes(16).toString("hex")}`;
 const KEY_B = `sk-ant-b-${randomBytes(16).toString("hex")}`;
@@ -43,16 +40,8 @@ describe("provider keys per team (integration, through HTTP)", () => {
   let zed: Browser;
   let projectA: string;
   let projectB: string;
-  const events: Envelope[] = [];
-  const logged: string[] = [];
-  const responses: string[] = [];
+  const { events, logged, responses, call } = leakWatch(() => app);
   let stopBus: () => void;
-
-  const call = async <T>(procedure: string, input: unknown, who: Browser) => {
-    const answer = await trpcAnswer<T>(app, procedure, input, who.headers);
-    responses.push(answer.text);
-    return answer;
-  };
   const ok = async <T>(procedure: string, input: unknown, who: Browser): Promise<T> => {
     const answer = await call<T>(procedure, input, who);
     expect(answer.status, `${procedure}: ${answer.message}`).toBe(200);
@@ -77,19 +66,15 @@ describe("provider keys per team (integration, through HTTP)", () => {
     // Titles (the small model: the team's default) are answered apart, so the queue stays the turns'.
     fake.route = (request) => (JSON.stringify(request.body.system ?? "").includes("short title") ? anthropicReply.text("A title") : undefined);
     app = await openApp("team_providers", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       mkdirSync(path.join(dir, "projects", "b-app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+      return projectAppEnv(dir, {
         PARLEY_SIGNUP: "open",
         PARLEY_SHARE: "manual",
         PARLEY_PROVIDERS_ALLOW_HTTP: "true",
         PARLEY_SERVER_KEYS: "none",
         ANTHROPIC_API_KEY: SERVER_KEY,
         ANTHROPIC_BASE_URL: `${fake.url}/v1`,
-      };
+      });
     });
     stopBus = app.rt.services.bus.subscribeAll((event) => events.push(event));
     const auth: Auth = await (await import("../server/auth/instance")).getAuth();

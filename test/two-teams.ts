@@ -1,5 +1,5 @@
-import { type TestApp, openApp, projectAppEnv } from "./app";
-import { type Browser, signUp } from "./auth";
+import { type TestApp, openApp, projectAppEnv, type Auth } from "./app";
+import { type Browser, joinTeam, signUp } from "./auth";
 
 type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
@@ -23,4 +23,24 @@ export async function twoTeams(label: string): Promise<TwoTeams> {
   const annCtx = await memberContext(ann.headers);
   const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
   return { app, ann, annCtx, projectId, bob };
+}
+
+export interface AnnAndBob {
+  auth: Auth;
+  /** Ann signed up first: the team and its sample project are hers. */
+  ann: Browser;
+  /** Bob, a member she invited. */
+  bob: Browser;
+  teamId: string;
+  projectId: string;
+}
+
+/** In `app`: Ann signs up (her team, with the sample project) and invites Bob as a member (emails at `<label>.test`). */
+export async function annInvitesBob(app: TestApp, label: string, bob: { name?: string } = {}): Promise<AnnAndBob> {
+  const auth = await (await import("../server/auth/instance")).getAuth();
+  const { memberContext } = await import("../server/context");
+  const ann = await signUp(auth, `ann@${label}.test`, "Ann");
+  const teamId = (await memberContext(ann.headers)).actor.teamId;
+  const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
+  return { auth, ann, bob: await joinTeam(auth, ann, teamId, `bob@${label}.test`, { role: "member", ...bob }), teamId, projectId };
 }

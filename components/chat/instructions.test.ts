@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Part } from "./types";
+import { assistantInfo } from "@/test/messages";
 import { instructionEntries, instructionSummary, repeatedInstructionLines } from "./instructions";
 
-const info = (instructions: AssistantMessage["instructions"]): AssistantMessage => ({
-  id: "msg_2",
-  sessionId: "ses_1",
-  role: "assistant",
-  parentId: "msg_1",
-  providerId: "p",
-  modelId: "m",
-  agent: "build",
-  path: { cwd: ".", root: "." },
-  cost: 0,
-  tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-  time: { created: 0 },
-  ...(instructions ? { instructions } : {}),
-});
+const info = (instructions: AssistantMessage["instructions"]): AssistantMessage =>
+  assistantInfo({ id: "msg_2", sessionId: "ses_1", parentId: "msg_1", providerId: "p", modelId: "m", path: { cwd: ".", root: "." }, ...(instructions ? { instructions } : {}) });
 
 const read = (id: string, loaded?: unknown): Part => ({
   id,

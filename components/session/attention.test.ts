@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, MessageError, Part, WithParts } from "@/components/chat/types";
+import type { MessageError, Part, WithParts } from "@/components/chat/types";
+import { assistantInfo } from "@/test/messages";
 import { pageTitle, signalIcon, signalTitle, turnOutcome, waitingForApproval } from "./attention";
 
 const assistant = (parts: Part[] = [], error?: MessageError): WithParts => {
-  const info: AssistantMessage = {
-    id: "msg_a",
-    sessionId: "ses_1",
-    role: "assistant",
-    parentId: "msg_u",
-    providerId: "parley",
-    modelId: "offline-1",
-    agent: "build",
-    path: { cwd: "/p", root: "/p" },
-    cost: 0,
-    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-    error,
-    time: { created: 1 },
-  };
+  const info = assistantInfo({ id: "msg_a", sessionId: "ses_1", parentId: "msg_u", modelId: "offline-1", path: { cwd: "/p", root: "/p" }, error, time: { created: 1 } });
   return { info, parts };
 };
 const tool = (approval?: { permission: string }): Part => ({

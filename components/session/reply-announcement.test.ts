@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, MessageError, UserMessage, WithParts } from "@/components/chat/types";
+import type { MessageError, UserMessage, WithParts } from "@/components/chat/types";
+import { assistantInfo } from "@/test/messages";
 import { replyAnnouncement } from "./reply-announcement";
 
 const user = (id: string): WithParts => {
@@ -7,20 +8,7 @@ const user = (id: string): WithParts => {
   return { info, parts: [] };
 };
 const assistant = (id: string, error?: MessageError): WithParts => {
-  const info: AssistantMessage = {
-    id,
-    sessionId: "ses_1",
-    role: "assistant",
-    parentId: "msg_u",
-    providerId: "parley",
-    modelId: "offline-1",
-    agent: "build",
-    path: { cwd: "/p", root: "/p" },
-    cost: 0,
-    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-    error,
-    time: { created: 1, completed: 2 },
-  };
+  const info = assistantInfo({ id, sessionId: "ses_1", parentId: "msg_u", modelId: "offline-1", path: { cwd: "/p", root: "/p" }, error, time: { created: 1, completed: 2 } });
   return { info, parts: [] };
 };
 

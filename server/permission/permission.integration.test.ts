@@ -413,7 +413,8 @@ describe("permissions through the prompt loop (integration)", () => {
 });
 
 describe("doom loop (integration)", () => {
-  const read = (id: string, file: string) => call(id, "read", { filePath: file });
+  /** One step each, reading one of `files`: call ids `<prefix>1`, `<prefix>2`… */
+  const reads = (prefix: string, ...files: string[]) => files.map((file, i) => step(call(`${prefix}${i + 1}`, "read", { filePath: file })));
 
   /** A new session of the setup, run until its first question. */
   async function firstAsk(s: Setup) {
@@ -424,10 +425,7 @@ describe("doom loop (integration)", () => {
 
   it("the 4th identical call asks doom_loop before it runs; once lets it run", async () => {
     const s = await setup([
-      step(read("r1", "a.txt")),
-      step(read("r2", "a.txt")),
-      step(read("r3", "a.txt")),
-      step(read("r4", "a.txt")),
+      ...reads("r", "a.txt", "a.txt", "a.txt", "a.txt"),
       answer("read it four times"),
     ]);
     const { session, rec, request } = await firstAsk(s);
@@ -449,13 +447,7 @@ describe("doom loop (integration)", () => {
 
   it("an A, B, A, B, A, B cycle asks before the 7th call", async () => {
     const s = await setup([
-      step(read("c1", "a.txt")),
-      step(read("c2", "b.txt")),
-      step(read("c3", "a.txt")),
-      step(read("c4", "b.txt")),
-      step(read("c5", "a.txt")),
-      step(read("c6", "b.txt")),
-      step(read("c7", "a.txt")),
+      ...reads("c", "a.txt", "b.txt", "a.txt", "b.txt", "a.txt", "b.txt", "a.txt"),
       answer("cycled"),
     ]);
     const { session, rec, request } = await firstAsk(s);

@@ -15,12 +15,15 @@ async function understoodTexts(source: string): Promise<string[]> {
 
 describe("commandPrefix", () => {
   it("keeps the command and a subcommand for the always pattern", () => {
-    expect(commandPrefix("ls -la src")).toBe("ls");
-    expect(commandPrefix("git status --short")).toBe("git status");
-    expect(commandPrefix("git -C x log")).toBe("git");
-    expect(commandPrefix("npm run build -- --watch")).toBe("npm run build");
-    expect(commandPrefix("FOO=1 BAR=2 npx vitest run")).toBe("npx vitest");
-    expect(commandPrefix("  echo hi ")).toBe("echo");
+    const cases: [command: string, prefix: string][] = [
+      ["ls -la src", "ls"],
+      ["git status --short", "git status"],
+      ["git -C x log", "git"],
+      ["npm run build -- --watch", "npm run build"],
+      ["FOO=1 BAR=2 npx vitest run", "npx vitest"],
+      ["  echo hi ", "echo"],
+    ];
+    for (const [command, prefix] of cases) expect(commandPrefix(command), command).toBe(prefix);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ParleyError } from "../errors";
+import { ParleyError, isParleyError } from "../errors";
 
 /**
  * What a provider may send: its output is untrusted input (any member may pick
@@ -50,12 +50,9 @@ export const LIMIT_KEYS: Record<keyof ProviderLimits, string> = {
 /** Why a provider's answer was refused: a limit it broke, a redirect or an encoding it may not use. */
 export type ProviderRefusal = keyof ProviderLimits | "redirect" | "encoding";
 
-const BRAND = Symbol.for("parley.provider-limit");
-
 /** A provider's answer refused (see above). Not retryable. */
 export class ProviderLimitError extends ParleyError {
   override name = "ProviderLimitError";
-  readonly [BRAND] = true;
   constructor(
     readonly refusal: ProviderRefusal,
     message: string,
@@ -69,9 +66,9 @@ export class ProviderLimitError extends ParleyError {
   }
 }
 
-/** Also across the copies of this module Next.js bundles (see server/errors.ts). */
+/** Also across the copies of this module Next.js bundles: a ParleyError (branded, see server/errors.ts) of this class's name. */
 export function isProviderLimitError(error: unknown): error is ProviderLimitError {
-  return error instanceof ProviderLimitError || (error instanceof Error && (error as Partial<Record<typeof BRAND, unknown>>)[BRAND] === true);
+  return error instanceof ProviderLimitError || (isParleyError(error) && error.name === "ProviderLimitError");
 }
 
 /** A duration for a message: "90 s", "1.5 s", "250 ms". */

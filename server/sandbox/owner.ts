@@ -31,7 +31,22 @@ export async function adoptPath(owner: SandboxOwner | undefined, target: string)
 }
 
 /** Opening a folder without following a link at its name. */
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Opens the folder at `at` without following a link at its name: its handle, "gone" when
+ * nothing is there (any more), "not-folder" when it is a file, a link, a pipe…
+ */
+export async function openFolder(at: string): Promise<FileHandle | "gone" | "not-folder"> {
+  try {
+    return await fs.open(at, DIRECTORY_FLAGS);
+  } catch (error) {
+    const c = errorCode(error);
+    if (c === "ENOENT") return "gone";
+    if (c === "ENOTDIR" || c === "ELOOP") return "not-folder";
+    throw error;
+  }
+}
 
 /**
  * Give a whole tree to the owner: everything below `root`, then `root` itself — last, so
@@ -45,14 +60,8 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O
  */
 export async function adoptTree(owner: SandboxOwner | undefined, root: string): Promise<void> {
   if (!owner) return;
-  let handle: FileHandle;
-  try {
-    handle = await fs.open(await fs.realpath(root), DIRECTORY_FLAGS);
-  } catch (error) {
-    const c = errorCode(error);
-    if (c === "ENOENT" || c === "ENOTDIR" || c === "ELOOP") return;
-    throw error;
-  }
+  const handle = await openFolder(await fs.realpath(root));
+  if (typeof handle === "string") return;
   try {
     await adoptBelow(owner, handle);
     await handle.chown(owner.uid, owner.gid);
@@ -72,16 +81,10 @@ async function adoptBelow(owner: SandboxOwner, folder: FileHandle): Promise<void
   }
   for (const name of names) {
     const at = `${here}/${name}`;
-    let child: FileHandle | undefined;
-    try {
-      child = await fs.open(at, DIRECTORY_FLAGS);
-    } catch (error) {
-      const c = errorCode(error);
-      if (c === "ENOENT") continue;
-      // Not a folder (a file, a link, a pipe…): changed by name, never followed.
-      if (c !== "ENOTDIR" && c !== "ELOOP") throw error;
-    }
-    if (child) {
+    const child = await openFolder(at);
+    if (child === "gone") continue;
+    // Not a folder (a file, a link, a pipe…): changed by name below, never followed.
+    if (child !== "not-folder") {
       try {
         await adoptBelow(owner, child);
         await child.chown(owner.uid, owner.gid);

@@ -81,14 +81,32 @@ export const DENIED_SYSCALLS = [
 ] as const;
 type Denied = (typeof DENIED_SYSCALLS)[number];
 
+/**
+ * Calls added since Linux 5.1 have one number on every architecture (the kernel's unified
+ * numbering from 424 on): these denied ones, and clone3.
+ */
+const UNIFIED = {
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  mount_setattr: 442,
+  quotactl_fd: 443,
+} as const satisfies Partial<Record<Denied, number>>;
+const CLONE3 = 435;
+
 interface ArchTable {
   audit: number;
-  /** Numbers of the denied calls. */
-  denied: Record<Denied, number>;
+  /** Numbers of the denied calls this architecture numbers its own way (the others are UNIFIED). */
+  denied: Omit<Record<Denied, number>, keyof typeof UNIFIED>;
   /** Denied on this architecture only (they exist nowhere else). */
   extra: number[];
   clone: number;
-  clone3: number;
   /** Numbers at or above this are another ABI (x32 on x86_64): refused. */
   foreignAbove?: number;
 }
@@ -102,13 +120,6 @@ const X86_64: ArchTable = {
     mount: 165,
     umount2: 166,
     pivot_root: 155,
-    move_mount: 429,
-    open_tree: 428,
-    fsopen: 430,
-    fsconfig: 431,
-    fsmount: 432,
-    fspick: 433,
-    mount_setattr: 442,
     swapon: 167,
     swapoff: 168,
     reboot: 169,
@@ -127,7 +138,6 @@ const X86_64: ArchTable = {
     setns: 308,
     acct: 163,
     quotactl: 179,
-    quotactl_fd: 443,
     open_by_handle_at: 304,
     name_to_handle_at: 303,
     sethostname: 170,
@@ -135,14 +145,10 @@ const X86_64: ArchTable = {
     kcmp: 312,
     lookup_dcookie: 212,
     syslog: 103,
-    io_uring_setup: 425,
-    io_uring_enter: 426,
-    io_uring_register: 427,
   },
   // iopl, ioperm, uselib
   extra: [172, 173, 134],
   clone: 56,
-  clone3: 435,
   foreignAbove: X32_SYSCALL_BIT,
 };
 
@@ -155,13 +161,6 @@ const AARCH64: ArchTable = {
     mount: 40,
     umount2: 39,
     pivot_root: 41,
-    move_mount: 429,
-    open_tree: 428,
-    fsopen: 430,
-    fsconfig: 431,
-    fsmount: 432,
-    fspick: 433,
-    mount_setattr: 442,
     swapon: 224,
     swapoff: 225,
     reboot: 142,
@@ -180,7 +179,6 @@ const AARCH64: ArchTable = {
     setns: 268,
     acct: 89,
     quotactl: 60,
-    quotactl_fd: 443,
     open_by_handle_at: 265,
     name_to_handle_at: 264,
     sethostname: 161,
@@ -188,13 +186,9 @@ const AARCH64: ArchTable = {
     kcmp: 272,
     lookup_dcookie: 18,
     syslog: 116,
-    io_uring_setup: 425,
-    io_uring_enter: 426,
-    io_uring_register: 427,
   },
   extra: [],
   clone: 220,
-  clone3: 435,
 };
 
 interface Instruction {
@@ -211,8 +205,8 @@ const ret = (k: number) => op(BPF_RET_K, k);
 function archBlock(table: ArchTable): Instruction[] {
   const out: Instruction[] = [op(BPF_LD_W_ABS, NR)];
   if (table.foreignAbove !== undefined) out.push(op(BPF_JMP_JGE_K, table.foreignAbove, 0, 1), ret(RET_ERRNO | EPERM));
-  for (const nr of [...Object.values(table.denied), ...table.extra]) out.push(op(BPF_JMP_JEQ_K, nr, 0, 1), ret(RET_ERRNO | EPERM));
-  out.push(op(BPF_JMP_JEQ_K, table.clone3, 0, 1), ret(RET_ERRNO | ENOSYS));
+  for (const nr of [...Object.values(table.denied), ...Object.values(UNIFIED), ...table.extra]) out.push(op(BPF_JMP_JEQ_K, nr, 0, 1), ret(RET_ERRNO | EPERM));
+  out.push(op(BPF_JMP_JEQ_K, CLONE3, 0, 1), ret(RET_ERRNO | ENOSYS));
   // clone(flags, …): flags are the first argument on both architectures.
   out.push(
     op(BPF_JMP_JEQ_K, table.clone, 0, 3),

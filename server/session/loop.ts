@@ -18,7 +18,7 @@ import { toModelMessages } from "./model-messages";
 import { isOverflow } from "./overflow";
 import { Processor } from "./processor";
 import { prune } from "./prune";
-import { messageFromRow } from "./rows";
+import { callerPlace, messageFromRow } from "./rows";
 import { Handover, MAX_FAILED_RUNS, SHUTDOWN_REASON } from "./runner";
 import * as Status from "./status";
 import * as Store from "./store";
@@ -288,12 +288,7 @@ async function callerOf(s: Services, row: SessionRow, agent: string, startsSubag
   return {
     agent,
     depth,
-    teamId: row.teamId,
-    sessionId: row.id,
-    projectId: row.projectId,
-    directory: row.directory,
-    workspaceId: row.workspaceId,
-    authorId: row.authorId,
+    ...callerPlace(row),
     ...(row.modelProviderId && row.modelId ? { model: { providerId: row.modelProviderId, modelId: row.modelId } } : {}),
     ...(permission ? { permission } : {}),
   };

@@ -1,27 +1,13 @@
 import { describe, expect, it } from "vitest";
 import * as Id from "../id";
-import type { AssistantMessage, MessageError, Part, UserMessage, WithParts } from "./message";
+import { type PartInput, historyBuilder } from "../../test/history";
+import type { AssistantMessage, MessageError, Part, WithParts } from "./message";
 import { emptyTokens } from "./message";
 import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, imageNote, toModelMessages } from "./model-messages";
 
 /** toModelMessages, rule by rule. */
 
-const sessionId = Id.ascending("session");
-
-/** A part without its ids (distributed over the union). */
-type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
-
-function user(parts: PartInput[]): WithParts {
-  const info: UserMessage = {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "user",
-    time: { created: 1 },
-    agent: "build",
-    model: { providerId: "openai", modelId: "gpt-test" },
-  };
-  return { info, parts: parts.map((p) => ({ ...p, id: Id.ascending("part"), sessionId, messageId: info.id }) as Part) };
-}
+const { sessionId, user } = historyBuilder();
 
 function assistant(parts: PartInput[], error?: MessageError): WithParts {
   const info: AssistantMessage = {

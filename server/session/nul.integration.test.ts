@@ -1,18 +1,14 @@
-import { promises as fs } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { z } from "zod";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ABORTED_TOOL } from "../../lib/part-lifecycle";
 import { makeTeam } from "../../test/db";
-import { closeLocks, finish, script, scriptedServices, settled } from "../../test/session-harness";
-import { testServices } from "../../test/runtime";
+import { offlineReply } from "../../test/fixtures";
+import { closeLocks, finish, offlineSessionEach, script, scriptedServices, settled, streamedText } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import * as Id from "../id";
 import { NUL_REPLACEMENT } from "../nul";
-import { offlineModel } from "../provider/provider";
 import { define } from "../tool/tool";
-import { type Context, type Services, withActor } from "../services";
+import { withActor } from "../services";
 import type { AssistantMessage, PartOf } from "./message";
 import { RESULT_NOT_STORED } from "./processor";
 import { closeStrandedTools, recover } from "./recovery";
@@ -27,37 +23,16 @@ import { Session } from ".";
  * recovery a server runs at start.
  */
 
-function services(bus: Bus): Services {
-  return testServices(bus, {
-    models: {
-      resolve: (ref) => ({ ref, language: offlineModel(), limit: { context: 0, output: 0 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
-      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
-    },
-    configRules: [{ permission: "bash", pattern: "*", action: "allow" }],
-  });
-}
 
 describe("NUL bytes in what tools return (integration, real sandbox)", () => {
-  let dir: string;
-  let ctx: Context;
-  let sessionId: string;
-
-  beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), "parley-nul-"));
-    const bus = new Bus();
-    const team = await makeTeam({ bus, directory: dir, services: services(bus) });
-    ctx = team.ctx;
-    sessionId = (await Session.create(ctx, { projectId: team.projectId, title: "nul" })).id;
-  });
-  afterEach(async () => {
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  const nul = offlineSessionEach("nul");
 
   async function idle() {
-    await settled(ctx, sessionId, 20_000);
+    await settled(nul.ctx, nul.sessionId, 20_000);
   }
 
   it("a command printing NUL completes, its output stored with U+FFFD, and the session goes idle", async () => {
+    const { ctx, sessionId } = nul;
     await Session.prompt(ctx, { sessionId, parts: [{ type: "text", text: "run `printf 'a\\0b'`" }] });
     await idle();
     const history = await Session.allMessages(ctx, sessionId);
@@ -79,21 +54,14 @@ describe("NUL bytes in what tools return (integration, real sandbox)", () => {
   });
 
   it("recovery at start closes a tool left running in an idle session", async () => {
+    const { ctx, sessionId, dir } = nul;
     const now = Date.now();
-    const assistant: AssistantMessage = {
-      id: Id.ascending("message"),
-      sessionId,
-      role: "assistant",
-      parentId: Id.ascending("message"),
+    const assistant = offlineReply(sessionId, Id.ascending("message"), dir, {
       providerId: "offline",
       modelId: "parley-offline",
-      agent: "build",
-      path: { cwd: dir, root: dir },
-      cost: 0,
-      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
       error: { name: "UnknownError", message: "the turn failed" },
       time: { created: now, completed: now },
-    };
+    });
     const tool: PartOf<"tool"> = {
       id: Id.ascending("part"),
       sessionId,
@@ -134,7 +102,7 @@ describe("a tool result the database refuses (integration, scripted model)", () 
     });
     const model = script([
       [{ type: "tool-call", toolCallId: "u", toolName: "unstorable", input: "{}" }, finish("tool-calls")],
-      [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" }, { type: "text-end", id: "t" }, finish("stop")],
+      [...streamedText("t", "done"), finish("stop")],
     ]);
     const deps = scriptedServices(new Bus(), model, { tools: [unstorable] });
     const { ctx, projectId } = await makeTeam({ services: deps });

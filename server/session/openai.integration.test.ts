@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeTeam, testDb } from "../../test/db";
-import { type FakeOpenAI, type StreamStep, reply, startFakeOpenAI, toolCallSteps } from "../../test/fake-openai";
-import { PRICES, closeLocks, isPartUpdate, scriptedServices, recorder } from "../../test/session-harness";
+import { type FakeOpenAI, type StreamStep, reply, toolCallSteps } from "../../test/fake-openai";
+import { PRICES, fakeOpenAIAround, isPartUpdate, scriptedServices, recorder } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import type { AssistantMessage, Part, PartOf, WithParts } from "./message";
 import * as Prompt from "./prompt";
@@ -19,13 +19,7 @@ import { compatibleChatModel } from "../provider/compatible/chat-stream";
  */
 
 let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await closeLocks();
-  await fake.close();
-});
+fakeOpenAIAround((started) => (fake = started));
 
 function model() {
   return compatibleChatModel("gpt-test", { baseURL: `${fake.url}/v1`, apiKey: "test" });

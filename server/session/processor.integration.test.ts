@@ -16,6 +16,8 @@ import {
   scriptedServices,
   recorder,
   script,
+  streamedReasoning,
+  streamedText,
   waiter,
 } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
@@ -142,14 +144,8 @@ describe("processor: reasoning and text", () => {
     const model = script([
       [
         { type: "stream-start", warnings: [] },
-        { type: "reasoning-start", id: "r1" },
-        { type: "reasoning-delta", id: "r1", delta: "Let me " },
-        { type: "reasoning-delta", id: "r1", delta: "think.  " },
-        { type: "reasoning-end", id: "r1" },
-        { type: "text-start", id: "t1" },
-        { type: "text-delta", id: "t1", delta: "Hello" },
-        { type: "text-delta", id: "t1", delta: ", world!\n\n  " },
-        { type: "text-end", id: "t1" },
+        ...streamedReasoning("r1", "Let me ", "think.  "),
+        ...streamedText("t1", "Hello", ", world!\n\n  "),
         finish("stop"),
       ],
     ]);
@@ -410,9 +406,7 @@ describe("processor: steps, usage and cost", () => {
     const t = await turn();
     const model = script([
       [
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "ok" },
-        { type: "text-end", id: "t" },
+        ...streamedText("t", "ok"),
         {
           type: "finish",
           finishReason: { unified: "stop", raw: "stop" },
@@ -532,20 +526,14 @@ describe("processor: provider errors", () => {
     const retryable = apiError(503, "overloaded", { isRetryable: true, responseHeaders: { "retry-after-ms": "1" } });
     const model = script([
       [
-        { type: "reasoning-start", id: "r" },
-        { type: "reasoning-delta", id: "r", delta: "hmm" },
-        { type: "reasoning-end", id: "r" },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Hel" },
-        { type: "text-end", id: "t" },
+        ...streamedReasoning("r", "hmm"),
+        ...streamedText("t", "Hel"),
         { type: "text-start", id: "u" },
         { type: "text-delta", id: "u", delta: "half" },
         { type: "error", error: retryable },
       ],
       [
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Hello" },
-        { type: "text-end", id: "t" },
+        ...streamedText("t", "Hello"),
         finish("stop"),
       ],
     ]);

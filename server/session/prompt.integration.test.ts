@@ -1,38 +1,13 @@
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import type { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { makeTeam } from "../../test/db";
 import { testServices } from "../../test/runtime";
+import { echo, script, streamedReasoning, streamedText, usage } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { type Services, withActor } from "../services";
-import { define, type Tool } from "../tool/tool";
 import type { AssistantMessage } from "./message";
 import * as Prompt from "./prompt";
 import { Session } from ".";
-
-const usage = (input: number, output: number) => ({
-  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: output, text: output, reasoning: 0 },
-});
-
-function script(steps: LanguageModelV4StreamPart[][]) {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doStream: async () => {
-      const chunks = steps[Math.min(call, steps.length - 1)] ?? [];
-      call++;
-      return { stream: convertArrayToReadableStream(chunks) };
-    },
-  });
-}
-
-const echo: Tool = define({
-  id: "echo",
-  description: "echo the text",
-  parameters: z.object({ text: z.string() }),
-  execute: async (input) => ({ title: `echo ${input.text}`, output: input.text.toUpperCase(), metadata: { length: input.text.length } }),
-});
 
 function deps(bus: Bus, language: MockLanguageModelV4): Services {
   // Titles of these default-titled sessions come from the test services' title model, not the script.
@@ -54,13 +29,8 @@ describe("prompt loop (integration)", () => {
     const model = script([
       [
         { type: "stream-start", warnings: [] },
-        { type: "reasoning-start", id: "r" },
-        { type: "reasoning-delta", id: "r", delta: "thinking" },
-        { type: "reasoning-end", id: "r" },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Let me " },
-        { type: "text-delta", id: "t", delta: "echo.  " },
-        { type: "text-end", id: "t" },
+        ...streamedReasoning("r", "thinking"),
+        ...streamedText("t", "Let me ", "echo.  "),
         { type: "tool-input-start", id: "call1", toolName: "echo" },
         { type: "tool-input-delta", id: "call1", delta: '{"text":' },
         { type: "tool-input-delta", id: "call1", delta: '"hi"}' },
@@ -70,9 +40,7 @@ describe("prompt loop (integration)", () => {
       ],
       [
         { type: "stream-start", warnings: [] },
-        { type: "text-start", id: "t2" },
-        { type: "text-delta", id: "t2", delta: "Done: HI" },
-        { type: "text-end", id: "t2" },
+        ...streamedText("t2", "Done: HI"),
         { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1200, 10) },
       ],
     ]);

@@ -6,11 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTeam } from "../../test/db";
 import { directoryDigest as digest, fileTree as tree } from "../../test/files";
 import { parleyError, record } from "../../test/fixtures";
-import { testServices } from "../../test/runtime";
+import { offlineServices } from "../../test/runtime";
 import { asking, settled } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
-import { offlineModel } from "../provider/provider";
-import type { Context, Services } from "../services";
+import type { Context } from "../services";
 import type { Info } from "./info";
 import type { PartOf, UserMessage, WithParts } from "./message";
 import { Session } from ".";
@@ -27,15 +26,6 @@ const TURNS = [
   "write 'three' to a.txt then run `rm new.txt`",
 ];
 
-function services(bus: Bus): Services {
-  return testServices(bus, {
-    models: {
-      resolve: (ref) => ({ ref, language: offlineModel(), limit: { context: 0, output: 0 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }),
-      default: () => ({ providerId: "offline", modelId: "parley-offline" }),
-    },
-    configRules: [{ permission: "bash", pattern: "*", action: "allow" }],
-  });
-}
 
 
 describe.each(["a plain folder", "a git repository"])("revert in %s (integration, real git and tools)", (kind) => {
@@ -57,7 +47,7 @@ describe.each(["a plain folder", "a git repository"])("revert in %s (integration
       execFileSync("git", ["-C", projectDir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
     }
     bus = new Bus();
-    const team = await makeTeam({ bus, directory: projectDir, services: services(bus) });
+    const team = await makeTeam({ bus, directory: projectDir, services: offlineServices(bus) });
     ctx = team.ctx;
     projectId = team.projectId;
     const session = await Session.create(ctx, { projectId, title: "revert" });

@@ -12,6 +12,18 @@ import { Message, Part } from "./message";
  * precisely instead of crashing whatever read it.
  */
 
+/** What a session's row tells of it as a subagent's caller: where its calls run, for whom (the rest is the turn's). */
+export function callerPlace(row: SessionRow): { teamId: string; sessionId: string; projectId: string; directory: string; workspaceId: string | null; authorId: string } {
+  return {
+    teamId: row.teamId,
+    sessionId: row.id,
+    projectId: row.projectId,
+    directory: row.directory,
+    workspaceId: row.workspaceId,
+    authorId: row.authorId,
+  };
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)

@@ -17,7 +17,7 @@ import { start, unanswered } from "./loop";
 import { type AssistantMessage, ModelRef, type Part, type PartOf, type UserMessage, newAssistant } from "./message";
 import { AbortRequested } from "./runner";
 import * as Revert from "./revert";
-import { sessionFromRow } from "./rows";
+import { callerPlace, sessionFromRow } from "./rows";
 import * as Status from "./status";
 import * as Store from "./store";
 import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolset";
@@ -181,12 +181,7 @@ async function memberScope(ctx: Context, row: SessionRow, input: RunCommands, tu
       agent: input.agent.name,
       // Nothing a member runs starts a subagent.
       depth: ctx.agents.maxDepth,
-      teamId: row.teamId,
-      sessionId: row.id,
-      projectId: row.projectId,
-      directory: row.directory,
-      workspaceId: row.workspaceId,
-      authorId: row.authorId,
+      ...callerPlace(row),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { assistantInfo } from "../../test/messages";
 import { DEFAULTS } from "../permission/evaluate";
 import { layers } from "../permission/layers";
 import type { Ruleset } from "../permission/schema";
@@ -138,25 +139,20 @@ describe("streamed text, as viewers get it", () => {
 });
 
 describe("instructions a turn used, for viewers", () => {
-  const answer = {
+  const answer = assistantInfo({
     id: "msg_2",
     sessionId: "ses_1",
-    role: "assistant" as const,
     parentId: "msg_1",
     providerId: "p",
     modelId: "m",
-    agent: "build",
     path: { cwd: "/srv/data/projects/app", root: "/srv/data/projects/app" },
-    cost: 0,
-    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-    time: { created: 0 },
     instructions: [
       { kind: "team" as const, label: "team", bytes: 10, sha256: "a".repeat(64) },
       { kind: "file" as const, label: "AGENTS.md", bytes: 20, sha256: "b".repeat(64), cut: true },
       { kind: "url" as const, label: "https://rules.example/team.md?token=s3cret", bytes: 5, sha256: "c".repeat(64) },
       { kind: "file" as const, label: "linked.md", skipped: "it leads outside the project (a symbolic link)" },
     ],
-  };
+  });
 
   it("are names only: no size, no digest, an address without its query", () => {
     const shown = messageForViewer(answer, defaults);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { errorCode } from "../errno";
 import { ParleyError, isParleyError } from "../errors";
 import type { Credential, ProjectGit, ProjectGitCall, RepositoryVariable } from "../project/git";
-import { type SandboxOwner, adoptNewTree } from "../sandbox/owner";
+import { DIRECTORY_FLAGS, type SandboxOwner, adoptNewTree, openFolder } from "../sandbox/owner";
 import { ProjectFiles } from "../snapshot/nofollow";
 
 /**
@@ -263,6 +263,18 @@ export class WorkspaceRepo {
     return { conflict: [...new Set(end < 0 ? rest : rest.slice(0, end))] };
   }
 
+  /**
+   * `ours` brought up to `theirs`: `theirs` itself when `ours` is its ancestor (a
+   * fast-forward), else a merge commit (parents ours, theirs; `author`, `message`), or the
+   * conflicting files.
+   */
+  private async mergeOrForward(store: string, ours: string, theirs: string, author: Author, message: string): Promise<{ tip: string; fastForward: boolean } | { conflict: string[] }> {
+    if (await this.isAncestor(store, ours, theirs)) return { tip: theirs, fastForward: true };
+    const merged = await this.mergeTrees(store, ours, theirs);
+    if ("conflict" in merged) return merged;
+    return { tip: await this.commitTree(store, merged.tree, [ours, theirs], author, message), fastForward: false };
+  }
+
   // ------------------------------------------------------------------ working trees
 
   /**
@@ -446,14 +458,9 @@ export class WorkspaceRepo {
     if (workspace !== undefined) await this.ensureWorkspace(store, workspace);
     if (await this.isAncestor(store, base, tip)) return { kind: "up-to-date", tip };
     const tipTree = await this.treeOf(store, tip);
-    let newTip: string;
-    const fastForward = await this.isAncestor(store, tip, base);
-    if (fastForward) newTip = base;
-    else {
-      const merged = await this.mergeTrees(store, tip, base);
-      if ("conflict" in merged) return { kind: "conflict", files: merged.conflict };
-      newTip = await this.commitTree(store, merged.tree, [tip, base], author, options.message ?? `Merge ${base.slice(0, 12)} into ${branch}`);
-    }
+    const moved = await this.mergeOrForward(store, tip, base, author, options.message ?? `Merge ${base.slice(0, 12)} into ${branch}`);
+    if ("conflict" in moved) return { kind: "conflict", files: moved.conflict };
+    const { tip: newTip, fastForward } = moved;
     let newWorkTree = await this.treeOf(store, newTip);
     if (workTree !== tipTree) {
       // The uncommitted changes, as a commit on the tip, merged with the new tip (their merge base is the tip).
@@ -613,14 +620,9 @@ export class WorkspaceRepo {
       await this.markMerged(store, target, old);
       return { kind: "up-to-date", target: old };
     }
-    let next: string;
-    const fastForward = await this.isAncestor(store, old, tip);
-    if (fastForward) next = tip;
-    else {
-      const merged = await this.mergeTrees(store, old, tip);
-      if ("conflict" in merged) return { kind: "conflict", files: merged.conflict };
-      next = await this.commitTree(store, merged.tree, [old, tip], author, message);
-    }
+    const moved = await this.mergeOrForward(store, old, tip, author, message);
+    if ("conflict" in moved) return { kind: "conflict", files: moved.conflict };
+    const { tip: next, fastForward } = moved;
     // The objects the project lacks, packed in the store and indexed into the project's object store.
     const pack = await this.git.exec(["pack-objects", "--revs", "--stdout", "-q"], this.inStore(store, { input: `${next}\n^${old}\n` }), "Packing the merge");
     await this.git.run(["index-pack", "--stdin"], this.inStore(store, { input: pack.stdout }, { GIT_OBJECT_DIRECTORY: path.join(gitDir, "objects") }), "Copying the merge into the project");
@@ -760,8 +762,6 @@ async function readInside(dir: string, names: string[]): Promise<Buffer | undefi
   }
 }
 
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
 /**
  * Deletes a working tree, never following a link: each folder is opened without following
  * links by name inside its opened parent (`/proc/self/fd/<fd>/<name>`) and its entries are
@@ -769,49 +769,25 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O
  * A missing `dir` is fine.
  */
 export async function removeWorkTree(dir: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await fs.open(dir, DIRECTORY_FLAGS);
-  } catch (error) {
-    const c = errorCode(error);
-    if (c === "ENOENT") return;
-    if (c === "ELOOP" || c === "ENOTDIR") {
-      // Not a folder (a link or a file): the name alone goes.
-      await fs.unlink(dir);
-      return;
-    }
-    throw error;
-  }
-  try {
-    await emptyFolder(handle);
-  } finally {
-    await handle.close();
-  }
-  await fs.rmdir(dir);
+  await removeEntry(dir, true);
 }
 
 async function emptyFolder(folder: FileHandle): Promise<void> {
   const here = `/proc/self/fd/${folder.fd}`;
   const entries = await fs.readdir(here, { withFileTypes: true });
   // A few at a time: the thread pool does the work, the event loop stays free.
-  for (let i = 0; i < entries.length; i += 16) await Promise.all(entries.slice(i, i + 16).map((entry) => removeEntry(here, entry.name, entry.isDirectory())));
+  for (let i = 0; i < entries.length; i += 16) await Promise.all(entries.slice(i, i + 16).map((entry) => removeEntry(`${here}/${entry.name}`, entry.isDirectory())));
 }
 
-/** Removes one entry of an opened folder: a folder (opened without following a link) with its content, anything else by name. */
-async function removeEntry(here: string, name: string, folderListed: boolean): Promise<void> {
-  const at = `${here}/${name}`;
-  let child: FileHandle | undefined;
-  if (folderListed) {
-    try {
-      child = await fs.open(at, DIRECTORY_FLAGS);
-    } catch (error) {
-      const c = errorCode(error);
-      if (c === "ENOENT") return;
-      // Swapped for something that is not a folder since it was listed: removed by name below.
-      if (c !== "ENOTDIR" && c !== "ELOOP") throw error;
-    }
-  }
-  if (!child) {
+/**
+ * Removes `at` (a working tree, or an entry of an opened folder): a folder (opened without
+ * following a link) with its content, anything else by name. Already gone is fine.
+ */
+async function removeEntry(at: string, folderListed: boolean): Promise<void> {
+  // Not a folder (a link, a file; or swapped for one since it was listed): removed by name below.
+  const child = folderListed ? await openFolder(at) : "not-folder";
+  if (child === "gone") return;
+  if (child === "not-folder") {
     try {
       // unlink never follows the last name.
       await fs.unlink(at);
@@ -819,7 +795,7 @@ async function removeEntry(here: string, name: string, folderListed: boolean): P
       const c = errorCode(error);
       if (c === "ENOENT") return;
       // Listed as a file, a folder now (made meanwhile): removed as a folder.
-      if (c === "EISDIR" || c === "EPERM") return removeEntry(here, name, true);
+      if (!folderListed && (c === "EISDIR" || c === "EPERM")) return removeEntry(at, true);
       throw error;
     }
     return;

@@ -90,14 +90,7 @@ export class Spares {
   async forget(projectId: string): Promise<void> {
     await this.filling.get(projectId);
     const folder = this.folder(projectId);
-    const trash = path.join(path.dirname(folder), `${TRASH}spares-${suffix()}`);
-    try {
-      await rename(folder, trash);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return;
-      throw error;
-    }
-    await removeWorkTree(trash);
+    await trashAndRemove(folder, path.join(path.dirname(folder), `${TRASH}spares-${suffix()}`));
   }
 
   /** Resolves when the refills under way have ended (tests; shutdown). */
@@ -135,13 +128,17 @@ export class Spares {
 
   /** Removes a spare of another base (or an abandoned one): renamed first, so a `take` meanwhile finds nothing half removed. */
   private async discard(folder: string, at: string): Promise<void> {
-    const trash = path.join(folder, `${TRASH}${suffix()}`);
-    try {
-      await rename(at, trash);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return;
-      throw error;
-    }
-    await removeWorkTree(trash);
+    await trashAndRemove(at, path.join(folder, `${TRASH}${suffix()}`));
   }
+}
+
+/** Renames `at` to `trash` (nothing to do when it is gone), then removes it there: no one finds it half removed. */
+async function trashAndRemove(at: string, trash: string): Promise<void> {
+  try {
+    await rename(at, trash);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return;
+    throw error;
+  }
+  await removeWorkTree(trash);
 }
