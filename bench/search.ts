@@ -183,7 +183,8 @@ async function measure(work: () => Promise<unknown>): Promise<ReturnType<typeof 
 /** The page query's plan, in one line: its node types and the indexes they use. */
 async function planOf(client: pg.Client, teamId: string, input: Search.SearchInput): Promise<string> {
   const filter = Search.SearchInput.parse(input);
-  const counted = await client.query<{ parts: number; titles: number }>(planQuery(filter).text, planQuery(filter).values);
+  const probe = planQuery(teamId, filter);
+  const counted = await client.query<{ parts: number; titles: number }>(probe.text, probe.values);
   const counts = counted.rows[0] ?? { parts: 0, titles: 0 };
   const chosen = { fewParts: counts.parts < FEW_MATCHES, fewTitles: counts.titles < FEW_MATCHES };
   const query = pageQuery(teamId, filter, chosen);

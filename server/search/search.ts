@@ -84,9 +84,10 @@ function whereOf(teamId: string, filter: Filter): Prisma.Sql {
 }
 
 /**
- * How many rows a way of matching may find, across every team, and still be "few": its
- * matches are then found first (by the GIN index of the parts' words, or the trigram index
- * of titles) and their sessions sorted; past it, sessions are walked newest first instead
+ * How many rows a way of matching may find and still be "few" — parts across every team
+ * (a part has no team column), titles within the team (the team's trigram index): its
+ * matches are then found first (by the GIN index of the parts' words, or of the team's
+ * titles) and their sessions sorted; past it, sessions are walked newest first instead
  * and each is probed until the page is full (quick when matches are many, slow when they
  * are few: the planner cannot tell the two apart from a word's statistics).
  */
@@ -99,17 +100,18 @@ export interface Plan {
 }
 
 /** The query counting the matches of each way, up to FEW_MATCHES (each a LIMIT of the index's or the table's scan). */
-export function planQuery(filter: Pick<Filter, "query">): Prisma.Sql {
+export function planQuery(teamId: string, filter: Pick<Filter, "query">): Prisma.Sql {
   const ts = tsQuery(filter.query);
   const parts = ts ? Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM "Part" p WHERE p."search" @@ (${ts}) LIMIT ${FEW_MATCHES}) x)::int` : Prisma.sql`0`;
+  // Titles are counted within the team (the team's trigram index: Session_team_title_trgm_idx).
   return Prisma.sql`SELECT ${parts} AS "parts",
-    (SELECT count(*) FROM (SELECT 1 FROM "Session" s WHERE s."title" ILIKE ${containsPattern(filter.query)} LIMIT ${FEW_MATCHES}) x)::int AS "titles"`;
+    (SELECT count(*) FROM (SELECT 1 FROM "Session" s WHERE s."teamId" = ${teamId} AND s."title" ILIKE ${containsPattern(filter.query)} LIMIT ${FEW_MATCHES}) x)::int AS "titles"`;
 }
 
 const PlanRow = z.object({ parts: z.number().int(), titles: z.number().int() });
 
-export async function choosePlan(ctx: Pick<Context, "db">, filter: Filter): Promise<Plan> {
-  const [row] = z.array(PlanRow).parse(await ctx.db.$queryRaw(planQuery(filter)));
+export async function choosePlan(ctx: Pick<Context, "db">, teamId: string, filter: Filter): Promise<Plan> {
+  const [row] = z.array(PlanRow).parse(await ctx.db.$queryRaw(planQuery(teamId, filter)));
   return { fewParts: (row?.parts ?? 0) < FEW_MATCHES, fewTitles: (row?.titles ?? 0) < FEW_MATCHES };
 }
 
@@ -126,15 +128,20 @@ export function pageQuery(teamId: string, filter: Filter, chosen: Plan): Prisma.
   const pattern = containsPattern(filter.query);
   const ts = tsQuery(filter.query);
   const ctes: Prisma.Sql[] = [];
-  if (chosen.fewTitles) ctes.push(Prisma.sql`titled AS MATERIALIZED (SELECT s."id" FROM "Session" s WHERE s."title" ILIKE ${pattern})`);
+  if (chosen.fewTitles) ctes.push(Prisma.sql`titled AS MATERIALIZED (SELECT s."id" FROM "Session" s WHERE s."teamId" = ${teamId} AND s."title" ILIKE ${pattern})`);
   if (ts && chosen.fewParts) ctes.push(Prisma.sql`matched AS MATERIALIZED (SELECT DISTINCT p."sessionId" AS "id" FROM "Part" p WHERE p."search" @@ (${ts}))`);
+  // Each match's session is looked up by its key (a LATERAL with LIMIT 1 is never turned
+  // into a join): the planner cannot know how few the matches are, and would scan the
+  // team's sessions to join them.
+  const sessionOf = (cte: string) =>
+    Prisma.sql`(SELECT s."id", s."timeUpdated" FROM ${Prisma.raw(cte)} m CROSS JOIN LATERAL (SELECT s."id", s."timeUpdated" FROM "Session" s WHERE s."id" = m."id" AND ${where} LIMIT 1) s ${order})`;
   const byTitle = chosen.fewTitles
-    ? Prisma.sql`(SELECT s."id", s."timeUpdated" FROM titled m JOIN "Session" s ON s."id" = m."id" WHERE ${where} ${order})`
+    ? sessionOf("titled")
     : Prisma.sql`(SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where} AND s."title" ILIKE ${pattern} ${order})`;
   const byParts = !ts
     ? undefined
     : chosen.fewParts
-      ? Prisma.sql`(SELECT s."id", s."timeUpdated" FROM matched m JOIN "Session" s ON s."id" = m."id" WHERE ${where} ${order})`
+      ? sessionOf("matched")
       : Prisma.sql`(SELECT s."id", s."timeUpdated" FROM "Session" s WHERE ${where}
           AND EXISTS (SELECT 1 FROM "Part" p WHERE p."sessionId" = s."id" AND p."search" @@ (${ts})) ${order})`;
   const branches = byParts ? Prisma.sql`${byTitle} UNION ${byParts}` : byTitle;
@@ -184,7 +191,7 @@ export async function partSnippets(ctx: Pick<Context, "db">, ids: string[], quer
 export async function sessions(ctx: Context, input: SearchInput): Promise<SearchResult> {
   const filter = parse(SearchInput, input);
   const teamId = ctx.actor.teamId;
-  const parsed = z.array(HitRow).safeParse(await ctx.db.$queryRaw(pageQuery(teamId, filter, await choosePlan(ctx, filter))));
+  const parsed = z.array(HitRow).safeParse(await ctx.db.$queryRaw(pageQuery(teamId, filter, await choosePlan(ctx, teamId, filter))));
   if (!parsed.success) throw new ParleyError("INTERNAL", `unexpected search rows: ${parsed.error.message}`, { cause: parsed.error });
   const page = parsed.data.slice(0, filter.limit);
   const ids = page.map((row) => row.id);
