@@ -138,7 +138,7 @@ test("? lists every shortcut, Y / A / N and the new ones included", async ({ pag
   await expect(shell.shortcutHelp).toBeHidden();
 });
 
-test("Ctrl+K goes to the search box (from a session: the list's); Ctrl+Shift+O starts a new session, from the list and from a session", async ({ page, seed }) => {
+test("Ctrl+K goes to the search box (on a session page: the sidebar's); Ctrl+Shift+O starts a new session, from the list and from a session", async ({ page, seed }) => {
   test.setTimeout(60_000);
   const list = new SessionListPage(page);
   await list.goto();
@@ -148,12 +148,16 @@ test("Ctrl+K goes to the search box (from a session: the list's); Ctrl+Shift+O s
 
   const { chat } = await openChat(page, seed, "Shortcuts");
   await expect(chat.input).toBeFocused();
-  // From the message box too: Ctrl+K is not text.
+  // From the message box too: Ctrl+K is not text. A session page's search is its sidebar's.
   await page.keyboard.press("Control+k");
-  await expect(list.heading).toBeVisible();
-  await expect(list.search).toBeFocused();
+  const sidebarSearch = page.getByTestId("session-sidebar").getByTestId("search-box");
+  await expect(sidebarSearch).toBeFocused();
   await page.keyboard.type("Shortcuts");
-  await expect(list.search).toHaveValue("Shortcuts");
+  await expect(sidebarSearch).toHaveValue("Shortcuts");
+  await expect(chat.input).toHaveValue("");
+
+  await list.goto();
+  await list.search.fill("Shortcuts");
 
   await page.keyboard.press("Control+Shift+O");
   await page.waitForURL(/\/sessions\/ses_[0-9a-zA-Z]+$/);

@@ -2,6 +2,7 @@
 
 import { useEffect, useRef } from "react";
 import type { LiveEvent } from "@/server/live/event-types";
+import { type LiveSource, openSource } from "./live-source";
 
 export type { LiveEvent };
 
@@ -27,7 +28,7 @@ interface Listener {
 
 interface Connection {
   url: string;
-  source: EventSource;
+  source: LiveSource;
   listeners: Set<Listener>;
   open: boolean;
   seen: Set<string>;
@@ -53,7 +54,9 @@ function notifyOpen(listener: Listener): void {
 
 /** Give the connection a new EventSource. */
 function attach(connection: Connection): void {
-  connection.source = new EventSource(connection.url);
+  // The old one has given up (closing it lets go of what it holds: a shared stream's lock).
+  connection.source.close();
+  connection.source = openSource(connection.url);
   wire(connection);
 }
 
@@ -77,7 +80,7 @@ function wire(connection: Connection): void {
     // again): try again later, more slowly each time, while anyone listens.
     if (source.readyState === EventSource.CLOSED) scheduleRevive(connection);
   };
-  source.onmessage = (message: MessageEvent<string>) => {
+  source.onmessage = (message) => {
     if (!current()) return;
     let data: unknown;
     try {
@@ -128,7 +131,7 @@ function connect(url: string): Connection {
   }
   const connection: Connection = {
     url,
-    source: new EventSource(url),
+    source: openSource(url),
     listeners: new Set(),
     open: false,
     seen: new Set(),

@@ -17,7 +17,8 @@ export function focusMessageBox(): boolean {
 
 /** Focuses the page's search box, if it has one; returns whether it did. */
 function focusSearchBox(): boolean {
-  const box = document.querySelector<HTMLInputElement>('input[type="search"]');
+  // The first one shown (a sidebar's is in the page but hidden at phone widths).
+  const box = [...document.querySelectorAll<HTMLInputElement>('input[type="search"]')].find((input) => input.getClientRects().length > 0);
   if (!box) return false;
   box.focus();
   box.select();
