@@ -216,7 +216,9 @@ function SharedToolCard({ part }: { part: PartOf<"tool"> }) {
   const renderer = sharedToolRenderer(part.tool, state);
   const title = (state.status === "running" || state.status === "completed" ? state.title : undefined) || renderer.summary?.(state.input);
   const aborted = state.status === "error" && state.error === "Tool execution aborted";
-  const status = aborted ? { label: "Aborted", tone: "amber" as const } : STATUS[state.status];
+  // A call waiting for a member's answer says so (nothing to answer here).
+  const waiting = state.status === "running" && state.approval !== undefined;
+  const status = waiting ? { label: "Waiting for approval", tone: "amber" as const } : aborted ? { label: "Aborted", tone: "amber" as const } : STATUS[state.status];
   const Body = renderer.Body;
   return (
     <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${state.status === "error" && !aborted ? "border-red-200" : "border-zinc-200"}`}>
@@ -242,7 +244,7 @@ function SharedToolCard({ part }: { part: PartOf<"tool"> }) {
             </span>
           ) : null}
           <Badge tone={status.tone} data-testid="tool-status">
-            {state.status === "running" ? <Spinner className="size-3" /> : null}
+            {state.status === "running" && !waiting ? <Spinner className="size-3" /> : null}
             {status.label}
           </Badge>
           <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
