@@ -30,7 +30,7 @@ import pg from "pg";
 import { createDb } from "../server/db/client";
 import * as Id from "../server/id";
 import { Search } from "../server/search";
-import { FEW_MATCHES, pageQuery, planQuery } from "../server/search/search";
+import { choosePlan, pageQuery } from "../server/search/search";
 import { type Context, withActor } from "../server/services";
 import { signUp } from "./app";
 import { benchDatabase, benchServices } from "./database";
@@ -181,12 +181,9 @@ async function measure(work: () => Promise<unknown>): Promise<ReturnType<typeof 
 }
 
 /** The page query's plan, in one line: its node types and the indexes they use. */
-async function planOf(client: pg.Client, teamId: string, input: Search.SearchInput): Promise<string> {
+async function planOf(client: pg.Client, db: Context["db"], teamId: string, input: Search.SearchInput): Promise<string> {
   const filter = Search.SearchInput.parse(input);
-  const probe = planQuery(teamId, filter);
-  const counted = await client.query<{ parts: number; titles: number }>(probe.text, probe.values);
-  const counts = counted.rows[0] ?? { parts: 0, titles: 0 };
-  const chosen = { fewParts: counts.parts < FEW_MATCHES, fewTitles: counts.titles < FEW_MATCHES };
+  const chosen = await choosePlan({ db }, teamId, filter);
   const query = pageQuery(teamId, filter, chosen);
   const result = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${query.text}`, query.values);
   const nodes = result.rows
@@ -274,7 +271,7 @@ async function main(): Promise<boolean> {
       const ok = timing.p95 <= TARGET_P95_MS;
       pass &&= ok;
       log(row(scenario.name, String(result.items.length), timing.median, timing.p95, ok));
-      plans.push(`  ${scenario.name}: ${await planOf(client, teamA, scenario.input)}`);
+      plans.push(`  ${scenario.name}: ${await planOf(client, db, teamA, scenario.input)}`);
     }
     log("\nPlans of the page query:");
     for (const line of plans) log(line);

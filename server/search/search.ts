@@ -85,7 +85,7 @@ function whereOf(teamId: string, filter: Filter): Prisma.Sql {
 
 /**
  * How many rows a way of matching may find and still be "few" — parts across every team
- * (a part has no team column), titles within the team (the team's trigram index): its
+ * (a part has no team column; estimated), titles within the team (counted): its
  * matches are then found first (by the GIN index of the parts' words, or of the team's
  * titles) and their sessions sorted; past it, sessions are walked newest first instead
  * and each is probed until the page is full (quick when matches are many, slow when they
@@ -93,26 +93,41 @@ function whereOf(teamId: string, filter: Filter): Prisma.Sql {
  */
 export const FEW_MATCHES = 5_000;
 
-/** Whether each way of matching finds few rows (see FEW_MATCHES): each count stops at the cap. */
+/** Whether each way of matching finds few rows (see FEW_MATCHES). */
 export interface Plan {
   fewParts: boolean;
   fewTitles: boolean;
 }
 
-/** The query counting the matches of each way, up to FEW_MATCHES (each a LIMIT of the index's or the table's scan). */
-export function planQuery(teamId: string, filter: Pick<Filter, "query">): Prisma.Sql {
-  const ts = tsQuery(filter.query);
-  const parts = ts ? Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM "Part" p WHERE p."search" @@ (${ts}) LIMIT ${FEW_MATCHES}) x)::int` : Prisma.sql`0`;
-  // Titles are counted within the team (the team's trigram index: Session_team_title_trgm_idx).
-  return Prisma.sql`SELECT ${parts} AS "parts",
-    (SELECT count(*) FROM (SELECT 1 FROM "Session" s WHERE s."teamId" = ${teamId} AND s."title" ILIKE ${containsPattern(filter.query)} LIMIT ${FEW_MATCHES}) x)::int AS "titles"`;
+/**
+ * How many parts the words match, as PostgreSQL estimates it from its statistics of the
+ * stored words (`EXPLAIN`: planning only, no row read). A word frequent enough to matter
+ * is in those statistics and estimated closely; a rare one is not, and is estimated low —
+ * "few" either way, which is what it is. Counting instead (a LIMIT over the index) cost a
+ * frequent word a bitmap of all its parts whenever the planner chose the index for it.
+ */
+function partsEstimate(ts: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM "Part" p WHERE p."search" @@ (${ts})`;
 }
 
-const PlanRow = z.object({ parts: z.number().int(), titles: z.number().int() });
+/** The team's titles that hold the query, counted up to FEW_MATCHES (the team's trigram index: Session_team_title_trgm_idx). */
+export function titlesCount(teamId: string, filter: Pick<Filter, "query">): Prisma.Sql {
+  return Prisma.sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM "Session" s WHERE s."teamId" = ${teamId} AND s."title" ILIKE ${containsPattern(filter.query)} LIMIT ${FEW_MATCHES}) x)::int AS "titles"`;
+}
+
+const Explained = z.array(z.object({ "QUERY PLAN": z.unknown() }));
+const PlanJson = z.array(z.object({ Plan: z.object({ "Plan Rows": z.number() }) }));
+const TitlesRow = z.array(z.object({ titles: z.number().int() }));
 
 export async function choosePlan(ctx: Pick<Context, "db">, teamId: string, filter: Filter): Promise<Plan> {
-  const [row] = z.array(PlanRow).parse(await ctx.db.$queryRaw(planQuery(teamId, filter)));
-  return { fewParts: (row?.parts ?? 0) < FEW_MATCHES, fewTitles: (row?.titles ?? 0) < FEW_MATCHES };
+  const ts = tsQuery(filter.query);
+  const [titles, explained] = await Promise.all([
+    ctx.db.$queryRaw(titlesCount(teamId, filter)).then((rows) => TitlesRow.parse(rows)[0]?.titles ?? 0),
+    ts ? ctx.db.$queryRaw(partsEstimate(ts)).then((rows) => Explained.parse(rows)[0]?.["QUERY PLAN"]) : undefined,
+  ]);
+  const plan = explained === undefined ? undefined : PlanJson.parse(typeof explained === "string" ? JSON.parse(explained) : explained);
+  const parts = plan?.[0]?.Plan["Plan Rows"] ?? 0;
+  return { fewParts: parts < FEW_MATCHES, fewTitles: titles < FEW_MATCHES };
 }
 
 /**
