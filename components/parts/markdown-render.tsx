@@ -3,6 +3,7 @@ import { memo, useMemo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { highlightTree } from "@/lib/highlight";
+import { fencedLanguages } from "@/lib/highlight-languages";
 import { CodeBlock } from "./code-block";
 import { markdownBlocks } from "./markdown-blocks";
 import "./code-highlight.css";
@@ -117,11 +118,14 @@ const COMPONENTS: Components = {
  */
 export function MarkdownView({ text, className = "", grammars = "" }: { text: string; className?: string | undefined; grammars?: string | undefined }) {
   const blocks = useMemo(() => markdownBlocks(text), [text]);
+  const loaded = new Set(grammars.split(" "));
   return (
     <div className={`text-[15px] break-words text-zinc-800 ${className}`}>
       {blocks.map((block, index) => (
-        // By position: a block's text only grows while it is the last one, then stays.
-        <MarkdownBlock key={index} text={block} grammars={grammars} />
+        // By position: a block's text only grows while it is the last one, then stays. Each
+        // block is told only of its own languages' grammars: one loading while a long answer
+        // streams re-renders the blocks in that language, not every block of the answer.
+        <MarkdownBlock key={index} text={block} grammars={FENCE_WITH_LANGUAGE.test(block) ? fencedLanguages(block).filter((l) => loaded.has(l)).join(" ") : ""} />
       ))}
     </div>
   );
