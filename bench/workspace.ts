@@ -31,8 +31,9 @@
  *    big project and its first prompt, timed from sending `session.prompt` to the client
  *    reading the answer's first streamed delta (on the machine's monotonic clock, which
  *    the processes share):
- *    - new: the session's workspace is not made yet; the prompt starts making it in the
- *      background (`Workspaces.warm`) while the answer streams;
+ *    - new: the session's workspace is not made yet; its first step reads the rule files
+ *      from the base commit (the tree is made only when a tool first needs files, and
+ *      this answer has none);
  *    - baseline ("today", before workspaces: a first prompt paid no workspace cost): the
  *      same, on a session whose workspace was made before the prompt (by a file listing,
  *      then the app left to go quiet), so nothing of a workspace is made during its answer.
@@ -218,7 +219,7 @@ async function main(): Promise<number> {
     // 2. The first token of a new session's first prompt.
     const bench: Bench = { api, appPid, provider, client, projectId };
     log(`2. First token of a new session's first prompt: session.prompt sent → the SSE client reads the first delta (${RUNS} runs each, alternating).`);
-    log("   new: its workspace not made yet (the prompt starts making it in the background, beside the answer);");
+    log("   new: its workspace not made yet (its rule files read from the base commit; the tree is made at the first tool, and this answer has none);");
     log("   baseline (today's cost: no workspace made during the answer): a new session whose workspace a file listing made before the prompt.\n");
     // Warm-up: the JIT and the pools as on a working server.
     for (let i = 0; i < 2; i++) {
@@ -241,7 +242,7 @@ async function main(): Promise<number> {
     const made = stats(fresh);
     log(`   ${"case (ms)".padEnd(58)} ${"median".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
     log(row("baseline: workspace made before the prompt", base));
-    log(row("new: workspace made in the background at the prompt", made));
+    log(row("new: workspace not made yet at the prompt", made));
     const delay = made.median - base.median;
     const tokenOk = delay <= TARGETS.firstTokenDelay;
     log(`   difference: median ${delay.toFixed(1)} ms, p95 ${(made.p95 - base.p95).toFixed(1)} ms`);

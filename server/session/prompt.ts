@@ -84,8 +84,8 @@ async function write(ctx: Context, data: z.output<typeof PromptInput>, delegated
   const named = data.parts.flatMap((p) => (p.type === "text" ? [/^\s*@([A-Za-z][\w-]*)\s/.exec(p.text)?.[1]] : []));
   const agents = unknown(wanted) || named.some(unknown) ? (await sessionAgents(ctx, row)).agents : ctx.agents;
   const agent = agents.choose(wanted).name;
-  // The working tree is made beside the answer, not before it: the first tool finds it ready.
-  if (row.workspaceId) ctx.workspaces.warm(row.workspaceId);
+  // The working tree is not made here: when the session first needs files (its first tool,
+  // the file list, a command's file), SPEC §15 — an answer without tools makes none.
   // Mentioned files are read before anything changes: one that cannot be read refuses the message.
   const inputs = await readMentions(ctx, row, data.parts, agents.get(agent));
   // A pending revert becomes final: the messages it hid become an earlier version (versions.ts).

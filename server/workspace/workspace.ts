@@ -8,6 +8,8 @@ import type { Snapshots } from "../snapshot/snapshot";
 import { makeRepository, projectGit } from "../project/repository";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
+import { BaseCache } from "./base-cache";
+import { readRef } from "./refs";
 import { Spares } from "./spare";
 import { logger } from "../log";
 
@@ -113,6 +115,8 @@ export interface Fork {
 
 export class Workspaces {
   private readonly making = new Map<string, Promise<ReadyWorkspace>>();
+  /** What baseFiles read of base commits (which never change): each step of a session whose tree is not made reads it again. */
+  private readonly baseCache = new BaseCache();
   /** The trees checked out ahead, which new workspaces take (spare.ts). */
   readonly spares: Spares;
 
@@ -194,22 +198,21 @@ export class Workspaces {
    * `wanted` accepts (regular files only, at most `limit`), written into a new folder of
    * the server's that `cleanup` removes. The first step of a new session reads its rule
    * files from them — the same bytes its tree will hold — instead of waiting for the whole
-   * checkout. Undefined when the base is not known without making the project a repository
-   * first (a registered folder's first session): then the caller waits for the tree.
+   * checkout (a registered folder's first session makes the project a repository first).
+   * Undefined when the workspace was removed.
    */
   async baseFiles(id: string, want: BaseFileFilter, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> } | undefined> {
     const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
     if (!row || row.state === "removed") return undefined;
-    const gitDir = path.join(row.project.directory, ".git");
-    if (!(await isDirectory(gitDir))) return undefined;
     const store = storeOf(this.settings.dataDir, row.projectId);
-    // Made already by the workspace being made (the usual case): no lock to wait for.
+    // Made already by an earlier workspace of the project (the usual case): no lock to wait for.
+    // A registered folder's first session makes the project a repository here (its store too).
     if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(row.project, store);
     const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
     const call = { cwd: store, protocols: "", env: { GIT_DIR: store, GIT_LITERAL_PATHSPECS: "1" } };
     // Only below the folders asked for: a whole 10,000-file tree is not listed for three names.
     const where = want.folders === "all" ? [] : ["--", ...want.folders];
-    const listed = (await this.git.run(["ls-tree", "-r", "-z", "--full-tree", base, ...where], call, "Listing the base's files")).split("\0");
+    const listed = await this.baseCache.listing(`${store}\0${base}\0${where.join("\0")}`, async () => (await this.git.run(["ls-tree", "-r", "-z", "--full-tree", base, ...where], call, "Listing the base's files")).split("\0"));
     const files: { mode: string; oid: string; file: string }[] = [];
     for (const line of listed) {
       const match = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(line);
@@ -224,10 +227,10 @@ export class Workspaces {
     const cleanup = () => rm(dir, { recursive: true, force: true });
     try {
       for (const entry of files) {
-        const data = await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files");
+        const data = await this.baseCache.blob(`${store}\0${entry.oid}`, async () => (await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files")).stdout);
         const target = path.join(dir, entry.file);
         await mkdir(path.dirname(target), { recursive: true });
-        await writeFile(target, data.stdout, { flag: "wx" });
+        await writeFile(target, data, { flag: "wx" });
       }
     } catch (error) {
       await cleanup();
@@ -310,7 +313,8 @@ export class Workspaces {
     const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
     // Left by an attempt that died midway (the row never became ready): nobody used them.
     await removeWorkTree(row.directory);
-    const left = (await this.git.run(["rev-parse", "-q", "--verify", `refs/heads/${row.branch}`], { cwd: store, protocols: "", accept: [1], env: { GIT_DIR: store } }, "Reading the session branch")).trim();
+    const read = await readRef(store, `refs/heads/${row.branch}`);
+    const left = read === null ? "" : (read ?? (await this.git.run(["rev-parse", "-q", "--verify", `refs/heads/${row.branch}`], { cwd: store, protocols: "", accept: [1], env: { GIT_DIR: store } }, "Reading the session branch")).trim());
     // Made by an attempt that never finished (the row is not ready, so nothing was committed on it): gone, wherever it points.
     if (left) await this.repo.deleteBranch(store, row.branch, left);
     await mkdir(path.dirname(row.directory), { recursive: true, mode: 0o700 });

@@ -1,0 +1,61 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTeam } from "../../test/db";
+import { testServices } from "../../test/runtime";
+import { echo, script, streamedText, usage } from "../../test/session-harness";
+import { Bus } from "../bus/bus";
+import * as Prompt from "../session/prompt";
+import { Session } from "../session";
+
+/**
+ * A session's working tree is made when the session first needs files (SPEC §15), not at
+ * its prompt: an answer without tools makes none (no checkout, no branch), yet it reads the
+ * repository's rule files (from the base commit); the first tool makes it.
+ */
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const text = (words: string) => [{ type: "stream-start" as const, warnings: [] }, ...streamedText("t", words), { type: "finish" as const, finishReason: { unified: "stop" as const, raw: "stop" }, usage: usage(10, 2) }];
+
+describe("workspaces are made when first needed", () => {
+  it("a tool-less answer makes no working tree but reads AGENTS.md from the base; the first tool makes it", async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-project-"));
+    writeFileSync(path.join(directory, "AGENTS.md"), "Lazy rule: be brief.\n");
+    const model = script([
+      text("hello"),
+      [
+        { type: "stream-start", warnings: [] },
+        { type: "tool-call", toolCallId: "c1", toolName: "echo", input: '{"text":"hi"}' },
+        { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: usage(10, 2) },
+      ],
+      text("done"),
+    ]);
+    const services = testServices(new Bus(), {
+      models: { resolve: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }), default: () => ({ providerId: "test", modelId: "scripted" }) },
+      settings: { dataDir, forbidden: [dataDir], limits: { spareWorkspaces: 0 }, compaction: { auto: false, prune: false } },
+      tools: [echo],
+      executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),
+    });
+    const { ctx, projectId } = await makeTeam({ services, directory });
+    const session = await Session.create(ctx, { projectId, title: "lazy" });
+    const workspaceId = session.workspaceId ?? "";
+    const row = () => ctx.db.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
+
+    await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "say hello" }] });
+    await services.runners.idle(session.id);
+    const system = JSON.stringify(model.doStreamCalls[0]?.prompt.filter((m) => m.role === "system"));
+    expect(system).toContain("Lazy rule: be brief.");
+    expect((await row()).state).toBe("pending");
+    expect(await ctx.workspaces.isReady(workspaceId)).toBe(false);
+    expect(existsSync((await row()).directory)).toBe(false);
+
+    await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "echo hi" }] });
+    await services.runners.idle(session.id);
+    expect((await row()).state).toBe("ready");
+    expect(existsSync(path.join((await row()).directory, "AGENTS.md"))).toBe(true);
+    rmSync(directory, { recursive: true, force: true });
+  });
+});
