@@ -199,11 +199,8 @@ export class Workspaces {
    * the server's that `cleanup` removes. The first step of a new session reads its rule
    * files from them — the same bytes its tree will hold — instead of waiting for the whole
    * checkout (a registered folder's first session makes the project a repository first).
-   * Undefined when the workspace was removed.
    */
-  async baseFiles(id: string, want: BaseFileFilter, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> } | undefined> {
-    const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
-    if (!row || row.state === "removed") return undefined;
+  private async baseFiles(row: WorkspaceRow & { project: { id: string; directory: string } }, want: BaseFileFilter, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> }> {
     const store = storeOf(this.settings.dataDir, row.projectId);
     // Made already by an earlier workspace of the project (the usual case): no lock to wait for.
     // A registered folder's first session makes the project a repository here (its store too).
@@ -240,23 +237,21 @@ export class Workspaces {
   }
 
   /**
-   * Reads files of a session's workspace with `read(root)` without waiting for its tree:
-   * when the tree is made, from it; while it is being made, from the files of its base
-   * commit `wanted` accepts (baseFiles — the same bytes the tree will hold); when the base
-   * cannot be read that way, once the tree is made.
+   * Reads files of a session's workspace with `read(root)` without making its tree: when
+   * the tree is made, from it; until then, from the files of its base commit `wanted`
+   * accepts (baseFiles — the same bytes the tree will hold). A removed workspace is
+   * refused as `ready` refuses it.
    */
   async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string) => Promise<T>): Promise<T> {
-    if (!(await this.isReady(id))) {
-      const early = await this.baseFiles(id, want, limit);
-      if (early) {
-        try {
-          return await read(early.dir);
-        } finally {
-          await early.cleanup();
-        }
-      }
+    const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
+    if (row?.state === "ready") return read(row.directory);
+    if (!row || row.state === "removed") return read((await this.ready(id)).directory);
+    const early = await this.baseFiles(row, want, limit);
+    try {
+      return await read(early.dir);
+    } finally {
+      await early.cleanup();
     }
-    return read((await this.ready(id)).directory);
   }
 
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
