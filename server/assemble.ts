@@ -116,12 +116,14 @@ export function configKeyring(cfg: Config): Keyring {
 export function configModels(cfg: Config): Models {
   const server = serverProviders(cfg);
   const current = () => ({ ...cfg, models: server.overrides() });
+  const teams = forTeams(server);
   return {
     resolve: (ref) => loadModel(ref, current()),
     default: () => defaultModel(cfg),
     small: () => loadModel(smallModel(cfg), current()),
     available: () => availableModels(current()),
-    forTeam: forTeams(server),
+    forTeam: teams.forTeam,
+    forgetTeam: teams.forgetTeam,
   };
 }
 

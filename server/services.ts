@@ -68,6 +68,8 @@ export interface Models {
    * its enabled models, default, small and per-agent models. Without it every team has these.
    */
   forTeam?(s: Pick<Services, "db" | "keyring">, teamId: string): Promise<Models & { details?: TeamModelDetails }>;
+  /** Forgets what `forTeam` kept of a team (its keys, models or secrets changed on this instance). */
+  forgetTeam?(teamId: string): void;
 }
 
 /** What the Team page's Providers section shows and tests of a team's models (server/provider/admin.ts). */

@@ -53,7 +53,7 @@ describe("a team's models through the session code", () => {
     const cfg = { openai: { apiKey: undefined, baseUrl: `${fake.url}/v1` }, providers: { serverKeys: "all" as const, allowHttp: false, catalog: undefined } };
     const server = serverProviders(cfg);
     const services = testServices(bus, {
-      models: { forTeam: forTeams(server) },
+      models: { ...forTeams(server) },
       settings: { maxAttempts: 1, compaction: { auto: false, prune: false }, flushMs: 20 },
       tools: [echo],
       executeTool: (t, input, ctx) => t.execute(t.parameters.parse(input), ctx),

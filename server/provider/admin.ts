@@ -10,7 +10,7 @@ import { Spending } from "../spending";
 import { catalogModels, formatModelRef, parseModelRef } from "./models";
 import { type ModelInfo, type ModelRef } from "./model-info";
 import { KEYED_PROVIDERS, type KeyedProvider } from "./provider";
-import { AgentModels, type KeySource, type TeamModelChoice, readChoice } from "./team";
+import { AgentModels, type KeySource, type TeamModelChoice, forgetTeamModels, readChoice } from "./team";
 
 /**
  * The Team page's Providers section (SPEC §12): a provider's key is set through the team
@@ -118,6 +118,7 @@ export async function setKey(ctx: Context, input: z.input<typeof SetKeyInput>): 
     create: { id: Id.ascending("provider"), teamId, provider, createdAt: now, ...data, baseUrl: baseUrl ?? null },
     update: data,
   });
+  forgetTeamModels(ctx, teamId);
 }
 
 /** Removes the team's key and settings of a provider (owners and admins). */
@@ -128,6 +129,7 @@ export async function removeKey(ctx: Context, provider: KeyedProvider): Promise<
   if (!row) throw ParleyError.notFound("Provider", provider);
   await ctx.db.teamProvider.delete({ where: { id: row.id } });
   if (row.secretName) await ctx.db.teamSecret.deleteMany({ where: { teamId, name: row.secretName } });
+  forgetTeamModels(ctx, teamId);
 }
 
 export type TestResult = { ok: true; model: string; ms: number; reply: string } | { ok: false; model: string; error: string };
@@ -182,5 +184,6 @@ export async function setModels(ctx: Context, input: z.input<typeof ModelsInput>
   }
   const row = { enabled, defaultModel: data.defaultModel, smallModel: data.smallModel, agentModels, updatedAt: new Date(ctx.clock.now()), updatedById: ctx.actor.userId };
   await ctx.db.teamModelSettings.upsert({ where: { teamId: ctx.actor.teamId }, create: { teamId: ctx.actor.teamId, ...row }, update: row });
+  forgetTeamModels(ctx, ctx.actor.teamId);
   return readChoice(ctx, ctx.actor.teamId);
 }

@@ -188,20 +188,50 @@ export function teamModels(cfg: ProviderConfig, choice: TeamModelChoice, sources
   return models;
 }
 
-/** The `forTeam` of a server's models. */
-export function forTeams(server: ServerProviders): NonNullable<Models["forTeam"]> {
-  return async (s, teamId) => {
-    const [{ credentials, sources }, choice] = await Promise.all([teamCredentials(s, server, teamId), readChoice(s, teamId)]);
-    const cfg = teamConfig(server, credentials);
-    const details: TeamModelDetails = {
-      catalog: () => teamCatalog(cfg, sources),
-      sources,
-      load: (ref) => loadModel(ref, cfg),
-      allowHttp: server.allowHttp,
-      serverKeys: server.serverKeys,
-    };
-    return { ...teamModels(cfg, choice, sources), details };
+/**
+ * How long a team's models, once read, are used without reading them again: a prompt, its
+ * steps and its title each ask within a second. A change on this instance (a key, the
+ * models, a secret) forgets them at once (`forgetTeam`); another instance sees it within
+ * this long.
+ */
+export const TEAM_MODELS_TTL_MS = 1_000;
+const MAX_CACHED_TEAMS = 1_000;
+
+/** The `forTeam` and `forgetTeam` of a server's models. */
+export function forTeams(server: ServerProviders, now: () => number = () => performance.now()): Required<Pick<Models, "forTeam" | "forgetTeam">> {
+  const kept = new Map<string, { until: number; models: Promise<Models & { details: TeamModelDetails }> }>();
+  const forTeam: NonNullable<Models["forTeam"]> = (s, teamId) => {
+    const hit = kept.get(teamId);
+    if (hit && hit.until > now()) return hit.models;
+    const models = readTeamModels(server, s, teamId);
+    if (kept.size >= MAX_CACHED_TEAMS) kept.clear();
+    const entry = { until: now() + TEAM_MODELS_TTL_MS, models };
+    kept.set(teamId, entry);
+    // A failed read is not kept.
+    models.catch(() => {
+      if (kept.get(teamId) === entry) kept.delete(teamId);
+    });
+    return models;
   };
+  return { forTeam, forgetTeam: (teamId) => void kept.delete(teamId) };
+}
+
+async function readTeamModels(server: ServerProviders, s: Pick<Services, "db" | "keyring">, teamId: string): Promise<Models & { details: TeamModelDetails }> {
+  const [{ credentials, sources }, choice] = await Promise.all([teamCredentials(s, server, teamId), readChoice(s, teamId)]);
+  const cfg = teamConfig(server, credentials);
+  const details: TeamModelDetails = {
+    catalog: () => teamCatalog(cfg, sources),
+    sources,
+    load: (ref) => loadModel(ref, cfg),
+    allowHttp: server.allowHttp,
+    serverKeys: server.serverKeys,
+  };
+  return { ...teamModels(cfg, choice, sources), details };
+}
+
+/** Forgets what was kept of a team's models (its keys, models or secrets changed). */
+export function forgetTeamModels(s: { models?: Pick<Models, "forgetTeam"> }, teamId: string): void {
+  s.models?.forgetTeam?.(teamId);
 }
 
 /** The models `teamId` uses: its own when the server has teams' models, else the server's. */

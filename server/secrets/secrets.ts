@@ -11,6 +11,8 @@ import { type Keyring, sealedKeyId } from "./seal";
 /** Who stores a secret: the acting member, the keys it is sealed under, and the clock of "updated at". */
 interface SealingActor extends Acting {
   keyring: Keyring;
+  /** Told when a secret changes: a team's models keep its provider keys (server/provider/team.ts). */
+  models?: { forgetTeam?(teamId: string): void };
   clock: Clock;
 }
 
@@ -90,15 +92,17 @@ export async function set(ctx: SealingActor, input: SetInput): Promise<Info> {
     update: { kind, sealed, updatedAt: now, updatedById: ctx.actor.userId },
     select: METADATA,
   });
+  ctx.models?.forgetTeam?.(teamId);
   const [info] = await infos(ctx.db, [row]);
   if (!info) throw new ParleyError("INTERNAL", `Team secret "${name}" was saved but could not be read back.`);
   return info;
 }
 
 /** Removes a secret of the actor's team (owners and admins); NOT_FOUND when it has none of that name. */
-export async function remove(ctx: Acting, name: string): Promise<void> {
+export async function remove(ctx: Acting & Pick<SealingActor, "models">, name: string): Promise<void> {
   await requireRole(ctx, ADMIN_ROLES, "remove team secrets");
   const { count } = await ctx.db.teamSecret.deleteMany({ where: { teamId: ctx.actor.teamId, name: Name.parse(name) } });
+  ctx.models?.forgetTeam?.(ctx.actor.teamId);
   if (count === 0) throw ParleyError.notFound("Team secret", name);
 }
 

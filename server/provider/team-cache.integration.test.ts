@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { makeTeam } from "../../test/db";
+import { testServices } from "../../test/runtime";
+import { Bus } from "../bus/bus";
+import { withActor } from "../services";
+import * as Admin from "./admin";
+import { formatModelRef } from "./models";
+import { TEAM_MODELS_TTL_MS, forTeams, serverProviders } from "./team";
+
+/** A team's models are read once for a prompt's few asks, and forgotten when they change (server/provider/team.ts). */
+
+describe("a team's models, kept briefly", () => {
+  it("are read again after TEAM_MODELS_TTL_MS, at once after a change on this instance, and per team", async () => {
+    let now = 0;
+    const server = serverProviders({ openai: { apiKey: undefined, baseUrl: undefined }, providers: { serverKeys: "all", allowHttp: false, catalog: undefined } });
+    const teams = forTeams(server, () => now);
+    const services = testServices(new Bus(), { models: { ...teams } });
+    const { ctx, teamId } = await makeTeam({ services });
+    const other = await makeTeam({ services });
+    const db = services.db;
+    const defaultOf = async (id: string) => formatModelRef((await teams.forTeam(services, id)).default());
+
+    expect(await defaultOf(teamId)).toBe("offline/parley-offline");
+    // Written behind the cache's back (as another instance would): not seen until the time is up.
+    await db.teamModelSettings.create({ data: { teamId, enabled: [], defaultModel: "compatible/one", smallModel: null, agentModels: {} } });
+    expect(await defaultOf(teamId)).toBe("offline/parley-offline");
+    now += TEAM_MODELS_TTL_MS + 1;
+    expect(await defaultOf(teamId)).toBe("compatible/one");
+    // Another team is its own.
+    expect(await defaultOf(other.teamId)).toBe("offline/parley-offline");
+    // A change through this instance is seen at once.
+    await Admin.setModels(withActor(services, ctx.actor), { enabled: [], defaultModel: "compatible/two", smallModel: null });
+    expect(await defaultOf(teamId)).toBe("compatible/two");
+  });
+});
