@@ -133,6 +133,15 @@ describe("SseBlockReader (the openai provider's reads, for merging)", () => {
     expect(reader.read(bytes("data: d\n\ndata: e\n\n"))).toHaveLength(2);
   });
 
+  it("is not between two events while the decoder holds part of a character, so such a read is not taken as whole", () => {
+    const e = bytes("é");
+    const reader = new SseBlockReader(DEFAULT_PROVIDER_LIMITS);
+    expect(reader.read(new Uint8Array([...bytes("data: a\n\n"), e[0] ?? 0]))).toEqual([{ text: "data: a\n\n", message: { data: "a" }, plain: true }]);
+    expect(reader.between).toBe(false);
+    expect(reader.read(new Uint8Array([e[1] ?? 0, ...bytes(": x\n\n")]))).toEqual([{ text: "é: x\n\n", plain: false }]);
+    expect(reader.between).toBe(true);
+  });
+
   it("loses no character and makes the events eventsource-parser makes of the whole text, whatever the cuts", () => {
     const text = 'data: {"t":"é✓"}\n\n: c\r\nid: 1\r\ndata: x\r\n\r\nevent: e\rdata: y\r\rdata: z\ndata: w\n\n\n\ndata: last\n\ndata: unfinished';
     const expected = parsedWhole(text);

@@ -115,6 +115,8 @@ export class SseBlockReader {
   /** What the parser said of the current event. */
   private message: EventSourceMessage | undefined;
   private extra = false;
+  /** The last read ended inside a character: the decoder holds part of it. */
+  private partial = false;
 
   constructor(private readonly limits: ProviderLimits) {
     this.answer = new AnswerBytes(limits.maxAnswerBytes);
@@ -131,9 +133,9 @@ export class SseBlockReader {
     });
   }
 
-  /** Whether nothing of an unfinished event is held (the reader is between two events). */
+  /** Whether nothing of an unfinished event is held, not even a byte (the reader is between two events). */
   get between(): boolean {
-    return this.held === "";
+    return this.held === "" && !this.partial;
   }
 
   /**
@@ -142,7 +144,9 @@ export class SseBlockReader {
    */
   read(bytes: Uint8Array): SseBlock[] | "whole" {
     this.answer.add(bytes);
-    if (this.held === "" && bytes.length <= this.limits.maxEventChars && oneWholeEvent(bytes)) return "whole";
+    if (this.between && bytes.length <= this.limits.maxEventChars && oneWholeEvent(bytes)) return "whole";
+    // A last byte that is not ASCII may be part of a character the next read finishes.
+    this.partial = bytes.length > 0 && (bytes[bytes.length - 1] ?? 0) >= 0x80;
     return this.readText(this.decoder.decode(bytes, { stream: true }));
   }
 
@@ -158,6 +162,7 @@ export class SseBlockReader {
     const rest = this.held + this.decoder.decode();
     this.held = "";
     this.given = 0;
+    this.partial = false;
     return rest;
   }
 
