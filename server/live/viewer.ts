@@ -10,17 +10,15 @@ import { relativeText, rewrite, swapsOf } from "../share/paths";
 import {
   type RuleSource,
   type ViewerScope,
-  descendants,
   diffForViewer,
   errorForViewer,
   forViewer,
   messageForViewer,
   partForViewer,
-  resolve,
-  resolveScoped,
   streamedTextDone,
   textForViewer,
-} from "../share/share-view";
+} from "../share/redaction";
+import { descendants, resolve, resolveScoped } from "../share/shared-session";
 import { type Feed, type Routed, type Start, envelope } from "./feed";
 import type { LiveStreams } from "./streams";
 
@@ -28,7 +26,7 @@ import type { LiveStreams } from "./streams";
  * The live events of a share link, for an anonymous viewer: those declared for viewers
  * (session, message and todo events; never a permission, which a viewer cannot answer)
  * of the shared session and its descendants, child sessions started while the stream is
- * open included. Every event is shown as a viewer sees it (share/share-view.ts): paths
+ * open included. Every event is shown as a viewer sees it (share/redaction.ts): paths
  * relative (streamed text too, delta by delta), no team, project or author id, only the
  * files the project's read rules show. When the
  * link is revoked (the shared session updated without this share) or the session
@@ -129,7 +127,7 @@ function route(
   return { ...event, payload, scope: { teamId: "", sessionId } };
 }
 
-/** What an event says, as a viewer may read it (share-view): paths relative, internal ids and hidden files left out (streamed text: StreamedTexts). */
+/** What an event says, as a viewer may read it (share/redaction.ts): paths relative, internal ids and hidden files left out (streamed text: StreamedTexts). */
 function redacted(event: Envelope, scope: ViewerScope, texts: StreamedTexts): unknown {
   const sessionId = event.scope.sessionId ?? "";
   const relative = (text: string) => relativeText(text, scope, sessionId);

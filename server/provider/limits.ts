@@ -7,8 +7,9 @@ import { ParleyError, isParleyError } from "../errors";
  * configuration key; the turn ends with that error and the session goes idle. These
  * errors are not retried: a provider that broke a limit once is not asked again.
  *
- * The byte limits are checked where the answer is read (chat-stream.ts for `compatible`,
- * merge-deltas.ts for `openai`); the part size and the step's clocks where every model's
+ * The byte limits are checked where the answer is read: by the SSE reader both providers
+ * share (compatible/sse-reader.ts; chat-stream.ts for `compatible`, merge-deltas.ts for
+ * `openai`); the part size and the step's clocks where every model's
  * stream is read (server/session/llm.ts).
  */
 export interface ProviderLimits {

@@ -5,7 +5,7 @@ import { layers } from "../permission/layers";
 import type { Ruleset } from "../permission/schema";
 import type { Part } from "../session/message";
 import { rewrite, swapsOf } from "./paths";
-import { UNEXPECTED_ERROR, type ViewerScope, errorForViewer, forViewer, messageForViewer, partForViewer, relativeText, visibleFile } from "./share-view";
+import { UNEXPECTED_ERROR, type ViewerScope, errorForViewer, forViewer, messageForViewer, partForViewer, relativeText, visibleFile } from "./redaction";
 
 /** A viewer's scope under the built-in defaults and a team policy. */
 function scopeWith(team: Ruleset = [], directory = "/srv/data/projects/app"): ViewerScope {

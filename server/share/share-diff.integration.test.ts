@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { offlineSessionEach } from "../../test/session-harness";
 import { Session } from "../session";
-import * as ShareView from "./share-view";
+import * as ShareView from "./shared-session";
 
 /** A turn's diff as a share link shows it: every changed file but the secret ones, whose content never appears. */
 

@@ -117,7 +117,7 @@ export const publicProcedure = t.procedure.meta({ public: true }).use(mapDomainE
       viewer: {
         db: ctx.db,
         snapshots: ctx.snapshots,
-        // Read only for the shared project's read rules (share/share-view.ts readRules): nothing is asked or stored.
+        // Read only for the shared project's read rules (share/redaction.ts readRules): nothing is asked or stored.
         permissions: ctx.permissions,
         publicUrl: ctx.settings.publicUrl,
         mode: ctx.settings.share,

@@ -154,6 +154,19 @@ const cases: Record<string, Body> = {
       done,
     ],
   },
+  "two tool calls whose argument pieces interleave, told apart by their index only": {
+    reads: [
+      role,
+      tool(0, { name: "read", arguments: "" }, { id: "call_1", type: "function" }),
+      tool(1, { name: "glob", arguments: "" }, { id: "call_2", type: "function" }),
+      tool(0, { arguments: '{"path":' }),
+      tool(1, { arguments: '{"pattern":' }),
+      tool(1, { arguments: '"*"}' }),
+      tool(0, { arguments: '"a.txt"}' }),
+      finish("tool_calls"),
+      done,
+    ],
+  },
   "text then a tool call in the same read": { reads: [role + text("Let me look.") + tool(0, { name: "read", arguments: "{}" }, { id: "call_1" }) + finish("tool_calls") + done] },
   "tool call deltas with fields the schema does not know": { reads: [tool(0, { name: "read", arguments: "{}", extra: 1 }, { id: "call_1", type: "function", extra: true }), finish("tool_calls")] },
   "a tool call delta without an index": {

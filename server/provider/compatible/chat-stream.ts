@@ -2,9 +2,9 @@ import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, LanguageModelV4StreamResult } from "@ai-sdk/provider";
 import { APICallError } from "@ai-sdk/provider";
 import { type ParseResult, isAbortError } from "@ai-sdk/provider-utils";
-import { type EventSourceParser, createParser } from "eventsource-parser";
 import { type ChatChunk, ChatChunkTransform, type Parsed, isOutputChunk, mergeRuns, parseChunk } from "./chat-chunks";
 import { type ByteSource, type Incoming, fetchTransport, httpTransport, streamOf, toResponse } from "./http-transport";
+import { SseDataReader } from "./sse-reader";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isProviderLimitError } from "../limits";
 
 /**
@@ -26,7 +26,8 @@ import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isPro
  * and the SDK gets an empty one, whose `stream-start` part (the call's warnings) is kept.
  * Requests go out through `node:http` (http-transport.ts).
  *
- * The answer is untrusted (limits.ts): the SSE parser holds at most `maxEventChars` of an
+ * The SSE events are read by the reader both providers share (sse-reader.ts). The answer is
+ * untrusted (limits.ts): the SSE parser holds at most `maxEventChars` of an
  * unfinished event or line, at most `maxBytesBeforeOutput` are read (and kept) before the
  * first output, and at most `maxAnswerBytes` in all; over one, reading fails with a
  * `ProviderLimitError`, which ends the step. Each is an integer comparison per read.
@@ -34,16 +35,10 @@ import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError, isPro
 
 type StreamStartPart = Extract<LanguageModelV4StreamPart, { type: "stream-start" }>;
 
-/** The data of the SSE events of a body, a read at a time (the SDK's parser, without its stream). */
+/** The chunks of the SSE events of a body, a read at a time (the shared SSE reader, sse-reader.ts). */
 class EventReader {
-  private readonly decoder = new TextDecoder();
-  private readonly parser: EventSourceParser;
-  private events: string[] = [];
+  private readonly sse: SseDataReader;
   private ended = false;
-  /** An event (or line) outgrew the parser's buffer. */
-  private overflow = false;
-  /** The bytes read so far. */
-  bytes = 0;
   /** The bytes read, while someone needs them (the early-error check's hand-back). */
   recorded: Uint8Array[] | undefined = [];
 
@@ -51,14 +46,12 @@ class EventReader {
     private readonly source: ByteSource,
     readonly limits: ProviderLimits,
   ) {
-    this.parser = createParser({
-      onEvent: (event) => this.events.push(event.data),
-      maxBufferSize: limits.maxEventChars,
-      onError: (error) => {
-        // Other parse errors (an unknown field, a bad retry) are ignored, as by the SDK.
-        if (error.type === "max-buffer-size-exceeded") this.overflow = true;
-      },
-    });
+    this.sse = new SseDataReader(limits);
+  }
+
+  /** The bytes read so far. */
+  get bytes(): number {
+    return this.sse.bytes;
   }
 
   /** The chunks of the events the next read completed (none is possible); undefined at the end. `[DONE]` is not a chunk. */
@@ -68,17 +61,13 @@ class EventReader {
     const done = value === undefined;
     if (done) {
       this.ended = true;
-      this.parser.feed(this.decoder.decode());
+      this.sse.end();
     } else {
-      this.bytes += value.length;
-      if (this.bytes > this.limits.maxAnswerBytes) throw ProviderLimitError.over("maxAnswerBytes", `sent more than ${this.limits.maxAnswerBytes} bytes`, this.limits.maxAnswerBytes);
+      this.sse.read(value);
       this.recorded?.push(value);
-      this.parser.feed(this.decoder.decode(value, { stream: true }));
-      if (this.overflow) throw ProviderLimitError.over("maxEventChars", `sent an event or line longer than ${this.limits.maxEventChars} characters`, this.limits.maxEventChars);
     }
-    const events = this.events;
+    const events = this.sse.take();
     if (done && events.length === 0) return undefined;
-    this.events = [];
     const out: Parsed[] = [];
     for (const data of events) {
       if (data === "[DONE]") continue;

@@ -12,18 +12,20 @@
  * waits for merging: an event that arrives alone goes on at once, unchanged. Only plain text
  * deltas merge (OpenAI chat completions `choices[0].delta.content` / reasoning, and Responses
  * `response.output_text.delta` / reasoning text deltas); anything else — a role, a tool call,
- * a finish reason, usage, log probabilities, an event with an id or several data lines — is
- * passed on as it came and ends the run of merging.
+ * a finish reason, usage, log probabilities, an event with an id, a comment, a retry or
+ * several data lines — is passed on as it came and ends the run of merging.
  *
- * The answer is untrusted (limits.ts), and this reader sits before the SDK's own parser,
- * which has no bounds: an unfinished event held here longer than `maxEventChars`, or an
- * answer over `maxAnswerBytes` (counted after fetch's decompression), fails the body with
- * a `ProviderLimitError`. Redirects are followed only within the origin
+ * The events are read by the SSE reader both providers share (sse-reader.ts, on
+ * `eventsource-parser`). The answer is untrusted (limits.ts), and this reader sits before
+ * the SDK's own parser, which has no bounds: an unfinished event held here longer than
+ * `maxEventChars`, or an answer over `maxAnswerBytes` (counted after fetch's
+ * decompression), fails the body with a `ProviderLimitError`. Redirects are followed only within the origin
  * (http-transport.ts `sameOriginFetch`).
  */
 
 import { sameOriginFetch } from "./http-transport";
 import { type Json, isNullish, isObject } from "./json-guards";
+import { type SseBlock, SseBlockReader } from "./sse-reader";
 import { DEFAULT_PROVIDER_LIMITS, type ProviderLimits, ProviderLimitError } from "../limits";
 
 /** Fields of a chat completion chunk that may differ or be dropped between merged chunks. */
@@ -70,132 +72,97 @@ function responsesText(data: Json): TextEvent | undefined {
   };
 }
 
-/** One SSE event as received: its text (without the blank line ending it), and what it means when it is a text delta. */
-interface Event {
-  raw: string;
-  /** The `event:` field, when the event has one. */
-  name?: string;
-  text?: TextEvent;
-}
-
-function parseEvent(raw: string): Event {
-  let name: string | undefined;
-  let data: string | undefined;
-  for (const line of raw.split(/\r\n|\r|\n/)) {
-    if (line === "" || line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
-    if (field === "event" && name === undefined) name = value;
-    else if (field === "data" && data === undefined) data = value;
-    else return { raw }; // an id, a retry, a second data line…: not ours to touch
-  }
-  if (data === undefined || data[0] !== "{") return { raw, ...(name !== undefined ? { name } : {}) };
+/** The text delta a block is, if it is one. */
+function textEvent(block: SseBlock): TextEvent | undefined {
+  const data = block.plain ? block.message?.data : undefined;
+  if (data === undefined || data[0] !== "{") return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
-    return { raw }; // the SDK reports it
+    return undefined; // the SDK reports it
   }
-  if (!isObject(parsed)) return { raw };
-  const text = chatText(parsed) ?? responsesText(parsed);
-  return { raw, ...(name !== undefined ? { name } : {}), ...(text ? { text } : {}) };
+  return isObject(parsed) ? (chatText(parsed) ?? responsesText(parsed)) : undefined;
 }
 
 function serialize(name: string | undefined, data: Json): string {
-  return `${name !== undefined ? `event: ${name}\n` : ""}data: ${JSON.stringify(data)}`;
+  return `${name !== undefined ? `event: ${name}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The events of one read, with runs of same-stream text deltas merged; each followed by a blank line. */
-export function mergeEvents(events: readonly string[]): string {
+/** The text of `blocks` (the events of one read) with runs of same-stream text deltas merged; undefined when none merges. */
+function mergeBlocks(blocks: readonly SseBlock[]): string | undefined {
+  if (blocks.length < 2) return undefined;
   let out = "";
-  let run: { first: Event & { text: TextEvent }; texts: string[] } | undefined;
+  let merged = false;
+  let run: { first: SseBlock; text: TextEvent; texts: string[] } | undefined;
   const flush = () => {
     if (!run) return;
-    out += `${run.texts.length === 1 ? run.first.raw : serialize(run.first.name, run.first.text.with(run.texts.join("")))}\n\n`;
+    if (run.texts.length === 1) out += run.first.text;
+    else {
+      merged = true;
+      out += serialize(run.first.message?.event, run.text.with(run.texts.join("")));
+    }
     run = undefined;
   };
-  for (const raw of events) {
-    const event = parseEvent(raw);
-    const text = event.text;
-    if (text && run && run.first.name === event.name && run.first.text.key === text.key) {
+  for (const block of blocks) {
+    const text = textEvent(block);
+    if (text && run && run.first.message?.event === block.message?.event && run.text.key === text.key) {
       run.texts.push(text.text);
       continue;
     }
     flush();
-    if (text) run = { first: { ...event, text }, texts: [text.text] };
-    else out += `${raw}\n\n`;
+    if (text) run = { first: block, text, texts: [text.text] };
+    else out += block.text;
   }
   flush();
-  return out;
+  return merged ? out : undefined;
 }
 
-/** End of an SSE event: a blank line (CRLF, LF or CR line ends). */
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
-const LF = 10;
-const CR = 13;
-
-/** Whether a chunk is exactly one whole event ending in "\n\n" (the common case, passed on as it is). */
-function oneEvent(chunk: Uint8Array): boolean {
-  const n = chunk.length;
-  if (n < 2 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return false;
-  for (let i = 0; i < n - 2; i++) {
-    const byte = chunk[i];
-    if (byte === CR || (byte === LF && chunk[i + 1] === LF)) return false;
-  }
-  return true;
+/** The events of one read (each its text without the blank line that ends it), with runs of same-stream text deltas merged; each followed by a blank line. */
+export function mergeEvents(events: readonly string[]): string {
+  const reader = new SseBlockReader(DEFAULT_PROVIDER_LIMITS);
+  const blocks = events.flatMap((raw) => reader.readText(`${raw}\n\n`));
+  return mergeBlocks(blocks) ?? blocks.map((block) => block.text).join("");
 }
 
 /**
  * The chunks of `source` with the text deltas that arrived in the same chunk merged (see
- * above). A chunk that is one whole event goes on untouched; nothing is decoded for it.
+ * above), read by the shared SSE reader (sse-reader.ts). A read that merges nothing, begins
+ * between two events and ends between two events goes on as it came (a read that is one whole
+ * event is not even decoded); an unfinished event is held until the read that finishes it.
  */
 export function mergeDeltas(source: ReadableStream<Uint8Array>, limits: ProviderLimits = DEFAULT_PROVIDER_LIMITS): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  const decoder = new TextDecoder();
+  const sse = new SseBlockReader(limits);
   const encoder = new TextEncoder();
-  let carry = "";
-  let bytes = 0;
-  const refuse = async (error: ProviderLimitError): Promise<never> => {
-    await reader.cancel(error);
-    throw error;
-  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
         const { done, value } = await reader.read();
-        if (!done) {
-          bytes += value.length;
-          if (bytes > limits.maxAnswerBytes) await refuse(ProviderLimitError.over("maxAnswerBytes", `sent more than ${limits.maxAnswerBytes} bytes`, limits.maxAnswerBytes));
-        }
         if (done) {
-          const rest = carry + decoder.decode();
-          carry = "";
+          const rest = sse.end();
           if (rest) controller.enqueue(encoder.encode(rest));
           controller.close();
           return;
         }
-        if (carry === "" && oneEvent(value)) {
+        const between = sse.between;
+        let blocks: SseBlock[] | "whole";
+        try {
+          blocks = sse.read(value);
+        } catch (error) {
+          await reader.cancel(error);
+          throw error;
+        }
+        if (blocks === "whole") {
           controller.enqueue(value);
           return;
         }
-        const text = carry + decoder.decode(value, { stream: true });
-        const events: string[] = [];
-        let start = 0;
-        // The carry holds no event's end: only its last 3 characters may begin one (so a long
-        // unfinished event is not searched again at each read).
-        EVENT_END.lastIndex = Math.max(0, carry.length - 3);
-        for (let m = EVENT_END.exec(text); m; m = EVENT_END.exec(text)) {
-          events.push(text.slice(start, m.index));
-          start = m.index + m[0].length;
-        }
-        carry = text.slice(start);
-        if (carry.length > limits.maxEventChars) {
-          await refuse(ProviderLimitError.over("maxEventChars", `sent an event or line longer than ${limits.maxEventChars} characters`, limits.maxEventChars));
-        }
-        // A chunk that ends no event adds to the carry; the next one may.
-        if (events.length === 0) continue;
-        controller.enqueue(encoder.encode(events.length === 1 ? `${events[0]}\n\n` : mergeEvents(events)));
+        // A chunk that ends no event adds to what is held; the next one may.
+        if (blocks.length === 0) continue;
+        const merged = mergeBlocks(blocks);
+        // Nothing merged, from one event's start to another's end: the bytes as they came.
+        if (merged === undefined && between && sse.between) controller.enqueue(value);
+        else controller.enqueue(encoder.encode(merged ?? blocks.map((block) => block.text).join("")));
         return;
       }
     },
