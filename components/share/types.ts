@@ -1,7 +1,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/router";
 
-/** What a share page shows (server/share/share-view.ts `Page`): the session, a page of its messages, its children. */
+/** What a share page shows (server/share/shared-session.ts `Page`): the session, a page of its messages, its children. */
 export type SharePage = inferRouterOutputs<AppRouter>["share"]["page"];
 export type SharedSession = SharePage["session"];
 /** One of the team's shared links, as `share.listShares` returns it. */
