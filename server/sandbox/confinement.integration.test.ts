@@ -108,7 +108,7 @@ describe("N1: a sandboxed command cannot reach the host's kernel as root (real b
         "(cd /tmp && echo sub-$(basename $PWD))",
         "git init -q repo && git -C repo -c user.email=a@b -c user.name=a commit -q --allow-empty -m m && git -C repo log --format=%s",
         "echo needle > hay.txt && rg -c needle hay.txt",
-        ...(node.startsWith("/usr/") ? ["node -e 'require(\"child_process\").execSync(\"true\"); console.log(\"node-ok\")'"] : []),
+        ...(node.startsWith("/usr/") ? ["node -e 'require(\"child_process\").execSync(\"true\"); process.stdout.write(\"node-ok\\n\")'"] : []),
         "ls /proc/self/fd | tr '\\n' ' '; echo",
       ].join(" && "),
     );
