@@ -92,7 +92,7 @@ describe("ReplyWatch", () => {
   it("keeps a closed text part over a copy or a delta that comes after it (isNewer: a final part is final)", () => {
     const info = assistant(true);
     const id = Id.ascending("part");
-    const closed: Part = { ...text(info, id, "Done."), time: { start: 1, end: 2 } };
+    const closed: Part = { id, sessionId, messageId: info.id, type: "text", text: "Done.", time: { start: 1, end: 2 } };
     // Across instances an event may arrive late: a stale delta or open copy does not undo the part's end.
     const reply = watch([message(info), part(closed), part(text(info, id, "Done. and more"), " and more"), part(text(info, id, "Done. and more"))]).reply();
     expect(reply?.parts).toEqual([closed]);
