@@ -9,13 +9,15 @@ export interface WriterServices extends Store.StoreServices {
 }
 
 /**
- * Writes the parts and messages of a running turn (the processor's, a member's subtask)
- * through the write path (store.ts). A part is written with `write(part, durability,
- * delta?)`: the durability says when it is persisted, the delta how it is published.
+ * Writes the parts and messages of a running turn — the processor's, a member's subtask
+ * (subtask.ts), a member's commands (shell.ts) — through the write path (store.ts). A
+ * part is written with `write(part, durability, delta?)`: the durability says when it is
+ * persisted, the delta how it is published. The durabilities (docs/ARCHITECTURE.md,
+ * Durability, has the same table):
  *
  * | durability | persisted | published | used for | a crash loses |
  * |---|---|---|---|---|
- * | `now` | before the returned promise resolves: in the turn's next statement, which changes flushed while an earlier write of the turn is under way share (group commit) | at once, after what the turn holds | a part's end: text or reasoning ended, a tool's result or error, step-finish, patch, retry; what cleanup closes; a subtask's `task` part | nothing once the call has returned |
+ * | `now` | before the returned promise resolves: in the turn's next statement, which changes flushed while an earlier write of the turn is under way share (group commit) | at once, after what the turn holds | a part's end: text or reasoning ended, a tool's result or error, step-finish, patch, retry; what cleanup closes; a subtask's `task` part; a member's commands | nothing once the call has returned |
  * | `next` | with the turn's next write of any kind (a `now` write's statement, the batcher's, a message) — no timer of its own | as a streamed change (below) | a tool call's input as it streams (at the latest with the call's start, `batched`) | the input since the turn's last write: recovery aborts a call that never started, and a long input (a file being written) is not written whole again every FLUSH_MS |
  * | `batched` | by StreamedWrites within FLUSH_MS (200 ms), in one statement for every running turn of the process | with a delta as a streamed change; without one at once, after what the turn holds | text and reasoning deltas, a running tool's live progress (delta ""), a part just opened (step-start, empty text or reasoning, a pending tool), a tool call's start | at most MAX_LOSS_MS (250 ms) of streamed text; an opened part or a tool's start, whose end (`now`) would have written it — recovery closes what a crash left open |
  * | `message(info)` | before the call returns, in its own statement, in the turn's write order | after it is stored | the turn's assistant message (opened, closed, a compaction's failure) | nothing once the call has returned |
@@ -30,6 +32,7 @@ export interface WriterServices extends Store.StoreServices {
  * Writes of a turn are serialized, so the database always moves forward in publish order;
  * a `next` or `batched` write that fails is reported by the turn's next `flush`, once.
  */
+
 /** How a part change is persisted: see the table above. */
 export type Durability = "now" | "next" | "batched";
 
