@@ -116,12 +116,13 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
  * The child's last reply as its events tell it, so that a finished task costs no read of
  * it: the newest assistant message and its text parts. Of two copies of a text part the
  * one further along is kept (`isNewer`, lib/part-lifecycle.ts, as the browser's store
- * does): a closed part is final, whatever comes after it. A streamed delta of an open part
- * makes it unknown until its next whole write (a delta crosses instances without its
- * text); its closing write is `now` and its deltas `batched` (writer.ts), so the part is
- * whole again once it ends. Undefined when the events do not tell the reply whole: no
- * finished assistant message seen, a text part of it still unknown, or an event it could
- * not read. Never throws: the same subscriber reports the child's progress.
+ * does): a closed part is final, whatever comes after it, and so is a finished message.
+ * A streamed delta of an open part makes it unknown until its next whole write (a delta
+ * crosses instances without its text); its closing write is `now` and its deltas
+ * `batched` (writer.ts), so the part is whole again once it ends. Undefined when the
+ * events do not tell the reply whole: no finished assistant message seen, a text part of
+ * it still unknown, or an event it could not read. Never throws: the same subscriber
+ * reports the child's progress.
  */
 export class ReplyWatch {
   private last: AssistantMessage | undefined;
@@ -133,7 +134,7 @@ export class ReplyWatch {
     if (event.name === Event.MessageUpdated.name) {
       const parsed = Event.MessageUpdated.schema.safeParse(event.payload);
       if (!parsed.success) this.unreadable = true;
-      else if (parsed.data.info.role === "assistant" && (!this.last || parsed.data.info.id >= this.last.id)) this.last = parsed.data.info;
+      else if (parsed.data.info.role === "assistant" && this.isNewerMessage(parsed.data.info)) this.last = parsed.data.info;
     } else if (event.name === Event.PartUpdated.name) {
       this.seePart(event.payload);
     } else if (event.name === Event.PartRemoved.name) {
@@ -141,6 +142,14 @@ export class ReplyWatch {
       if (!parsed.success) this.unreadable = true;
       else this.texts.delete(parsed.data.partId);
     }
+  }
+
+  /** A newer message, or a copy of the last one unless it is an unfinished copy of a finished one (a late event). */
+  private isNewerMessage(info: AssistantMessage): boolean {
+    const last = this.last;
+    if (!last || info.id > last.id) return true;
+    if (info.id < last.id) return false;
+    return info.time.completed !== undefined || last.time.completed === undefined;
   }
 
   private seePart(payload: unknown): void {
