@@ -12,7 +12,7 @@ import * as Status from "./status";
 import * as Store from "./store";
 import { type Prices, addCost, addTokens, cost as costOf, tokens as tokensOf } from "./usage";
 import { TouchedFiles } from "./touched";
-import { TurnWriter } from "./writer";
+import { type Durability, TurnWriter } from "./writer";
 import { logger } from "../log";
 
 const log = logger("session");
@@ -171,10 +171,10 @@ export class Processor {
       return;
     }
     if (part.state.status !== "running") return;
-    // Live progress (a subagent's calls, a title) streams like a tool's input: coalesced
-    // within the part's window and persisted with the turn's next streamed write; the
-    // tool's end is written at once with its final metadata.
-    await this.savePart({ ...part, state: patched(part.state, patch) }, "");
+    // Live progress (a subagent's calls, a title) is a streamed change: coalesced within
+    // the part's window and persisted by the batcher (`batched`); the tool's end is
+    // written at once (`now`) with its final metadata.
+    this.save({ ...part, state: patched(part.state, patch) }, "batched", "");
   }
 
   /** Stream the turn (`open` starts the model call, again on each retry) until it ends. */
@@ -222,7 +222,7 @@ export class Processor {
       error: error.name === "APIError" ? error : { name: "APIError", message: reason, isRetryable: true },
       time: { created: now, next: now + wait },
     };
-    await this.savePart(part);
+    await this.save(part, "now");
     const sessionId = this.message.sessionId;
     await Status.set(this.services, this.turn.teamId, sessionId, { type: "retry", attempt, message: reason, next: now + wait });
     let ended;
@@ -233,10 +233,10 @@ export class Processor {
       return "aborted";
     }
     if (ended === "stop") {
-      await this.savePart({ ...part, time: { created: now, stopped: this.now() } });
+      await this.save({ ...part, time: { created: now, stopped: this.now() } }, "now");
       return "stopped";
     }
-    if (ended === "now") await this.savePart({ ...part, time: { created: now, next: this.now() } });
+    if (ended === "now") await this.save({ ...part, time: { created: now, next: this.now() } }, "now");
     await Status.set(this.services, this.turn.teamId, sessionId, { type: "busy" });
     return "retry";
   }
@@ -285,22 +285,17 @@ export class Processor {
   }
 
   /**
-   * Publish and persist a part change. A whole change is stored without NUL (PostgreSQL
-   * cannot hold it); a streamed one was built from deltas already cleaned where they arrive.
+   * Publish and persist a part change with a durability (the table in writer.ts). A whole
+   * change is stored without NUL (PostgreSQL cannot hold it); a streamed one (with a
+   * delta) was built from deltas already cleaned where they arrive.
    */
-  private async savePart(change: Part, delta?: string): Promise<void> {
+  private save(change: Part, durability: "now"): Promise<void>;
+  private save(change: Part, durability: "next" | "batched", delta?: string): void;
+  private save(change: Part, durability: Durability, delta?: string): Promise<void> | undefined {
     const part = delta === undefined ? withoutNul(change) : change;
     if (part.type === "tool") this.tools.set(part.callId, part);
     this.track(part);
-    await this.writer.part(part, delta);
-  }
-
-  /** A part just opened, or a tool call's start: published now, persisted with the turn's next write (TurnWriter.soon). */
-  private savePartSoon(change: Part): void {
-    const part = withoutNul(change);
-    if (part.type === "tool") this.tools.set(part.callId, part);
-    this.track(part);
-    this.writer.soon(part);
+    return this.writer.write(part, durability, delta);
   }
 
   private base() {
@@ -315,7 +310,7 @@ export class Processor {
         this.streamed = { output: 0, reasoning: 0 };
         const part: PartOf<"step-start"> = { ...this.base(), type: "step-start", ...(this.stepStart ? { snapshot: this.stepStart } : {}) };
         this.stepPart = part;
-        this.savePartSoon(part);
+        this.save(part, "batched");
         return undefined;
       }
       case "reasoning-start":
@@ -352,7 +347,7 @@ export class Processor {
       const created = { ...this.base(), type, text: "", time: { start: this.now() } } as TextLike;
       const part = withMetadata(created, event.providerMetadata);
       this.texts.set(key, part);
-      return this.savePartSoon(part);
+      return this.save(part, "batched");
     }
     const part = this.texts.get(key);
     if (!part) return;
@@ -367,11 +362,11 @@ export class Processor {
       else this.streamed.output += delta.length;
       const next = withMetadata({ ...part, text: part.text + delta }, withoutNul(event.providerMetadata));
       this.texts.set(key, next);
-      return this.savePart(next, delta);
+      return this.save(next, "batched", delta);
     }
     this.texts.delete(key);
     const text = type === "text" ? part.text.trimEnd() : part.text;
-    await this.savePart(withMetadata({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } }, event.providerMetadata));
+    await this.save(withMetadata({ ...part, text, time: { start: part.time?.start ?? this.now(), end: this.now() } }, event.providerMetadata), "now");
   }
 
   private toolFor(callId: string, toolName: string): ToolPart {
@@ -382,15 +377,14 @@ export class Processor {
   private async onTool(event: Extract<LlmEvent, { type: "tool-input-start" | "tool-input-delta" | "tool-call" | "tool-result" | "tool-error" }>): Promise<void> {
     switch (event.type) {
       case "tool-input-start":
-        return this.savePartSoon(this.toolFor(event.id, event.toolName));
+        return this.save(this.toolFor(event.id, event.toolName), "batched");
       case "tool-input-delta": {
         const part = this.tools.get(event.id);
         if (part?.state.status !== "pending") return;
         this.streamed.output += event.delta.length;
         const next: ToolPart = { ...part, state: { ...part.state, raw: part.state.raw + withoutNul(event.delta) } };
-        this.tools.set(event.id, next);
-        this.track(next);
-        return this.writer.input(next);
+        // Persisted with the turn's next write (`next`): at the latest the call's start.
+        return this.save(next, "next", "");
       }
       case "tool-call": {
         const part = this.toolFor(event.toolCallId, event.toolName);
@@ -399,10 +393,10 @@ export class Processor {
         this.early.delete(event.toolCallId);
         const running: RunningState = { status: "running", input: asRecord(event.input), time: { start: this.now() } };
         this.touched.note(part.tool, running.input);
-        // Not a statement of its own (TurnWriter.soon): the tool's end is written at once,
-        // and a crash before either leaves a pending part that recovery closes as it would
-        // a running one.
-        return this.savePartSoon(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata));
+        // Not a statement of its own (`batched`): the tool's end is written at once, and a
+        // crash before either leaves a pending part that recovery closes as it would a
+        // running one.
+        return this.save(withMetadata<ToolPart>({ ...part, state: early ? patched(running, early) : running }, event.providerMetadata), "batched");
       }
       case "tool-result":
         return this.completeTool(event.toolCallId, outcomeOf(event.output));
@@ -419,21 +413,21 @@ export class Processor {
     const completed = complete(part, { output: result.output, title: result.title, metadata: result.metadata, ...(attachments ? { attachments } : {}) }, end);
     if (!completed) return;
     try {
-      await this.savePart(completed);
+      await this.save(completed, "now");
     } catch (error) {
       // The result could not be stored: the tool ends as an error saying so, and the turn
       // goes on (a tool part left "running" would stay so forever). When even that write
       // fails, the database is what is wrong and the turn fails with it.
       log.error(`the result of tool call ${callId} could not be stored: ${errorText(error)}`);
       const failed = fail(part, `${RESULT_NOT_STORED}: ${errorText(error)}`, end);
-      if (failed) await this.savePart(failed);
+      if (failed) await this.save(failed, "now");
     }
   }
 
   private async failTool(callId: string, toolName: string, error: unknown): Promise<void> {
     const failed = fail(this.toolFor(callId, toolName), errorText(error), this.now());
     if (!failed) return;
-    await this.savePart(failed);
+    await this.save(failed, "now");
     if (this.turn.isRejection?.(error)) this.blocked = true;
   }
 
@@ -447,7 +441,7 @@ export class Processor {
     const end = await this.endStep();
     const skipped = this.snapshotSkipped;
     this.snapshotSkipped = undefined;
-    await this.savePart({
+    await this.save({
       ...this.base(),
       type: "step-finish",
       reason: event.finishReason,
@@ -455,8 +449,8 @@ export class Processor {
       ...(skipped ? { snapshotSkipped: skipped } : {}),
       cost: stepCost,
       tokens: step,
-    });
-    if (end?.patch) await this.savePart(end.patch);
+    }, "now");
+    if (end?.patch) await this.save(end.patch, "now");
     // The step is complete and counted: nothing of it is discarded by a later retry. Its
     // message (tokens, cost, finish) is written once, as the turn closes right after this
     // event (the step's last: its tools ran before it), not here and again there.
@@ -485,7 +479,7 @@ export class Processor {
     // The step's start part records where its files were (summaries and the turn's diff read it).
     if (this.stepStart && this.stepPart && !this.stepPart.snapshot) {
       this.stepPart = { ...this.stepPart, snapshot: this.stepStart };
-      await this.savePart(this.stepPart);
+      await this.save(this.stepPart, "now");
     }
   }
 
@@ -565,7 +559,7 @@ export class Processor {
     this.message.tokens = addTokens(this.message.tokens, step);
     this.message.cost = addCost(this.message.cost, stepCost);
     this.message.usageEstimated = true;
-    await this.savePart({ ...this.base(), type: "step-finish", reason: "aborted", estimated: true, cost: stepCost, tokens: step });
+    await this.save({ ...this.base(), type: "step-finish", reason: "aborted", estimated: true, cost: stepCost, tokens: step }, "now");
     await Store.addUsage(this.services, this.message.sessionId, step, stepCost);
   }
 
@@ -575,17 +569,17 @@ export class Processor {
     // A step that did not finish (aborted, failed) may still have changed files: keep its patch.
     if (this.stepStart) {
       const end = await this.endStep();
-      if (end?.patch) await this.savePart(end.patch);
+      if (end?.patch) await this.save(end.patch, "now");
     }
     const end = this.now();
     for (const part of this.texts.values()) {
       const closed = closePart(part.type === "text" ? { ...part, text: part.text.trimEnd() } : part, end);
-      if (closed) await this.savePart(closed);
+      if (closed) await this.save(closed, "now");
     }
     this.texts.clear();
     for (const part of this.tools.values()) {
       const closed = closePart(part, end);
-      if (closed) await this.savePart(closed);
+      if (closed) await this.save(closed, "now");
     }
     this.message.time = { ...this.message.time, completed: end };
     await this.writer.flush();

@@ -21,6 +21,7 @@ import { callerPlace, sessionFromRow } from "./rows";
 import * as Status from "./status";
 import * as Store from "./store";
 import { type ToolScope, rulesAndReach, runCall, savedOutputsOf } from "./toolset";
+import { TurnWriter } from "./writer";
 import { snapshotScope } from "../workspace/scope";
 import { complete, fail } from "../../lib/part-lifecycle";
 import { logger } from "../log";
@@ -145,9 +146,9 @@ async function runLocked(ctx: Context, row: SessionRow, input: RunCommands, bash
     failed ||= ran.part.state.status === "error";
   }
   const patch = await reporter.patch(message.id);
-  if (patch) await keepPatch(ctx, row, patch);
+  if (patch) await keepPatch(ctx, row, reporter, patch);
   const finished: AssistantMessage = { ...message, finish: "stop", time: { created: message.time.created, completed: ctx.clock.now() } };
-  await Store.writeMessage(ctx, row.teamId, finished);
+  await reporter.writer.message(finished);
   return { message: finished, parts, outputs };
 }
 
@@ -212,11 +213,11 @@ async function runCommand(ctx: Context, run: CommandRun, command: string, skip: 
   };
   if (skip) {
     const notRun = fail(part, "Not run: an earlier command of this message failed or was refused.", started) ?? part;
-    await Store.writePart(ctx, row.teamId, notRun);
+    await reporter.write(notRun);
     return { part: notRun, output: "" };
   }
   reporter.track(part);
-  await Store.writePart(ctx, row.teamId, part);
+  await reporter.write(part);
   try {
     const result = await runCall(ctx, run.scope, run.bash, toolInput, callId, run.scope.signal, run.savedOutputs);
     const done = complete(part, { output: result.output, title: result.title, metadata: { ...reporter.metadata(callId), ...result.metadata } }, ctx.clock.now()) ?? part;
@@ -232,8 +233,8 @@ async function runCommand(ctx: Context, run: CommandRun, command: string, skip: 
 }
 
 /** The turn's patch, and the workspace marked changed (lists show it without reading the files). */
-async function keepPatch(ctx: Context, row: SessionRow, patch: Part): Promise<void> {
-  await Store.writePart(ctx, row.teamId, patch);
+async function keepPatch(ctx: Context, row: SessionRow, reporter: PartReporter, patch: Part): Promise<void> {
+  await reporter.write(patch);
   if (!row.workspaceId) return;
   await ctx.db.workspace.update({ where: { id: row.workspaceId }, data: { dirty: true } }).catch((error: unknown) => {
     log.error(`the workspace of ${row.id} could not be marked changed`, error);
@@ -243,15 +244,23 @@ async function keepPatch(ctx: Context, row: SessionRow, patch: Part): Promise<vo
 /** Where a call a member runs reports its progress (the step's processor does it for the model's calls): its own part. */
 class PartReporter {
   private readonly parts = new Map<string, PartOf<"tool">>();
-  private writes: Promise<void> = Promise.resolve();
   private start: Promise<string | undefined> | undefined;
+  /** The commands' writes (writer.ts), which take turns: a late progress report never lands after the result. */
+  readonly writer: TurnWriter;
 
   constructor(
     private readonly ctx: Context,
-    private readonly teamId: string,
+    teamId: string,
     private readonly sessionId: string,
     private readonly project: { id: string; directory: string },
-  ) {}
+  ) {
+    this.writer = new TurnWriter(ctx, teamId);
+  }
+
+  /** Publish a part of the commands' message and store it before resolving (`now`). */
+  async write(part: Part): Promise<void> {
+    await this.writer.write(part, "now");
+  }
 
   track(part: PartOf<"tool">): void {
     this.parts.set(part.callId, part);
@@ -310,16 +319,11 @@ class PartReporter {
       },
     };
     this.parts.set(callId, next);
-    // Writes take turns, so a late progress report never lands after the result.
-    this.writes = this.writes
-      .then(() => Store.writePart(this.ctx, this.teamId, next))
-      .catch((error: unknown) => log.error(`could not report the progress of ${callId}`, error));
-    return this.writes;
+    return this.write(next).catch((error: unknown) => log.error(`could not report the progress of ${callId}`, error));
   }
 
   async finish(part: PartOf<"tool">): Promise<void> {
     this.parts.set(part.callId, part);
-    await this.writes;
-    await Store.writePart(this.ctx, this.teamId, part);
+    await this.write(part);
   }
 }

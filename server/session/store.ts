@@ -24,10 +24,11 @@ export interface StoreServices {
  * The one write path of session data. Only this module writes message and part rows and
  * the session's totals, and publishes `message.*`, `message.part.*` and
  * `session.updated` — store first, then publish, so a client that re-reads after an
- * event always finds at least what the event said (except for what a running turn
- * streams, the parts it just opened and its tools' starts, which TurnWriter stores within
- * flushMs: writer.ts). The prompt loop, the processor (through TurnWriter's batching,
- * writer.ts), compaction, recovery, prune, titles, fork and the
+ * event always finds at least what the event said (except for the parts of a running
+ * turn, which its TurnWriter publishes first and stores as their durability says: at
+ * once, with the turn's next write, or within flushMs — writer.ts). The prompt loop, the
+ * processor, subtasks and a member's commands (through a TurnWriter), compaction,
+ * recovery, prune, titles, fork and the
  * session's own operations all come through here. It also holds the one loader of a
  * session's whole history (and of its last reply).
  */

@@ -88,4 +88,18 @@ describe("ReplyWatch", () => {
     expect(reply?.parts).toEqual([]);
     expect(reply?.info).toMatchObject({ error: { message: "boom" } });
   });
+
+  it("keeps a closed text part over a copy or a delta that comes after it (isNewer: a final part is final)", () => {
+    const info = assistant(true);
+    const id = Id.ascending("part");
+    const closed: Part = { id, sessionId, messageId: info.id, type: "text", text: "Done.", time: { start: 1, end: 2 } };
+    // Across instances an event may arrive late: a stale delta or open copy does not undo the part's end.
+    const reply = watch([message(info), part(closed), part(text(info, id, "Done. and more"), " and more"), part(text(info, id, "Done. and more"))]).reply();
+    expect(reply?.parts).toEqual([closed]);
+    // Nor does an unfinished copy of the finished message.
+    expect(watch([message(info), message({ ...info, time: { created: 1 } }), part(closed)]).reply()?.info).toEqual(info);
+    // An open part's copy further along replaces it; a shorter one does not.
+    const open = Id.ascending("part");
+    expect(watch([message(info), part(text(info, open, "long text")), part(text(info, open, "long"))]).reply()?.parts.map((p) => (p.type === "text" ? p.text : ""))).toEqual(["long text"]);
+  });
 });

@@ -10,6 +10,7 @@ import type { Envelope } from "../bus/bus";
 import type { Info } from "./info";
 import type { AssistantMessage, Part, WithParts } from "./message";
 import { tooDeep } from "./depth";
+import { isNewer, isOpen } from "../../lib/part-lifecycle";
 import * as Prompt from "./prompt";
 import { json } from "./rows";
 import * as SessionOps from "./session";
@@ -112,16 +113,20 @@ export async function runSubagent(s: Services, caller: SubagentCaller, request: 
 }
 
 /**
- * The child's last reply as its events tell it (the store publishes every message and part
- * it writes, in order), so that a finished task costs no read of it: the newest assistant
- * message and its text parts as last written. Undefined when the events do not tell it
- * whole: no finished assistant message seen, a text part of it whose last event was a
- * streamed delta (which crosses instances without its text), or an event it could not read.
- * Never throws: the same subscriber reports the child's progress.
+ * The child's last reply as its events tell it, so that a finished task costs no read of
+ * it: the newest assistant message and its text parts. Of two copies of a text part the
+ * one further along is kept (`isNewer`, lib/part-lifecycle.ts, as the browser's store
+ * does): a closed part is final, whatever comes after it, and so is a finished message.
+ * A streamed delta of an open part makes it unknown until its next whole write (a delta
+ * crosses instances without its text); its closing write is `now` and its deltas
+ * `batched` (writer.ts), so the part is whole again once it ends. Undefined when the
+ * events do not tell the reply whole: no finished assistant message seen, a text part of
+ * it still unknown, or an event it could not read. Never throws: the same subscriber
+ * reports the child's progress.
  */
 export class ReplyWatch {
   private last: AssistantMessage | undefined;
-  /** Text parts by id, with their message; `part` is set when their last event carried the part as written. */
+  /** Text parts by id, with their message; `part` is unset while the part is unknown (its last event an open part's delta). */
   private readonly texts = new Map<string, { messageId: string; part: Part | undefined }>();
   private unreadable = false;
 
@@ -129,31 +134,43 @@ export class ReplyWatch {
     if (event.name === Event.MessageUpdated.name) {
       const parsed = Event.MessageUpdated.schema.safeParse(event.payload);
       if (!parsed.success) this.unreadable = true;
-      else if (parsed.data.info.role === "assistant" && (!this.last || parsed.data.info.id >= this.last.id)) this.last = parsed.data.info;
+      else if (parsed.data.info.role === "assistant" && this.isNewerMessage(parsed.data.info)) this.last = parsed.data.info;
     } else if (event.name === Event.PartUpdated.name) {
-      const part = field(event.payload, "part");
-      if (field(part, "type") !== "text") return;
-      const id = field(part, "id");
-      const messageId = field(part, "messageId");
-      if (typeof id !== "string" || typeof messageId !== "string") {
-        this.unreadable = true;
-        return;
-      }
-      // A streamed delta is not read (every token passes here): the part is whole again at its next write.
-      if (field(event.payload, "delta") !== undefined) {
-        const known = this.texts.get(id);
-        if (known) known.part = undefined;
-        else this.texts.set(id, { messageId, part: undefined });
-        return;
-      }
-      const parsed = Event.PartUpdated.schema.safeParse(event.payload);
-      if (!parsed.success) this.unreadable = true;
-      else this.texts.set(id, { messageId, part: parsed.data.part });
+      this.seePart(event.payload);
     } else if (event.name === Event.PartRemoved.name) {
       const parsed = Event.PartRemoved.schema.safeParse(event.payload);
       if (!parsed.success) this.unreadable = true;
       else this.texts.delete(parsed.data.partId);
     }
+  }
+
+  /** A newer message, or a copy of the last one unless it is an unfinished copy of a finished one (a late event). */
+  private isNewerMessage(info: AssistantMessage): boolean {
+    const last = this.last;
+    if (!last || info.id > last.id) return true;
+    if (info.id < last.id) return false;
+    return info.time.completed !== undefined || last.time.completed === undefined;
+  }
+
+  private seePart(payload: unknown): void {
+    const part = field(payload, "part");
+    if (field(part, "type") !== "text") return;
+    const id = field(part, "id");
+    const messageId = field(part, "messageId");
+    if (typeof id !== "string" || typeof messageId !== "string") {
+      this.unreadable = true;
+      return;
+    }
+    const known = this.texts.get(id);
+    // A streamed delta is not read (every token passes here).
+    if (field(payload, "delta") !== undefined) {
+      if (!known) this.texts.set(id, { messageId, part: undefined });
+      else if (known.part && isOpen(known.part)) known.part = undefined;
+      return;
+    }
+    const parsed = Event.PartUpdated.schema.safeParse(payload);
+    if (!parsed.success) this.unreadable = true;
+    else if (!known?.part || isNewer(known.part, parsed.data.part)) this.texts.set(id, { messageId, part: parsed.data.part });
   }
 
   reply(): WithParts | undefined {

@@ -2,7 +2,7 @@ import * as Id from "../id";
 import type { Services, SubagentCaller } from "../services";
 import { taskResult } from "../tool/task";
 import { type PartOf, type UserMessage, type WithParts, newAssistant } from "./message";
-import * as Store from "./store";
+import { TurnWriter } from "./writer";
 import { complete, fail } from "../../lib/part-lifecycle";
 import { logger } from "../log";
 
@@ -37,7 +37,9 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
   const { teamId, sessionId } = run.caller;
   const started = s.clock.now();
   const assistant = newAssistant(user, { agent: user.agent, directory: run.caller.directory, now: started });
-  await Store.writeMessage(s, teamId, assistant);
+  // The turn's writes (writer.ts): each of them stored before it resolves (`now`), in turn.
+  const writer = new TurnWriter(s, teamId);
+  await writer.message(assistant);
   const input = { description: subtask.description, prompt: subtask.prompt, subagent_type: subtask.agent };
   let part: PartOf<"tool"> = {
     id: Id.ascending("part"),
@@ -49,12 +51,12 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
     state: { status: "running", input, title: subtask.description, time: { start: started } },
   };
   // Writes take turns, so a late progress report never lands after the result.
-  let writes = Store.writePart(s, teamId, part);
-  const save = (next: PartOf<"tool">) => {
+  const save = async (next: PartOf<"tool">) => {
     part = next;
-    writes = writes.then(() => Store.writePart(s, teamId, next));
-    return writes;
+    await writer.write(next, "now");
   };
+  // Stored while the child starts: a later write of the call waits for it.
+  save(part).catch((error: unknown) => log.error(`could not store the call of subtask ${subtask.id}`, error));
   try {
     const result = await s.subagents.run(run.caller, { description: subtask.description, prompt: subtask.prompt, agent: subtask.agent, fromMember: true }, {
       signal: run.signal,
@@ -75,5 +77,5 @@ export async function runSubtask(s: Services, run: SubtaskRun): Promise<void> {
     const failed = fail(part, error instanceof Error ? error.message : String(error), s.clock.now());
     if (failed) await save(failed);
   }
-  await Store.writeMessage(s, teamId, { ...assistant, finish: "tool-calls", time: { created: started, completed: s.clock.now() } });
+  await writer.message({ ...assistant, finish: "tool-calls", time: { created: started, completed: s.clock.now() } });
 }

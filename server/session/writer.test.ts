@@ -87,14 +87,78 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 }
 
 describe("TurnWriter", () => {
+  describe("write: one durability per change (the table in writer.ts)", () => {
+    it("'now': stored when the call resolves, in a statement of its own, and published before", async () => {
+      const { db, writes } = fakeDb({ slowMs: 10 });
+      const { writer, events } = setup(db, 10_000);
+      const id = Id.ascending("part");
+      const written = writer.write(text(id, "done"), "now");
+      expect(events.map((e) => e.name)).toEqual(["message.part.updated"]);
+      expect(writes).toHaveLength(0);
+      await written;
+      expect(writes).toEqual([{ op: "part", id, text: "done", at: expect.any(Number), statement: 1 }]);
+    });
+
+    it("'next': not stored on a timer, but with the turn's next write", async () => {
+      const { db, writes } = fakeDb();
+      const { writer, events } = setup(db, 20);
+      const input = Id.ascending("part");
+      const end = Id.ascending("part");
+      expect(writer.write(text(input, "{\"path\":"), "next", "")).toBeUndefined();
+      // Published as a streamed change at once (nothing held yet), stored by no batcher.
+      expect(deltas(events)).toEqual([""]);
+      await sleep(80);
+      expect(writes).toHaveLength(0);
+      await writer.write(text(end, "result"), "now");
+      expect(writes.map((w) => [w.id, w.statement])).toEqual([
+        [input, 1],
+        [end, 1],
+      ]);
+    });
+
+    it("'next' is stored with the batcher too, when the turn has a batched change", async () => {
+      const { db, writes } = fakeDb();
+      const { writer } = setup(db, 20);
+      const input = Id.ascending("part");
+      const opened = Id.ascending("part");
+      writer.write(text(input, "{"), "next", "");
+      writer.write(text(opened, ""), "batched");
+      await until(() => writes.length >= 2);
+      expect(writes.map((w) => [w.id, w.statement])).toEqual([
+        [input, 1],
+        [opened, 1],
+      ]);
+    });
+
+    it("'batched': not stored when the call returns, stored by the batcher within flushMs; without a delta published at once", async () => {
+      const { db, writes } = fakeDb();
+      const { writer, events } = setup(db, 30, 1_000);
+      const id = Id.ascending("part");
+      const started = Date.now();
+      expect(writer.write(text(id, ""), "batched")).toBeUndefined();
+      writer.write(text(id, "a"), "batched", "a");
+      writer.write(text(id, "ab"), "batched", "b");
+      // The opening and the first delta went at once; the second is held for the part's window.
+      expect(deltas(events)).toEqual([undefined, "a"]);
+      expect(writes).toHaveLength(0);
+      await until(() => writes.length >= 1);
+      expect(writes).toEqual([{ op: "part", id, text: "ab", at: expect.any(Number), statement: 1 }]);
+      expect((writes[0]?.at ?? 0) - started).toBeLessThan(1_000);
+      // Storing does not publish: the held delta still waits for its window (or the turn's next publish).
+      expect(deltas(events)).toEqual([undefined, "a"]);
+      await writer.flush();
+      expect(deltas(events)).toEqual([undefined, "a", "b"]);
+    });
+  });
+
   it("publishes every delta at once and persists a burst of deltas once, within flushMs", async () => {
     const { db, writes } = fakeDb();
     const { writer, events } = setup(db, 40);
     const id = Id.ascending("part");
     const started = Date.now();
-    await writer.part(text(id, "a"), "a");
-    await writer.part(text(id, "ab"), "b");
-    await writer.part(text(id, "abc"), "c");
+    writer.write(text(id, "a"), "batched", "a");
+    writer.write(text(id, "ab"), "batched", "b");
+    writer.write(text(id, "abc"), "batched", "c");
     expect(deltas(events)).toEqual(["a", "b", "c"]);
     expect(writes).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -107,8 +171,8 @@ describe("TurnWriter", () => {
     const { writer } = setup(db, 10_000);
     const a = Id.ascending("part");
     const b = Id.ascending("part");
-    await writer.part(text(a, "streamed"), "streamed");
-    await writer.part(text(b, "final"));
+    writer.write(text(a, "streamed"), "batched", "streamed");
+    await writer.write(text(b, "final"), "now");
     expect(writes.map((w) => [w.id, w.text])).toEqual([
       [a, "streamed"],
       [b, "final"],
@@ -119,7 +183,7 @@ describe("TurnWriter", () => {
     const { db, writes } = fakeDb();
     const { writer, events } = setup(db, 10_000);
     const a = Id.ascending("part");
-    await writer.part(text(a, "half"), "half");
+    writer.write(text(a, "half"), "batched", "half");
     await writer.removePart(text(a, "half"));
     await writer.flush();
     expect(writes.map((w) => w.op)).toEqual(["delete"]);
@@ -130,10 +194,10 @@ describe("TurnWriter", () => {
     const { db, writes } = fakeDb({ slowMs: 15 });
     const { writer } = setup(db, 5);
     const a = Id.ascending("part");
-    await writer.part(text(a, "x"), "x");
+    writer.write(text(a, "x"), "batched", "x");
     await new Promise((resolve) => setTimeout(resolve, 8)); // the timer flush is now in flight
     await writer.message(message);
-    await writer.part(text(a, "xy"));
+    await writer.write(text(a, "xy"), "now");
     expect(writes.map((w) => w.op + (w.text ?? ""))).toEqual(["partx", "message", "partxy"]);
   });
 
@@ -144,10 +208,10 @@ describe("TurnWriter", () => {
     const results = Array.from({ length: 10 }, () => Id.ascending("part"));
     const written = (id: string) => writes.some((w) => w.id === id);
     const flushed: boolean[] = [];
-    const firstWrite = writer.part(text(first, "first"));
+    const firstWrite = writer.write(text(first, "first"), "now");
     await sleep(2); // its statement is under way
     // Ten tool results at once, while the first statement runs: each resolves only once its row is stored.
-    const all = results.map((id, i) => writer.part(text(id, `result ${i}`)).then(() => flushed.push(written(id))));
+    const all = results.map((id, i) => writer.write(text(id, `result ${i}`), "now").then(() => flushed.push(written(id))));
     await Promise.all([firstWrite, ...all]);
     expect(flushed).toEqual(results.map(() => true));
     expect(writes.map((w) => w.id)).toEqual([first, ...results]);
@@ -160,11 +224,11 @@ describe("TurnWriter", () => {
     const a = Id.ascending("part");
     const b = Id.ascending("part");
     const c = Id.ascending("part");
-    const pending = [writer.part(text(a, "a"))];
+    const pending = [writer.write(text(a, "a"), "now")];
     await sleep(2); // a's statement is under way
-    pending.push(writer.part(text(b, "b")));
+    pending.push(writer.write(text(b, "b"), "now"));
     pending.push(writer.message(message));
-    pending.push(writer.part(text(c, "c")));
+    pending.push(writer.write(text(c, "c"), "now"));
     await Promise.all(pending);
     expect(writes.map((w) => w.op + (w.text ?? ""))).toEqual(["parta", "partb", "message", "partc"]);
     // a's statement was running when b came: b waited for the next one, which c could not join past the message.
@@ -175,9 +239,9 @@ describe("TurnWriter", () => {
     const bad = Id.ascending("part");
     const { db } = fakeDb({ slowMs: 10, failPart: (id) => id === bad });
     const { writer } = setup(db, 10_000);
-    const first = writer.part(text(Id.ascending("part"), "ok"));
+    const first = writer.write(text(Id.ascending("part"), "ok"), "now");
     await sleep(2); // its statement is under way
-    const joined = [writer.part(text(Id.ascending("part"), "with")), writer.part(text(bad, "refused"))];
+    const joined = [writer.write(text(Id.ascending("part"), "with"), "now"), writer.write(text(bad, "refused"), "now")];
     await expect(first).resolves.toBeUndefined();
     await Promise.all(joined.map((flush) => expect(flush).rejects.toThrow("part write failed")));
     await expect(writer.flush()).resolves.toBeUndefined();
@@ -190,7 +254,7 @@ describe("TurnWriter", () => {
     await expect(writer.message(message)).rejects.toThrow("message write failed");
     fail = false;
     await expect(writer.flush()).resolves.toBeUndefined();
-    await writer.part(text(Id.ascending("part"), "after"));
+    await writer.write(text(Id.ascending("part"), "after"), "now");
     await writer.message(message);
     expect(writes.map((w) => w.op)).toEqual(["part", "message"]);
   });
@@ -199,7 +263,7 @@ describe("TurnWriter", () => {
     let fail = true;
     const { db } = fakeDb({ failPart: () => fail });
     const { writer } = setup(db, 5);
-    await writer.part(text(Id.ascending("part"), "lost?"), "lost?");
+    writer.write(text(Id.ascending("part"), "lost?"), "batched", "lost?");
     await new Promise((resolve) => setTimeout(resolve, 40));
     fail = false;
     await expect(writer.flush()).rejects.toThrow("part write failed");
@@ -210,9 +274,9 @@ describe("TurnWriter", () => {
     const { db } = fakeDb();
     const { writer, events } = setup(db, 10_000, 30);
     const id = Id.ascending("part");
-    await writer.part(text(id, "a"), "a");
-    await writer.part(text(id, "ab"), "b");
-    await writer.part(text(id, "abc"), "c");
+    writer.write(text(id, "a"), "batched", "a");
+    writer.write(text(id, "ab"), "batched", "b");
+    writer.write(text(id, "abc"), "batched", "c");
     // The first went at once; the next two wait for the window.
     expect(deltas(events)).toEqual(["a"]);
     await sleep(60);
@@ -225,14 +289,14 @@ describe("TurnWriter", () => {
     const { db } = fakeDb();
     const { writer, events } = setup(db, 10_000, 20);
     const a = Id.ascending("part");
-    await writer.part(text(a, "x"), "x");
+    writer.write(text(a, "x"), "batched", "x");
     await sleep(30);
-    await writer.part(text(a, "xy"), "y");
+    writer.write(text(a, "xy"), "batched", "y");
     expect(deltas(events)).toEqual(["x", "y"]);
-    await writer.part(text(a, "xyz"), "z");
+    writer.write(text(a, "xyz"), "batched", "z");
     expect(deltas(events)).toEqual(["x", "y"]);
     // The part's end (no delta) comes after the held delta, and nothing is sent twice.
-    await writer.part(text(a, "xyz!"));
+    await writer.write(text(a, "xyz!"), "now");
     expect(deltas(events)).toEqual(["x", "y", "z", undefined]);
     await sleep(40);
     expect(events).toHaveLength(4);
@@ -244,8 +308,8 @@ describe("TurnWriter", () => {
     const other = new TurnWriter(services, "team");
     const a = Id.ascending("part");
     const b = Id.ascending("part");
-    await writer.part(text(a, "one"), "one");
-    await other.part(text(b, "two"), "two");
+    writer.write(text(a, "one"), "batched", "one");
+    other.write(text(b, "two"), "batched", "two");
     await until(() => writes.length >= 2);
     expect(writes.map((w) => [w.id, w.text])).toEqual([
       [a, "one"],
@@ -260,8 +324,8 @@ describe("TurnWriter", () => {
     const { services, writer } = setup(db, 20);
     const other = new TurnWriter(services, "team");
     const good = Id.ascending("part");
-    await writer.part(text(good, "kept"), "kept");
-    await other.part(text(bad, "refused"), "refused");
+    writer.write(text(good, "kept"), "batched", "kept");
+    other.write(text(bad, "refused"), "batched", "refused");
     await sleep(60);
     expect(writes.map((w) => [w.id, w.text])).toEqual([[good, "kept"]]);
     await expect(writer.flush()).resolves.toBeUndefined();

@@ -9,31 +9,42 @@ export interface WriterServices extends Store.StoreServices {
 }
 
 /**
- * Writes a running assistant turn through the write path (store.ts).
+ * Writes the parts and messages of a running turn — the processor's, a member's subtask
+ * (subtask.ts), a member's commands (shell.ts) — through the write path (store.ts). A
+ * part is written with `write(part, durability, delta?)`: the durability says when it is
+ * persisted, the delta how it is published. The durabilities (docs/ARCHITECTURE.md,
+ * Durability, has the same table):
  *
- * Publishing: a change without a delta is published at once. Streamed changes of a part
- * (text deltas, a tool's input as it streams) are published at once too, unless the
- * part was published less than `streamWindowMs` ago: then they are held and published
- * together when the window ends, as one event whose delta is all of theirs — so a fast
+ * | durability | persisted | published | used for | a crash loses |
+ * |---|---|---|---|---|
+ * | `now` | before the returned promise resolves: in the turn's next statement, which changes flushed while an earlier write of the turn is under way share (group commit) | at once, after what the turn holds | a part's end: text or reasoning ended, a tool's result or error, step-finish, patch, retry; what cleanup closes; a subtask's `task` part; a member's commands | nothing once the call has returned |
+ * | `next` | with the turn's next write of any kind (a `now` write's statement, the batcher's, a message) — no timer of its own | as a streamed change (below) | a tool call's input as it streams (at the latest with the call's start, `batched`) | the input since the turn's last write: recovery aborts a call that never started, and a long input (a file being written) is not written whole again every FLUSH_MS |
+ * | `batched` | by StreamedWrites within FLUSH_MS (200 ms), in one statement for every running turn of the process | with a delta as a streamed change; without one at once, after what the turn holds | text and reasoning deltas, a running tool's live progress (delta ""), a part just opened (step-start, empty text or reasoning, a pending tool), a tool call's start | at most MAX_LOSS_MS (250 ms) of streamed text; an opened part or a tool's start, whose end (`now`) would have written it — recovery closes what a crash left open |
+ * | `message(info)` | before the call returns, in its own statement, in the turn's write order | after it is stored | the turn's assistant message (opened, closed, a compaction's failure) | nothing once the call has returned |
+ * | `removePart(part)` | before the call returns (deleted, with its pending change dropped), in the turn's write order | after it is deleted | a failed attempt's parts before a retry | the removal: the part stays, closed by recovery |
+ *
+ * A streamed change (one with a delta, "" for a change that adds no text) is published at
+ * once unless its part was published less than `streamWindowMs` ago: then it is held and
+ * published when the window ends, as one event whose delta is all of theirs — so a fast
  * provider costs each client one event (and one socket write) per part per window, and
  * a provider slower than the window adds no delay at all. Anything else the turn
  * publishes first releases what is held, so clients see the turn's changes in order.
- *
- * Persisting: every change but a streamed one, a part just opened or a tool call's start
- * (see `soon`) is persisted before the call returns.
- * Streamed changes are persisted by the services' StreamedWrites at most `flushMs` later,
- * together with those of every other running turn in one statement (a tool call's input
- * as it streams only with the turn's next write: see `input`). Writes of a turn are
- * serialized, so the database always moves forward in publish order.
+ * Writes of a turn are serialized, so the database always moves forward in publish order;
+ * a `next` or `batched` write that fails is reported by the turn's next `flush`, once.
  */
+
+/** How a part change is persisted: see the table above. */
+export type Durability = "now" | "next" | "batched";
+
 /** The most streamed text a crash may lose (ms): what Parley promises (README, Crash safety). */
 export const MAX_LOSS_MS = 250;
 /**
- * How often streamed changes are written: early enough that the statement itself (a few
- * ms) has committed within MAX_LOSS_MS of the text arriving, as the two-instance suite
- * measures with a kill -9 (e2e/instances/recovery.spec.ts).
+ * How often streamed changes are written (`batched`): early enough that the statement
+ * itself (a few ms) has committed within MAX_LOSS_MS of the text arriving, as the
+ * two-instance suite measures with a kill -9 (e2e/instances/recovery.spec.ts).
  */
 export const FLUSH_MS = 200;
+/** How long a streamed change of a part published less than this ago is held (ms). */
 export const STREAM_WINDOW_MS = 16;
 
 export class TurnWriter {
@@ -57,45 +68,29 @@ export class TurnWriter {
     this.windowMs = services.settings.streamWindowMs ?? STREAM_WINDOW_MS;
   }
 
-  /** Publish a part change (a streamed one may be held for its window); persist it now, or within flushMs when it is streamed. */
-  async part(part: Part, delta?: string): Promise<void> {
+  /**
+   * Write a part change with a durability (the table above): published at once, or as a
+   * streamed change with `delta`; persisted before the returned promise resolves (`now`),
+   * with the turn's next write (`next`), or by StreamedWrites within flushMs (`batched`).
+   * Only `now` returns a promise: nothing is allocated per delta.
+   */
+  write(part: Part, durability: "now", delta?: string): Promise<void>;
+  write(part: Part, durability: "next" | "batched", delta?: string): void;
+  write(part: Part, durability: Durability, delta?: string): Promise<void> | undefined;
+  write(part: Part, durability: Durability, delta?: string): Promise<void> | undefined {
     if (delta === undefined) {
       this.release();
       Store.publishPart(this.services, this.teamId, part);
-      this.dirty.set(part.id, part);
-      return this.flush();
+    } else {
+      this.publishStreamed(part, delta);
     }
-    this.stream(part, delta);
     this.dirty.set(part.id, part);
-    this.services.streamedWrites.schedule(this);
+    if (durability === "now") return this.flush();
+    if (durability === "batched") this.services.streamedWrites.schedule(this);
+    return undefined;
   }
 
-  /**
-   * A tool call's input as it streams: published like any streamed change (held for its
-   * part's window), persisted with the turn's next write (at the latest the call's start,
-   * itself persisted within flushMs: see `soon`) and not on a timer of its own. A call's
-   * input is worth nothing after a crash (recovery aborts a call that never started), and
-   * a long one (a file being written) would otherwise be written whole again every flushMs.
-   */
-  input(part: Part): void {
-    this.stream(part, "");
-    this.dirty.set(part.id, part);
-  }
-
-  /**
-   * Publish a change at once and persist it with the turn's next write (at the latest
-   * within flushMs), for changes not worth a statement of their own: a part just opened
-   * (an empty text or reasoning part, a step's start, a tool whose input is about to
-   * stream), whose content is written anyway, and a tool call's start, whose result is
-   * (a crash before either leaves a part that recovery closes).
-   */
-  soon(part: Part): void {
-    this.release();
-    Store.publishPart(this.services, this.teamId, part);
-    this.dirty.set(part.id, part);
-    this.services.streamedWrites.schedule(this);
-  }
-
+  /** Store the turn's message (persisted, then published, in the turn's write order: see the table above). */
   async message(info: Message): Promise<void> {
     this.release();
     await this.enqueue(async () => {
@@ -104,6 +99,7 @@ export class TurnWriter {
     });
   }
 
+  /** Delete a part (a failed attempt's), dropping its pending change: see the table above. */
   async removePart(part: Part): Promise<void> {
     this.release();
     this.dirty.delete(part.id);
@@ -183,7 +179,7 @@ export class TurnWriter {
   }
 
   /** Publish a streamed change now, or hold it until its part's window ends. */
-  private stream(part: Part, delta: string): void {
+  private publishStreamed(part: Part, delta: string): void {
     const held = this.held.get(part.id);
     if (held) {
       held.part = part;
