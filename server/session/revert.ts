@@ -101,6 +101,16 @@ export function projectOf(row: SessionRow): Project {
   return snapshotScope(row);
 }
 
+/**
+ * The session's files for a revert or a version switch, which read and restore them: its
+ * workspace made first when no tool has needed it yet (then its files are the base's, and
+ * the turns being undone changed none).
+ */
+export async function madeFiles(s: Services, row: SessionRow): Promise<Project> {
+  if (row.workspaceId && s.snapshots.available) await s.workspaces.ready(row.workspaceId);
+  return snapshotScope(row);
+}
+
 function stateOf(row: SessionRow): RevertState | undefined {
   return Info.shape.revert.safeParse(row.revert).data;
 }
@@ -173,7 +183,7 @@ export const revert = fn(RevertInput, async (ctx: Context, input): Promise<Info>
     const point = revertPoint(history, input.messageId, input.partId);
     if (!point) throw ParleyError.notFound(input.partId ? "part" : "message", input.partId ?? input.messageId);
     requireSnapshots(ctx, point.patches.length > 0);
-    const project = projectOf(row);
+    const project = await madeFiles(ctx, row);
     if (!ctx.snapshots.available) return Store.updateSession(ctx, row.id, { revert: { messageId: point.messageId, ...(point.partId ? { partId: point.partId } : {}) } });
     const previous = stateOf(row);
     // Reverting again starts from the files as they were before the first revert.
@@ -199,7 +209,7 @@ export const unrevert = fn(UnrevertInput, async (ctx: Context, input): Promise<I
     const state = stateOf(row);
     if (!state) return sessionFromRow(row, ctx.settings.publicUrl);
     requireSnapshots(ctx, state.snapshot !== undefined);
-    const project = projectOf(row);
+    const project = await madeFiles(ctx, row);
     await undoRevert(ctx, project, await Store.history(ctx.db, row.id), state);
     const info = await Store.updateSession(ctx, row.id, { revert: Prisma.DbNull });
     if (state.snapshot) await resummarize(ctx, row, state.snapshot);

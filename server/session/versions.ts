@@ -97,7 +97,7 @@ export const switchTo = fn(SwitchInput, async (ctx: Context, input): Promise<Inf
     const ours = patchesIn(current);
     Revert.requireSnapshots(ctx, ours.length + theirs.length > 0);
     if (theirs.length > 0 && !version.snapshot) throw new ParleyError("CONFLICT", "the files of this version were not kept; it cannot be brought back");
-    const project = Revert.projectOf(row);
+    const project = await Revert.madeFiles(ctx, row);
     let snapshot: string | undefined;
     if (ctx.snapshots.available) {
       // The files as the current version left them (it comes back from there), then its changes undone.
