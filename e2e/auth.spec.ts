@@ -64,14 +64,9 @@ test("an admin invites a second user, who signs up through the link and works in
   const folder = projectFolder(`auth-${tag()}`);
   await team.addProject("../outside");
   await expect(owner.getByRole("alert").filter({ hasText: "outside the projects root" })).toBeVisible();
-  await team.addProject(folder);
-  await expect(owner.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  await team.addListedProject(folder);
 
-  const list = new SessionListPage(owner);
-  await list.goto();
-  const picker = owner.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  const sessionId = await list.createSession();
+  const sessionId = await new SessionListPage(owner).createSessionIn(folder);
   const title = `Team plan ${tag()}`;
   await new SessionPage(owner).rename(title);
 
@@ -136,13 +131,9 @@ test("a user in two teams switches between them and sees each team's sessions on
   const team = new TeamPageObject(page);
   await team.goto();
   const folder = projectFolder(`switch-${tag()}`);
-  await team.addProject(folder);
-  await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  await team.addListedProject(folder);
   const list = new SessionListPage(page);
-  await list.goto();
-  const picker = page.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  const sessionId = await list.createSession();
+  const sessionId = await list.createSessionIn(folder);
 
   // A second team, from the switcher.
   await list.goto();

@@ -1,4 +1,5 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 import type { Seeder } from "../support/seed";
 import { SessionPage } from "./session-page";
 
@@ -25,28 +26,16 @@ declare global {
 }
 
 /** The chat of a session page: composer, Stop, status, model picker. */
-export class Chat {
-  readonly composer: Locator;
-  readonly input: Locator;
-  readonly send: Locator;
-  readonly stop: Locator;
-  readonly status: Locator;
-  readonly retryCard: Locator;
-  readonly modelPicker: Locator;
-  readonly error: Locator;
-  readonly messages: Locator;
-
-  constructor(readonly page: Page) {
-    this.composer = page.getByTestId("composer");
-    this.input = page.getByRole("textbox", { name: "Message" });
-    this.send = page.getByTestId("send-button");
-    this.stop = page.getByTestId("stop-button");
-    this.status = page.getByTestId("session-status");
-    this.retryCard = page.getByTestId("retry-card");
-    this.modelPicker = page.getByTestId("model-picker");
-    this.error = page.getByTestId("composer-error");
-    this.messages = page.getByTestId("message");
-  }
+export class Chat extends PageObject {
+  readonly composer = this.page.getByTestId("composer");
+  readonly input = this.page.getByRole("textbox", { name: "Message" });
+  readonly send = this.page.getByTestId("send-button");
+  readonly stop = this.page.getByTestId("stop-button");
+  readonly status = this.page.getByTestId("session-status");
+  readonly retryCard = this.page.getByTestId("retry-card");
+  readonly modelPicker = this.page.getByTestId("model-picker");
+  readonly error = this.page.getByTestId("composer-error");
+  readonly messages = this.page.getByTestId("message");
 
   /** Types a message and sends it with Enter. */
   async ask(text: string): Promise<void> {
