@@ -1,3 +1,4 @@
+import path from "node:path";
 import { type Locator, type Page, expect } from "@playwright/test";
 import { PageObject } from "./page-object";
 import type { Seeder } from "../support/seed";
@@ -36,6 +37,12 @@ export class Chat extends PageObject {
   readonly modelPicker = this.page.getByTestId("model-picker");
   readonly error = this.page.getByTestId("composer-error");
   readonly messages = this.page.getByTestId("message");
+
+  /** Picks `model` in the model picker and waits until the picker shows it chosen. */
+  async chooseModel(model: { key: string; label: string }): Promise<void> {
+    await this.modelPicker.selectOption(model.key);
+    await expect(this.modelPicker.locator("option:checked")).toHaveText(model.label);
+  }
 
   /** Types a message and sends it with Enter. */
   async ask(text: string): Promise<void> {
@@ -124,4 +131,15 @@ export async function openChat(page: Page, seed: Seeder, title: string) {
   const chat = new Chat(page);
   await expect(chat.status).toHaveAttribute("data-status", "idle");
   return { session, chat };
+}
+
+/**
+ * openChat, with a folder of the test's own (named `<prefix>-…`) in the session's workspace
+ * (the project's folder is not touched), and `file(name)`: the path of a file in it.
+ */
+export async function openChatInFolder(page: Page, seed: Seeder, title: string, prefix: string) {
+  const { session, chat } = await openChat(page, seed, title);
+  const folder = `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const directory = await seed.directory(session.id);
+  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
 }
