@@ -16,6 +16,17 @@ async function freshPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
+/** A new user, signed up in a browser context of their own (a team of their own, named `teamName`), on the Team page. */
+async function signedUpOnTeamPage(browser: Browser, name: string) {
+  const page = await freshPage(browser);
+  const user = person(name);
+  const auth = await signUp(page, user);
+  const teamName = await auth.activeTeam();
+  const team = new TeamPageObject(page);
+  await team.goto();
+  return { page, user, auth, teamName, team };
+}
+
 // `account` (the worker's signed-up user) makes sure this is not a fresh install, where
 // sign-in would send straight to sign-up (the first user: server/auth tests).
 test("a new user is sent to sign in, signs up into a team of their own, signs out and back in", async ({ browser, account: _account }) => {
@@ -55,12 +66,7 @@ test("a new user is sent to sign in, signs up into a team of their own, signs ou
 
 test("an admin invites a second user, who signs up through the link and works in the team until removed; another team's user cannot open its session", async ({ browser }) => {
   // The owner sets up a project and a session.
-  const owner = await freshPage(browser);
-  const olga = person("Olga");
-  const ownerAuth = await signUp(owner, olga);
-  const teamName = await ownerAuth.activeTeam();
-  const team = new TeamPageObject(owner);
-  await team.goto();
+  const { page: owner, user: olga, teamName, team } = await signedUpOnTeamPage(browser, "Olga");
   const folder = projectFolder(`auth-${tag()}`);
   await team.addProject("../outside");
   await expect(owner.getByRole("alert").filter({ hasText: "outside the projects root" })).toBeVisible();
@@ -124,12 +130,7 @@ test("an admin invites a second user, who signs up through the link and works in
 });
 
 test("a user in two teams switches between them and sees each team's sessions only", async ({ browser }) => {
-  const page = await freshPage(browser);
-  const tess = person("Tess");
-  const auth = await signUp(page, tess);
-  const firstTeam = await auth.activeTeam();
-  const team = new TeamPageObject(page);
-  await team.goto();
+  const { page, auth, teamName: firstTeam, team } = await signedUpOnTeamPage(browser, "Tess");
   const folder = projectFolder(`switch-${tag()}`);
   await team.addListedProject(folder);
   const list = new SessionListPage(page);

@@ -9,17 +9,14 @@ export class TeamInstructionsSection extends ScopedTeamSection {
     super(page, { testId: "team-instructions", scopeLabel: "Instructions for", name: "instructions" });
   }
 
-  async goto(): Promise<void> {
-    await this.page.goto("/team");
-    await expect(this.section).toBeVisible();
+  protected async loaded(): Promise<void> {
     await expect(this.form).toBeVisible();
   }
 
   /** Writes and saves the instructions of the scope shown ("The whole team" or a project). */
   async write(text: string): Promise<void> {
     await this.input.fill(text);
-    await this.form.getByRole("button", { name: "Save instructions" }).click();
-    await expect(this.status).toHaveText("Saved.");
+    await this.saveWith("Save instructions");
   }
 }
 

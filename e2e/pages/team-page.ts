@@ -23,6 +23,22 @@ export abstract class ScopedTeamSection extends PageObject {
     this.status = this.section.getByTestId(`${section.name}-status`);
     this.readOnlyNote = this.section.getByTestId(`${section.name}-read-only`);
   }
+
+  /** Opens the Team page and waits until this section has loaded what it edits. */
+  async goto(): Promise<void> {
+    await this.page.goto("/team");
+    await expect(this.section).toBeVisible();
+    await this.loaded();
+  }
+
+  /** Waits for what shows the section has loaded. */
+  protected abstract loaded(): Promise<void>;
+
+  /** Saves the form with its button `label` and waits for "Saved.". */
+  protected async saveWith(label: string): Promise<void> {
+    await this.form.getByRole("button", { name: label }).click();
+    await expect(this.status).toHaveText("Saved.");
+  }
 }
 
 /** The "Permission policy" section of the Team page (/team). */
@@ -33,25 +49,22 @@ export class PermissionPolicySection extends ScopedTeamSection {
     super(page, { testId: "permission-policy", scopeLabel: "Rules for", name: "policy" });
   }
 
-  async goto(): Promise<void> {
-    await this.page.goto("/team");
-    await expect(this.section).toBeVisible();
+  protected async loaded(): Promise<void> {
     await expect(this.section.getByRole("status").filter({ hasText: "Loading the rules" })).toHaveCount(0);
   }
 
   /** Picks "All projects" (the team's rules) or a project by name. */
   async chooseScope(label: string): Promise<void> {
     await this.scope.selectOption({ label });
-    await expect(this.section.getByRole("status").filter({ hasText: "Loading the rules" })).toHaveCount(0);
+    await this.loaded();
   }
 
   addRule(rule: PermissionRule): Promise<void> {
     return addPermissionRule(this.form, this.rules, rule);
   }
 
-  async save(): Promise<void> {
-    await this.form.getByRole("button", { name: "Save policy" }).click();
-    await expect(this.status).toHaveText("Saved.");
+  save(): Promise<void> {
+    return this.saveWith("Save policy");
   }
 
   /** The rule shown at `index` (0-based) in the read-only view. */
