@@ -30,10 +30,7 @@ async function invitedMember(browser: Browser, team: TeamPageObject): Promise<{ 
   const link = await team.invite(milo.email);
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(link);
-  await page.getByRole("link", { name: "Sign up to accept" }).click();
-  await new AuthPages(page).fillSignUp(milo);
-  await page.waitForURL((url) => url.pathname === "/");
+  await new AuthPages(page).acceptInvitation(link, milo);
   return { context, page, email: milo.email };
 }
 

@@ -83,11 +83,8 @@ test("an admin invites a second user, who signs up through the link and works in
   await expect(owner.locator(`[data-testid="invitation"][data-email="${milo.email}"]`)).toBeVisible();
 
   const invitee = await freshPage(browser);
-  await invitee.goto(link);
-  await invitee.getByRole("link", { name: "Sign up to accept" }).click();
   const inviteeAuth = new AuthPages(invitee);
-  await inviteeAuth.fillSignUp(milo);
-  await invitee.waitForURL((url) => url.pathname === "/");
+  await inviteeAuth.acceptInvitation(link, milo);
   expect(await inviteeAuth.activeTeam()).toBe(teamName);
   await new SessionListPage(invitee).row(title).getByRole("link", { name: title, exact: true }).click();
   await invitee.waitForURL(`**/sessions/${sessionId}`);

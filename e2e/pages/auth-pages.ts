@@ -14,6 +14,14 @@ export class AuthPages extends PageObject {
     await form.getByRole("button", { name: /^Sign up/ }).click();
   }
 
+  /** Opens an invitation link, signs up through it and waits for the team's session list. */
+  async acceptInvitation(link: string, user: { name: string; email: string; password: string }): Promise<void> {
+    await this.page.goto(link);
+    await this.page.getByRole("link", { name: "Sign up to accept" }).click();
+    await this.fillSignUp(user);
+    await this.page.waitForURL((url) => url.pathname === "/");
+  }
+
   async signIn(user: { email: string; password: string }): Promise<void> {
     const form = this.page.getByTestId("sign-in-form");
     await form.getByLabel("Email").fill(user.email);
