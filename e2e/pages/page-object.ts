@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 
 /**
  * What a page object starts from: the page it drives. A subclass declares each locator once,
@@ -12,11 +12,11 @@ export abstract class PageObject {
 export abstract class TranscriptPage extends PageObject {
   readonly messages = this.page.getByTestId("message");
 
-  part(type: string) {
+  part(type: string): Locator {
     return this.page.locator(`[data-part-type="${type}"]`);
   }
 
-  tool(status: "pending" | "running" | "completed" | "error") {
+  tool(status: "pending" | "running" | "completed" | "error"): Locator {
     return this.page.locator(`[data-part-type="tool"][data-tool-status="${status}"]`);
   }
 }

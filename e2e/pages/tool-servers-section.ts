@@ -1,3 +1,4 @@
+import type { Locator } from "@playwright/test";
 import { PageObject } from "./page-object";
 
 /** The "Tool servers" section of the Team page (/team): the team's MCP servers and the form that adds one. */
@@ -6,7 +7,7 @@ export class ToolServersSection extends PageObject {
   readonly form = this.section.getByTestId("tool-server-form");
 
   /** A listed server, by name. */
-  row(name: string) {
+  row(name: string): Locator {
     return this.section.locator(`[data-testid="tool-server"][data-name="${name}"]`);
   }
 
