@@ -48,10 +48,14 @@ test.describe("tool servers", () => {
     // One tool with a 40,000-character description: about 10,000 tokens, 31% of the offline model's 32,000.
     bulky = await startMcpServer({ secret: "bulky", header: "x-key", manual: 40_000 });
   });
-  test.afterAll(async () => {
+  test.afterAll(async ({ seed }) => {
     await mcp.close();
     await oauth.close();
     await bulky.close();
+    // The team-wide servers the tests leave (echo-…, docs-…) would otherwise reach the later
+    // specs of this worker's team: a turn's "Instructions" line lists them (e2e/repository.spec.ts).
+    const names = ["echo-", "docs-", "probe-", "bulky-"].map((prefix) => ({ name: { startsWith: prefix } }));
+    await seed.db.toolServer.deleteMany({ where: { teamId: seed.ctx.actor.teamId, OR: names } });
   });
 
   test("an admin adds a remote server with a secret header; a member's session calls its tool after approval and sees the result", async ({ page, browser, seed, fake }) => {
