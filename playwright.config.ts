@@ -1,49 +1,28 @@
-import { existsSync } from "node:fs";
-import { defineConfig, devices } from "@playwright/test";
+import { defineConfig } from "@playwright/test";
+import { desktopChromium, failureArtifacts, serialSuite } from "./e2e/suite-options";
 
 /**
  * End-to-end tests in a real Chromium against the production build, on its own data
  * directory (.data-e2e, wiped at every start) and port. PARLEY_E2E_PORT, PARLEY_E2E_DATA_DIR
- * and PARLEY_DIST_DIR (the Next.js build directory) let two runs share one checkout. Debian's Chromium is used when
- * installed, since Playwright cannot download its own browser on every machine.
+ * and PARLEY_DIST_DIR (the Next.js build directory) let two runs share one checkout. The
+ * browser, one test at a time and the retry: e2e/suite-options.ts.
  */
 const PORT = Number(process.env.PARLEY_E2E_PORT ?? 3100);
 const DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
 /** Where specs start a fake OpenAI-compatible server (e2e/support/fake-provider.ts) for the `compatible/*` models. */
 const FAKE_OPENAI_PORT = Number(process.env.PARLEY_E2E_OPENAI_PORT ?? PORT + 1);
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "e2e",
   // Two servers on one database: its own suite (playwright.instances.config.ts).
   testIgnore: ["**/e2e/instances/**"],
-  fullyParallel: false,
-  workers: 1,
-  forbidOnly: !!process.env.CI,
-  // One retry, reported: a test that passes only on its retry is listed as "flaky" by the
-  // reporter and counted apart in the summary (scripts/test-summary.mjs), with what the
-  // failed attempt saw printed (e2e/fixtures.ts `diagnose`); a test that fails twice fails.
-  retries: 1,
+  // A failed attempt prints what the server stored (e2e/fixtures.ts `diagnose`).
+  ...serialSuite,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never" }], ["json", { outputFile: "reports/playwright.json" }]],
-  use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
-    trace: "retain-on-failure",
-    screenshot: "only-on-failure",
-  },
-  projects: [
-    {
-      name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        launchOptions: {
-          executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
-          args: ["--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        },
-      },
-    },
-  ],
+  use: { baseURL: `http://127.0.0.1:${PORT}`, ...failureArtifacts },
+  projects: [{ name: "chromium", use: desktopChromium }],
   webServer: {
     command: `rm -rf ${DATA_DIR} && npx tsx scripts/parley.ts start --build`,
     url: `http://127.0.0.1:${PORT}`,

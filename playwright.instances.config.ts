@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { defineConfig, devices } from "@playwright/test";
+import { defineConfig } from "@playwright/test";
+import { desktopChromium, failureArtifacts, serialSuite } from "./e2e/suite-options";
 import type { DatabaseKind } from "./e2e/instances/support/postgres";
 
 /**
@@ -11,31 +11,18 @@ import type { DatabaseKind } from "./e2e/instances/support/postgres";
  * PARLEY_DIST_DIR names the build (default `.next`, built when missing or stale),
  * PARLEY_INSTANCES_PORT the first of its ports (default 3310).
  */
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
-
-const browser = {
-  ...devices["Desktop Chrome"],
-  launchOptions: {
-    executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
-    args: ["--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  },
-};
-
 export default defineConfig<{ database: DatabaseKind }>({
   testDir: "e2e/instances",
   globalSetup: "./e2e/instances/support/global-setup.ts",
-  fullyParallel: false,
   // One worker: a project's tests share its servers (started once per worker), one test at a time.
-  workers: 1,
-  forbidOnly: !!process.env.CI,
-  retries: 1,
+  ...serialSuite,
   timeout: 90_000,
   expect: { timeout: 15_000 },
   outputDir: "test-results/instances",
   reporter: [["list"], ["json", { outputFile: "reports/playwright-instances.json" }]],
-  use: { trace: "retain-on-failure", screenshot: "only-on-failure" },
+  use: failureArtifacts,
   projects: [
-    { name: "embedded-postgres", use: { ...browser, database: "embedded" } },
-    { name: "external-postgres", use: { ...browser, database: "external" } },
+    { name: "embedded-postgres", use: { ...desktopChromium, database: "embedded" } },
+    { name: "external-postgres", use: { ...desktopChromium, database: "external" } },
   ],
 });

@@ -17,13 +17,8 @@ async function signedUpOwner(browser: Browser) {
   const team = new TeamPageObject(owner);
   await team.goto();
   const folder = projectFolder(`access-${tag()}`);
-  await team.addProject(folder);
-  await expect(owner.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
-  const list = new SessionListPage(owner);
-  await list.goto();
-  const picker = owner.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  const sessionId = await list.createSession();
+  await team.addListedProject(folder);
+  const sessionId = await new SessionListPage(owner).createSessionIn(folder);
   await new SessionPage(owner).rename(`Plans ${tag()}`);
   return { owner, team, sessionId };
 }
@@ -35,10 +30,7 @@ async function invitedMember(browser: Browser, team: TeamPageObject): Promise<{ 
   const link = await team.invite(milo.email);
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(link);
-  await page.getByRole("link", { name: "Sign up to accept" }).click();
-  await new AuthPages(page).fillSignUp(milo);
-  await page.waitForURL((url) => url.pathname === "/");
+  await new AuthPages(page).acceptInvitation(link, milo);
   return { context, page, email: milo.email };
 }
 

@@ -16,6 +16,17 @@ async function freshPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
+/** A new user, signed up in a browser context of their own (a team of their own, named `teamName`), on the Team page. */
+async function signedUpOnTeamPage(browser: Browser, name: string) {
+  const page = await freshPage(browser);
+  const user = person(name);
+  const auth = await signUp(page, user);
+  const teamName = await auth.activeTeam();
+  const team = new TeamPageObject(page);
+  await team.goto();
+  return { page, user, auth, teamName, team };
+}
+
 // `account` (the worker's signed-up user) makes sure this is not a fresh install, where
 // sign-in would send straight to sign-up (the first user: server/auth tests).
 test("a new user is sent to sign in, signs up into a team of their own, signs out and back in", async ({ browser, account: _account }) => {
@@ -55,23 +66,13 @@ test("a new user is sent to sign in, signs up into a team of their own, signs ou
 
 test("an admin invites a second user, who signs up through the link and works in the team until removed; another team's user cannot open its session", async ({ browser }) => {
   // The owner sets up a project and a session.
-  const owner = await freshPage(browser);
-  const olga = person("Olga");
-  const ownerAuth = await signUp(owner, olga);
-  const teamName = await ownerAuth.activeTeam();
-  const team = new TeamPageObject(owner);
-  await team.goto();
+  const { page: owner, user: olga, teamName, team } = await signedUpOnTeamPage(browser, "Olga");
   const folder = projectFolder(`auth-${tag()}`);
   await team.addProject("../outside");
   await expect(owner.getByRole("alert").filter({ hasText: "outside the projects root" })).toBeVisible();
-  await team.addProject(folder);
-  await expect(owner.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  await team.addListedProject(folder);
 
-  const list = new SessionListPage(owner);
-  await list.goto();
-  const picker = owner.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  const sessionId = await list.createSession();
+  const sessionId = await new SessionListPage(owner).createSessionIn(folder);
   const title = `Team plan ${tag()}`;
   await new SessionPage(owner).rename(title);
 
@@ -82,11 +83,8 @@ test("an admin invites a second user, who signs up through the link and works in
   await expect(owner.locator(`[data-testid="invitation"][data-email="${milo.email}"]`)).toBeVisible();
 
   const invitee = await freshPage(browser);
-  await invitee.goto(link);
-  await invitee.getByRole("link", { name: "Sign up to accept" }).click();
   const inviteeAuth = new AuthPages(invitee);
-  await inviteeAuth.fillSignUp(milo);
-  await invitee.waitForURL((url) => url.pathname === "/");
+  await inviteeAuth.acceptInvitation(link, milo);
   expect(await inviteeAuth.activeTeam()).toBe(teamName);
   await new SessionListPage(invitee).row(title).getByRole("link", { name: title, exact: true }).click();
   await invitee.waitForURL(`**/sessions/${sessionId}`);
@@ -129,20 +127,11 @@ test("an admin invites a second user, who signs up through the link and works in
 });
 
 test("a user in two teams switches between them and sees each team's sessions only", async ({ browser }) => {
-  const page = await freshPage(browser);
-  const tess = person("Tess");
-  const auth = await signUp(page, tess);
-  const firstTeam = await auth.activeTeam();
-  const team = new TeamPageObject(page);
-  await team.goto();
+  const { page, auth, teamName: firstTeam, team } = await signedUpOnTeamPage(browser, "Tess");
   const folder = projectFolder(`switch-${tag()}`);
-  await team.addProject(folder);
-  await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  await team.addListedProject(folder);
   const list = new SessionListPage(page);
-  await list.goto();
-  const picker = page.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  const sessionId = await list.createSession();
+  const sessionId = await list.createSessionIn(folder);
 
   // A second team, from the switcher.
   await list.goto();

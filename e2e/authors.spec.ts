@@ -23,10 +23,7 @@ async function inviteTeammate(page: Page, browser: Browser, who: Person): Promis
   await team.goto();
   const link = await team.invite(who.email);
   const mate = await (await browser.newContext()).newPage();
-  await mate.goto(link);
-  await mate.getByRole("link", { name: "Sign up to accept" }).click();
-  await new AuthPages(mate).fillSignUp(who);
-  await mate.waitForURL((url) => url.pathname === "/");
+  await new AuthPages(mate).acceptInvitation(link, who);
   return mate;
 }
 

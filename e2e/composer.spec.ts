@@ -3,11 +3,11 @@ import path from "node:path";
 import type { ChatMessage, FakeOpenAI } from "../test/fake-openai";
 import { reply } from "../test/fake-openai";
 import { expect, test } from "./fixtures";
-import { type Chat, openChat } from "./pages/chat";
+import { openChat } from "./pages/chat";
 import { ComposerExtras, type TestFile } from "./pages/composer";
 import { SessionListPage } from "./pages/session-list-page";
 import { SessionPage } from "./pages/session-page";
-import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
+import { VISION_MODEL } from "./support/fake-provider";
 
 /**
  * The composer beyond text: files attached by the picker, by pasting and by dropping; `@`
@@ -30,27 +30,11 @@ function lastUserContent(fake: FakeOpenAI): NonNullable<Exclude<ChatMessage["con
   return user.content;
 }
 
-async function useVisionModel(chat: Chat): Promise<void> {
-  await chat.modelPicker.selectOption(VISION_MODEL.key);
-  await expect(chat.modelPicker.locator("option:checked")).toHaveText(VISION_MODEL.label);
-}
-
 test.describe("the composer", () => {
-  let fake: FakeOpenAI;
-  test.beforeAll(async () => {
-    fake = await startFakeProvider();
-  });
-  test.afterAll(async () => {
-    await fake.close();
-  });
-  test.beforeEach(() => {
-    fake.reset();
-  });
-
-  test("an attached text file and a pasted image reach the model; the message shows them", async ({ page, seed }) => {
+  test("an attached text file and a pasted image reach the model; the message shows them", async ({ page, seed, fake }) => {
     const { chat } = await openChat(page, seed, "Attachments");
     const composer = new ComposerExtras(page);
-    await useVisionModel(chat);
+    await chat.chooseModel(VISION_MODEL);
     fake.enqueue(reply.text("A text file and a tiny image."));
 
     await composer.attach(file("notes.txt", "text/plain", NOTES));
@@ -96,10 +80,10 @@ test.describe("the composer", () => {
     await expect(composer.input).toHaveValue("my draft stays");
   });
 
-  test("@src/gr completes to a project file from the keyboard, and the file's content reaches the model", async ({ page, seed }) => {
+  test("@src/gr completes to a project file from the keyboard, and the file's content reaches the model", async ({ page, seed, fake }) => {
     const { session, chat } = await openChat(page, seed, "Mentions");
     const composer = new ComposerExtras(page);
-    await useVisionModel(chat);
+    await chat.chooseModel(VISION_MODEL);
     fake.enqueue(reply.text("greet says hello."));
 
     // "@s" lists several files: ↓/↑ move the choice; Escape closes the list and keeps the text.

@@ -1,6 +1,8 @@
 import { type Cookie, test as base, expect } from "@playwright/test";
+import type { FakeOpenAI } from "../test/fake-openai";
 import { E2E_PASSWORD, signUpThroughApi } from "./support/auth";
 import { describeSessions } from "./support/diagnose";
+import { startFakeProvider } from "./support/fake-provider";
 import { Seeder } from "./support/seed";
 
 /** The account a worker signs in with: made once per worker through the real sign-up endpoint. */
@@ -17,9 +19,10 @@ export interface Account {
  * `account`: one signed-up user per worker (its own team, or the first team on a fresh
  * server); `seed`: a Seeder writing into that user's team; `context` (and so `page`) is
  * signed in as that user. `browser.newContext()` stays anonymous, as someone with only a
- * share link would be.
+ * share link would be. `fake`: the fake OpenAI-compatible server the `compatible/*` models
+ * (VISION_MODEL) are answered by, started for the test that asks for it and closed after it.
  */
-export const test = base.extend<{ diagnose: void; closeContexts: void }, { account: Account; seed: Seeder }>({
+export const test = base.extend<{ diagnose: void; closeContexts: void; fake: FakeOpenAI }, { account: Account; seed: Seeder }>({
   account: [
     async ({ playwright }, provide, workerInfo) => {
       const baseURL = workerInfo.project.use.baseURL;
@@ -68,6 +71,11 @@ export const test = base.extend<{ diagnose: void; closeContexts: void }, { accou
     },
     { auto: true },
   ],
+  fake: async ({}, provide) => {
+    const fake = await startFakeProvider();
+    await provide(fake);
+    await fake.close();
+  },
   context: async ({ context, account }, provide) => {
     await context.addCookies(account.cookies);
     await provide(context);

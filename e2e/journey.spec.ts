@@ -32,15 +32,10 @@ test("sign up, add a project, run the agent in it, share it live, revoke", async
   mkdirSync(directory, { recursive: true });
   const team = new TeamPageObject(page);
   await team.goto();
-  await team.addProject(folder);
-  await expect(page.locator(`[data-testid="project"][data-name="${folder}"]`)).toBeVisible();
+  await team.addListedProject(folder);
 
   // Start a session in it; the agent writes a file.
-  const list = new SessionListPage(page);
-  await list.goto();
-  const picker = page.getByTestId("project-picker");
-  if (await picker.isVisible()) await picker.selectOption({ label: folder });
-  await list.createSession();
+  await new SessionListPage(page).createSessionIn(folder);
   const chat = new Chat(page);
   await chat.ask(`write plan.md: the plan of ${tag}`);
   await chat.waitIdle();

@@ -8,12 +8,13 @@ import { expect, test } from "./fixtures";
 import { Chat } from "./pages/chat";
 import { PermissionPrompt } from "./pages/permission-prompt";
 import { SessionPage } from "./pages/session-page";
-import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
+import { VISION_MODEL } from "./support/fake-provider";
 import { inviteMember } from "./support/invite";
 import { tag } from "./support/people";
 import { E2E_DATA_DIR } from "./support/seed";
 import { InstructionsLine } from "./pages/instructions-section";
-import { type FakeOpenAI, reply } from "../test/fake-openai";
+import { ToolServersSection } from "./pages/tool-servers-section";
+import { reply } from "../test/fake-openai";
 import { TEST_INSTRUCTIONS, type TestMcpServer, startMcpServer } from "../test/mcp-server";
 
 /**
@@ -36,41 +37,39 @@ async function expectAccessible(page: Page, selector: string): Promise<void> {
 }
 
 test.describe("tool servers", () => {
-  let fake: FakeOpenAI;
   let mcp: TestMcpServer;
   let oauth: TestMcpServer;
   let bulky: TestMcpServer;
   const secret = `mcp-e2e-${tag()}-${tag()}`;
 
   test.beforeAll(async () => {
-    fake = await startFakeProvider();
     mcp = await startMcpServer({ secret });
     oauth = await startMcpServer({ secret: "unused", oauth: true });
     // One tool with a 40,000-character description: about 10,000 tokens, 31% of the offline model's 32,000.
     bulky = await startMcpServer({ secret: "bulky", header: "x-key", manual: 40_000 });
   });
-  test.afterAll(async () => {
-    await fake.close();
+  test.afterAll(async ({ seed }) => {
     await mcp.close();
     await oauth.close();
     await bulky.close();
+    // The team-wide servers the tests leave (echo-…, docs-…) would otherwise reach the later
+    // specs of this worker's team: a turn's "Instructions" line lists them (e2e/repository.spec.ts).
+    const names = ["echo-", "docs-", "probe-", "bulky-"].map((prefix) => ({ name: { startsWith: prefix } }));
+    await seed.db.toolServer.deleteMany({ where: { teamId: seed.ctx.actor.teamId, OR: names } });
   });
 
-  test("an admin adds a remote server with a secret header; a member's session calls its tool after approval and sees the result", async ({ page, browser, seed }) => {
+  test("an admin adds a remote server with a secret header; a member's session calls its tool after approval and sees the result", async ({ page, browser, seed, fake }) => {
     test.setTimeout(120_000);
     const name = `echo-${tag()}`;
     await page.goto("/team");
-    const section = page.getByTestId("tool-servers");
-    const form = section.getByTestId("tool-server-form");
-    await form.getByLabel("Server name").fill(name);
-    await form.getByLabel("Server URL").fill(mcp.url);
-    await form.getByLabel("Header name").fill("Authorization");
-    await form.getByLabel("Value prefix").fill("Bearer ");
+    const servers = new ToolServersSection(page);
+    const form = servers.form;
+    await servers.fillRemote({ name, url: mcp.url, header: "Authorization", prefix: "Bearer " });
     await expect(form.getByLabel("New header value")).toHaveAttribute("type", "password");
     await form.getByLabel("New header value").fill(secret);
-    await form.getByRole("button", { name: "Add server" }).click();
+    await servers.add();
 
-    const row = section.locator(`[data-testid="tool-server"][data-name="${name}"]`);
+    const row = servers.row(name);
     await expect(row).toBeVisible();
     await expect(row).toContainText(`‹secret mcp-${name}›`);
     await expect(form.getByLabel("New header value")).toHaveValue("");
@@ -115,18 +114,15 @@ test.describe("tool servers", () => {
     expect(await member.page.content()).not.toContain(secret);
   });
 
-  test("an OAuth server shows Connect; the flow completes in the browser and the call works", async ({ page, seed }) => {
+  test("an OAuth server shows Connect; the flow completes in the browser and the call works", async ({ page, seed, fake }) => {
     test.setTimeout(120_000);
     const name = `docs-${tag()}`;
     await page.goto("/team");
-    const section = page.getByTestId("tool-servers");
-    const form = section.getByTestId("tool-server-form");
-    await form.getByLabel("Server name").fill(name);
-    await form.getByLabel("Server URL").fill(oauth.url);
-    await form.getByLabel("Header name").fill("");
-    await form.getByLabel("Uses OAuth").check();
-    await form.getByRole("button", { name: "Add server" }).click();
-    const row = section.locator(`[data-testid="tool-server"][data-name="${name}"]`);
+    const servers = new ToolServersSection(page);
+    await servers.fillRemote({ name, url: oauth.url, header: "" });
+    await servers.form.getByLabel("Uses OAuth").check();
+    await servers.add();
+    const row = servers.row(name);
     await row.getByRole("button", { name: `Reconnect ${name}` }).click();
     await expect(row.getByTestId("tool-server-status")).toHaveText("Not connected (OAuth)");
     await expect(row.getByTestId("tool-server-error")).toContainText(`Connect ${name}`);
@@ -172,9 +168,9 @@ test.describe("tool servers", () => {
     await seed.db.project.create({ data: { id: Id.ascending("project"), teamId: seed.ctx.actor.teamId, name: projectName, directory } });
 
     await page.goto("/team");
-    const section = page.getByTestId("tool-servers");
+    const servers = new ToolServersSection(page);
+    const { section, form } = servers;
     await section.getByRole("combobox", { name: "Servers of", exact: true }).selectOption({ label: projectName });
-    const form = section.getByTestId("tool-server-form");
     await expect(form).toContainText(`for the project ${projectName}`);
     await form.getByLabel("Server name").fill(name);
     await form.getByLabel("Server type").selectOption("local");
@@ -184,9 +180,9 @@ test.describe("tool servers", () => {
     await expect(form.getByLabel("Variable 1 new value")).toHaveAttribute("type", "password");
     await form.getByLabel("Variable 1 new value").fill(value);
     await form.getByLabel("Timeout in seconds").fill("30");
-    await form.getByRole("button", { name: "Add server" }).click();
+    await servers.add();
 
-    const row = section.locator(`[data-testid="tool-server"][data-name="${name}"]`);
+    const row = servers.row(name);
     await expect(row).toContainText("local: node .mcp/server.mjs");
     await expect(row).toContainText("project");
     await row.getByRole("button", { name: `Reconnect ${name}` }).click();
@@ -236,15 +232,12 @@ test.describe("tool servers", () => {
     test.setTimeout(120_000);
     const name = `bulky-${tag()}`;
     await page.goto("/team");
-    const section = page.getByTestId("tool-servers");
-    const form = section.getByTestId("tool-server-form");
-    await form.getByLabel("Server name").fill(name);
-    await form.getByLabel("Server URL").fill(bulky.url);
-    await form.getByLabel("Header name").fill("x-key");
-    await form.getByLabel("Value prefix").fill("");
+    const servers = new ToolServersSection(page);
+    const { section, form } = servers;
+    await servers.fillRemote({ name, url: bulky.url, header: "x-key", prefix: "" });
     await form.getByLabel("New header value").fill("bulky");
-    await form.getByRole("button", { name: "Add server" }).click();
-    const row = section.locator(`[data-testid="tool-server"][data-name="${name}"]`);
+    await servers.add();
+    const row = servers.row(name);
     await row.getByRole("button", { name: `Reconnect ${name}` }).click();
     await expect(row.getByTestId("tool-server-tools")).toContainText(`${name}_manual`);
     await expect(section.getByTestId("tool-servers-warning")).toContainText(/take about \d+ tokens, \d+% of the model's context/);

@@ -31,17 +31,21 @@ async function forgetApprovals(seed: Seeder, word: string): Promise<void> {
   await seed.db.permissionApproval.deleteMany({ where: { projectId: seed.projectId, permission: "bash", pattern: `${word} *` } });
 }
 
+/** A new session open in the page, with its permission questions and its chat. */
+async function openSession(page: Page, seed: Seeder, title: string) {
+  const session = await seed.session({ title: `Permissions ${title} ${Date.now().toString(36)}` });
+  const view = new SessionPage(page);
+  await view.goto(session.id);
+  return { session, view, asks: new PermissionPrompt(page), chat: new Chat(page) };
+}
+
 function bashTool(page: Page, command: string) {
   return new SessionPage(page).part("tool").filter({ hasText: `$ ${command}` });
 }
 
 test("allow once, then always: the remembered command runs with no question", async ({ page, seed }) => {
   await forgetApprovals(seed, "printf");
-  const session = await seed.session({ title: `Permissions once/always ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  const asks = new PermissionPrompt(page);
-  const chat = new Chat(page);
-  await view.goto(session.id);
+  const { session, view, asks, chat } = await openSession(page, seed, "once/always");
 
   const command = "printf perm-%s ok";
   await chat.ask(`run \`${command}\``);
@@ -71,11 +75,7 @@ test("allow once, then always: the remembered command runs with no question", as
 });
 
 test("a rejection with feedback fails the tool and the model receives the feedback", async ({ page, seed }) => {
-  const session = await seed.session({ title: `Permissions reject ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  const asks = new PermissionPrompt(page);
-  const chat = new Chat(page);
-  await view.goto(session.id);
+  const { view, asks, chat } = await openSession(page, seed, "reject");
 
   const command = "uname -a";
   await chat.ask(`run \`${command}\``);
@@ -91,11 +91,7 @@ test("a rejection with feedback fails the tool and the model receives the feedba
 });
 
 test("a pending question survives a reload and can be answered after it", async ({ page, seed }) => {
-  const session = await seed.session({ title: `Permissions reload ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  const asks = new PermissionPrompt(page);
-  const chat = new Chat(page);
-  await view.goto(session.id);
+  const { view, asks, chat } = await openSession(page, seed, "reload");
 
   const command = "echo survives-reload";
   await chat.ask(`run \`${command}\``);
@@ -110,11 +106,7 @@ test("a pending question survives a reload and can be answered after it", async 
 });
 
 test("a question answered in a second tab disappears from the first", async ({ page, seed, context }) => {
-  const session = await seed.session({ title: `Permissions tabs ${Date.now().toString(36)}` });
-  const first = new SessionPage(page);
-  const firstAsks = new PermissionPrompt(page);
-  const chat = new Chat(page);
-  await first.goto(session.id);
+  const { session, asks: firstAsks, chat } = await openSession(page, seed, "tabs");
   const other = await context.newPage();
   const second = new SessionPage(other);
   const secondAsks = new PermissionPrompt(other);
@@ -154,12 +146,8 @@ test("answering a question that was already answered says so", async ({ page, se
 });
 
 test("a session rule denying bash hides the tool from the model", async ({ page, seed }) => {
-  const session = await seed.session({ title: `Permissions deny ${Date.now().toString(36)}` });
-  const view = new SessionPage(page);
-  const asks = new PermissionPrompt(page);
-  const chat = new Chat(page);
+  const { session, view, asks, chat } = await openSession(page, seed, "deny");
   const settings = new SessionSettingsDialog(page);
-  await view.goto(session.id);
 
   // An incomplete rule is refused with a message, and nothing is saved.
   await settings.open();

@@ -1,8 +1,7 @@
-import type { FakeOpenAI } from "../test/fake-openai";
 import { reply } from "../test/fake-openai";
 import { expect, test } from "./fixtures";
-import { type Chat, openChat } from "./pages/chat";
-import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
+import { openChat } from "./pages/chat";
+import { VISION_MODEL } from "./support/fake-provider";
 
 /**
  * Issue 33, point 7: a failing provider (the fake OpenAI-compatible server answering 429 /
@@ -13,27 +12,11 @@ import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
 
 const LONG_WAIT = { "retry-after": "120" };
 
-async function useFakeModel(chat: Chat): Promise<void> {
-  await chat.modelPicker.selectOption(VISION_MODEL.key);
-  await expect(chat.modelPicker.locator("option:checked")).toHaveText(VISION_MODEL.label);
-}
-
 test.describe("Retry now / Stop retrying", () => {
-  let fake: FakeOpenAI;
-  test.beforeAll(async () => {
-    fake = await startFakeProvider();
-  });
-  test.afterAll(async () => {
-    await fake.close();
-  });
-  test.beforeEach(() => {
-    fake.reset();
-  });
-
-  test("the first failure shows at once in one notice; Retry now makes the next attempt without waiting", async ({ page, seed }) => {
+  test("the first failure shows at once in one notice; Retry now makes the next attempt without waiting", async ({ page, seed, fake }) => {
     test.setTimeout(60_000);
     const { chat } = await openChat(page, seed, "Retry now");
-    await useFakeModel(chat);
+    await chat.chooseModel(VISION_MODEL);
     fake.enqueue(reply.error(429, { headers: LONG_WAIT, message: "Rate limit reached for e2e-vision", type: "requests" }), reply.text("Went through after Retry now."));
     await chat.record();
     const before = fake.requests.length;
@@ -60,10 +43,10 @@ test.describe("Retry now / Stop retrying", () => {
     expect((await chat.recording()).retryNotices).toBe(1);
   });
 
-  test("Stop retrying ends the turn with the provider's error, without another attempt; after a reload the card says so", async ({ page, seed }) => {
+  test("Stop retrying ends the turn with the provider's error, without another attempt; after a reload the card says so", async ({ page, seed, fake }) => {
     test.setTimeout(60_000);
     const { chat } = await openChat(page, seed, "Stop retrying");
-    await useFakeModel(chat);
+    await chat.chooseModel(VISION_MODEL);
     fake.enqueue(reply.error(503, { headers: LONG_WAIT, message: "The e2e provider is down" }));
     const before = fake.requests.length;
     await chat.ask("Say something");

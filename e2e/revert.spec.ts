@@ -1,25 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import type { Page } from "@playwright/test";
 import { Session } from "../server/session";
 import { expect, test } from "./fixtures";
-import { Chat, openChat } from "./pages/chat";
+import { Chat, openChatInFolder } from "./pages/chat";
 import { SessionPage } from "./pages/session-page";
-import type { Seeder } from "./support/seed";
 
 /**
  * Undo and the message actions, against the offline model writing real files in the
  * session's workspace of the e2e project (each test in a folder of its own): revert from the chat and unrevert, the turn's
  * diff, edit and resend, regenerate, retry after a failure, copy, and the dashboard's lines.
  */
-
-async function open(page: Page, seed: Seeder, title: string) {
-  const { session, chat } = await openChat(page, seed, title);
-  const folder = `revert-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
-  // The session's files are in its own workspace (the project's folder is not touched).
-  const directory = await seed.directory(session.id);
-  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
-}
 
 async function turn(chat: Chat, text: string) {
   await chat.ask(text);
@@ -33,7 +22,7 @@ const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : 
 test.describe("revert and message actions", () => {
   test("revert to a message from the chat: its files and messages go; unrevert brings both back; the next message makes it final", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { session, chat, folder, file } = await open(page, seed, "Revert");
+    const { session, chat, folder, file } = await openChatInFolder(page, seed, "Revert", "revert");
     await turn(chat, `write 'one' to ${folder}/a.txt`);
     const repliesToFirst = await chat.assistants.count();
     const second = `write 'two' to ${folder}/b.txt, edit ${folder}/a.txt replacing 'one' with 'uno'`;
@@ -86,7 +75,7 @@ test.describe("revert and message actions", () => {
 
   test("edit and resend a message, then regenerate the reply, from the keyboard", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { session, chat, folder, file } = await open(page, seed, "Edit");
+    const { session, chat, folder, file } = await openChatInFolder(page, seed, "Edit", "revert");
     const first = `write 'first' to ${folder}/e.txt`;
     await turn(chat, first);
 
@@ -127,7 +116,7 @@ test.describe("revert and message actions", () => {
 
   test("a reply that failed with a 500 can be retried", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { session, chat } = await open(page, seed, "Retry reply");
+    const { session, chat } = await openChatInFolder(page, seed, "Retry reply", "revert");
     await chat.ask("fail with 500");
     await expect(chat.lastAssistant.getByTestId("message-error")).toBeVisible({ timeout: 30_000 });
     await chat.waitIdle();

@@ -2,6 +2,7 @@ import { expect, test } from "./fixtures";
 import { DashboardPage } from "./pages/dashboard-page";
 import { SessionListPage } from "./pages/session-list-page";
 import { tag } from "./support/people";
+import type { Seeder } from "./support/seed";
 
 /**
  * Full-text search (issue 33, point 8): the session list and the dashboard find a session
@@ -9,25 +10,28 @@ import { tag } from "./support/people";
  * snippet in which markup is shown as text, never run.
  */
 
-test("acceptance 1: search in the list finds a session by a word only in a tool output, with the snippet", async ({ page, seed }) => {
-  const word = `xylo${tag()}`;
-  const found = await seed.session({ title: `Build checks ${tag()}` });
-  const user = await seed.userMessage(found.id, [{ type: "text", text: "run the checks" }]);
-  await seed.assistantMessage(found.id, user.id, [
+/** A session titled `title`: asked `ask`, it answered with a completed bash call of `command` that printed `output`. */
+async function sessionWithToolOutput(seed: Seeder, title: string, run: { ask: string; command: string; output: string }) {
+  const session = await seed.session({ title });
+  const user = await seed.userMessage(session.id, [{ type: "text", text: run.ask }]);
+  await seed.assistantMessage(session.id, user.id, [
     {
       type: "tool",
       callId: "call_1",
       tool: "bash",
-      state: {
-        status: "completed",
-        input: { command: "make check" },
-        output: `compiling…\nerror: ${word} is missing <script>window.__injected = true</script>\n`,
-        title: "make check",
-        metadata: {},
-        time: { start: 1, end: 2 },
-      },
+      state: { status: "completed", input: { command: run.command }, output: run.output, title: run.command, metadata: {}, time: { start: 1, end: 2 } },
     },
   ]);
+  return session;
+}
+
+test("acceptance 1: search in the list finds a session by a word only in a tool output, with the snippet", async ({ page, seed }) => {
+  const word = `xylo${tag()}`;
+  const found = await sessionWithToolOutput(seed, `Build checks ${tag()}`, {
+    ask: "run the checks",
+    command: "make check",
+    output: `compiling…\nerror: ${word} is missing <script>window.__injected = true</script>\n`,
+  });
   const other = await seed.session({ title: `Other work ${tag()}` });
   const otherUser = await seed.userMessage(other.id, [{ type: "text", text: "nothing to see" }]);
   await seed.assistantMessage(other.id, otherUser.id, [{ type: "text", text: "all good", time: { start: 1, end: 2 } }]);
@@ -54,16 +58,7 @@ test("acceptance 1: search in the list finds a session by a word only in a tool 
 
 test("the session sidebar searches too: a word only in a tool output finds the session, and its hit opens it", async ({ page, seed }) => {
   const word = `quokka${tag()}`;
-  const found = await seed.session({ title: `Sidebar find ${tag()}` });
-  const user = await seed.userMessage(found.id, [{ type: "text", text: "list the files" }]);
-  await seed.assistantMessage(found.id, user.id, [
-    {
-      type: "tool",
-      callId: "call_1",
-      tool: "bash",
-      state: { status: "completed", input: { command: "ls" }, output: `README.md\n${word}.txt\n`, title: "ls", metadata: {}, time: { start: 1, end: 2 } },
-    },
-  ]);
+  const found = await sessionWithToolOutput(seed, `Sidebar find ${tag()}`, { ask: "list the files", command: "ls", output: `README.md\n${word}.txt\n` });
   const here = await seed.session({ title: `Where I am ${tag()}` });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`/sessions/${here.id}`);

@@ -1,12 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import type { Page } from "@playwright/test";
-import { type FakeOpenAI, type FakeReply, reply, toolCallSteps } from "../test/fake-openai";
+import { type FakeReply, reply, toolCallSteps } from "../test/fake-openai";
 import { expect, test } from "./fixtures";
-import { type Chat, openChat } from "./pages/chat";
-import { VISION_MODEL, startFakeProvider } from "./support/fake-provider";
-import type { Seeder } from "./support/seed";
+import { type Chat, openChatInFolder } from "./pages/chat";
+import { VISION_MODEL } from "./support/fake-provider";
 
 /**
  * Versions of a turn (issue 33): a regenerate and an edit & resend keep the earlier
@@ -14,13 +11,6 @@ import type { Seeder } from "./support/seed";
  * the session's workspace come back — and a revert puts the prompt it took back in the
  * composer.
  */
-
-async function open(page: Page, seed: Seeder, title: string) {
-  const { session, chat } = await openChat(page, seed, title);
-  const folder = `versions-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
-  const directory = await seed.directory(session.id);
-  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
-}
 
 /** The turn of the user message `text` answered: a reply after it, done, and the session idle. */
 async function settle(chat: Chat, text: string) {
@@ -49,20 +39,9 @@ const writes = (filePath: string, content: string, answer: string): FakeReply[] 
 ];
 
 test.describe("versions of a turn", () => {
-  let fake: FakeOpenAI;
-  test.beforeAll(async () => {
-    fake = await startFakeProvider();
-  });
-  test.afterAll(async () => {
-    await fake.close();
-  });
-  test.beforeEach(() => {
-    fake.reset();
-  });
-
-  test("a regenerate keeps version 1/2 reachable with its text and files", async ({ page, seed }) => {
+  test("a regenerate keeps version 1/2 reachable with its text and files", async ({ page, seed, fake }) => {
     test.setTimeout(90_000);
-    const { chat, folder, file } = await open(page, seed, "Regenerate versions");
+    const { chat, folder, file } = await openChatInFolder(page, seed, "Regenerate versions", "versions");
     await chat.modelPicker.selectOption(VISION_MODEL.key);
     fake.enqueue(...writes(`${folder}/v.txt`, "one\n", "First answer"), ...writes(`${folder}/v.txt`, "two\n", "Second answer"));
     const prompt = "write the version file";
@@ -101,7 +80,7 @@ test.describe("versions of a turn", () => {
 
   test("an edit & resend keeps the first prompt as version 1/2, with its reply and files", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { chat, folder, file } = await open(page, seed, "Edit versions");
+    const { chat, folder, file } = await openChatInFolder(page, seed, "Edit versions", "versions");
     const first = `write 'first' to ${folder}/e.txt`;
     await turn(chat, first);
     expect(read(file("e.txt"))).toBe("first\n");
@@ -139,7 +118,7 @@ test.describe("versions of a turn", () => {
 
   test("a revert puts the reverted prompt back in the composer, unless a draft is being typed", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { chat, folder } = await open(page, seed, "Revert to composer");
+    const { chat, folder } = await openChatInFolder(page, seed, "Revert to composer", "versions");
     await turn(chat, `write 'one' to ${folder}/a.txt`);
     const second = `write 'two' to ${folder}/b.txt`;
     await turn(chat, second);
@@ -166,7 +145,7 @@ test.describe("versions of a turn on a phone", () => {
 
   test("the switcher fits beside the message's actions and a tap switches the version", async ({ page, seed }) => {
     test.setTimeout(90_000);
-    const { chat } = await open(page, seed, "Phone versions");
+    const { chat } = await openChatInFolder(page, seed, "Phone versions", "versions");
     const first = "say hello";
     await turn(chat, first);
     await chat.user(first).getByTestId("edit-message").tap();

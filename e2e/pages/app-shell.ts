@@ -1,22 +1,15 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 export type ThemeName = "Light" | "Dark" | "System";
 
 /** What every page has around its content: the header (or its phone menu), the theme switch, skip links, live regions, the shortcut help. */
-export class AppShell {
-  readonly menuButton: Locator;
-  readonly drawer: Locator;
-  readonly announcer: Locator;
-  readonly shortcutHelp: Locator;
-  readonly main: Locator;
-
-  constructor(readonly page: Page) {
-    this.menuButton = page.getByRole("button", { name: "Menu", exact: true });
-    this.drawer = page.getByRole("dialog", { name: "Menu" });
-    this.announcer = page.getByTestId("announcer-polite");
-    this.shortcutHelp = page.getByRole("dialog", { name: "Keyboard shortcuts" });
-    this.main = page.locator("main#main");
-  }
+export class AppShell extends PageObject {
+  readonly menuButton = this.page.getByRole("button", { name: "Menu", exact: true });
+  readonly drawer = this.page.getByRole("dialog", { name: "Menu" });
+  readonly announcer = this.page.getByTestId("announcer-polite");
+  readonly shortcutHelp = this.page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  readonly main = this.page.locator("main#main");
 
   /** Opens the phone menu (the drawer). */
   async openMenu(): Promise<Locator> {

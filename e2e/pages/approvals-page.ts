@@ -1,20 +1,13 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Locator, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The team's stored "Always allow" approvals at /team/approvals. */
-export class ApprovalsPage {
-  readonly heading: Locator;
-  readonly rows: Locator;
-  readonly empty: Locator;
-  readonly projectFilter: Locator;
-  readonly confirm: Locator;
-
-  constructor(readonly page: Page) {
-    this.heading = page.getByRole("heading", { name: "Approvals", level: 1 });
-    this.rows = page.getByTestId("approval");
-    this.empty = page.getByTestId("approvals-empty");
-    this.projectFilter = page.getByRole("combobox", { name: "Project", exact: true });
-    this.confirm = page.getByRole("dialog", { name: "Revoke this approval?" });
-  }
+export class ApprovalsPage extends PageObject {
+  readonly heading = this.page.getByRole("heading", { name: "Approvals", level: 1 });
+  readonly rows = this.page.getByTestId("approval");
+  readonly empty = this.page.getByTestId("approvals-empty");
+  readonly projectFilter = this.page.getByRole("combobox", { name: "Project", exact: true });
+  readonly confirm = this.page.getByRole("dialog", { name: "Revoke this approval?" });
 
   async goto(): Promise<void> {
     await this.page.goto("/team/approvals");

@@ -1,14 +1,10 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Locator, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The sign-up and sign-in forms, the header's account menu, and the team page. */
-export class AuthPages {
-  readonly teamSwitcher: Locator;
-  readonly signedInUser: Locator;
-
-  constructor(readonly page: Page) {
-    this.teamSwitcher = page.getByTestId("team-switcher");
-    this.signedInUser = page.getByTestId("signed-in-user");
-  }
+export class AuthPages extends PageObject {
+  readonly teamSwitcher = this.page.getByTestId("team-switcher");
+  readonly signedInUser = this.page.getByTestId("signed-in-user");
 
   async fillSignUp(user: { name: string; email: string; password: string }): Promise<void> {
     const form = this.page.getByTestId("sign-up-form");
@@ -16,6 +12,14 @@ export class AuthPages {
     await form.getByLabel("Email").fill(user.email);
     await form.getByLabel("Password").fill(user.password);
     await form.getByRole("button", { name: /^Sign up/ }).click();
+  }
+
+  /** Opens an invitation link, signs up through it and waits for the team's session list. */
+  async acceptInvitation(link: string, user: { name: string; email: string; password: string }): Promise<void> {
+    await this.page.goto(link);
+    await this.page.getByRole("link", { name: "Sign up to accept" }).click();
+    await this.fillSignUp(user);
+    await this.page.waitForURL((url) => url.pathname === "/");
   }
 
   async signIn(user: { email: string; password: string }): Promise<void> {
@@ -42,20 +46,11 @@ export class AuthPages {
   }
 }
 
-export class TeamPageObject {
-  readonly members: Locator;
-  readonly inviteForm: Locator;
-  readonly invitationLink: Locator;
-  readonly projectForm: Locator;
-  readonly projects: Locator;
-
-  constructor(readonly page: Page) {
-    this.members = page.getByTestId("member");
-    this.inviteForm = page.getByTestId("invite-form");
-    this.invitationLink = page.getByTestId("invitation-link");
-    this.projectForm = page.getByTestId("project-form");
-    this.projects = page.getByTestId("project");
-  }
+/** The Team page (/team): its members, invitations and projects. */
+export class TeamPageObject extends PageObject {
+  readonly inviteForm = this.page.getByTestId("invite-form");
+  readonly invitationLink = this.page.getByTestId("invitation-link");
+  readonly projectForm = this.page.getByTestId("project-form");
 
   async goto(): Promise<void> {
     await this.page.goto("/team");
@@ -74,6 +69,17 @@ export class TeamPageObject {
   async addProject(directory: string): Promise<void> {
     await this.projectForm.getByLabel("Directory").fill(directory);
     await this.projectForm.getByRole("button", { name: "Add project" }).click();
+  }
+
+  /** Adds the project and waits until the page lists it. */
+  async addListedProject(directory: string): Promise<void> {
+    await this.addProject(directory);
+    await expect(this.project(directory)).toBeVisible();
+  }
+
+  /** The listed project named `name` (its directory under the projects root). */
+  project(name: string): Locator {
+    return this.page.locator(`[data-testid="project"][data-name="${name}"]`);
   }
 
   member(email: string): Locator {

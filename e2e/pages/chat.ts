@@ -1,4 +1,6 @@
+import path from "node:path";
 import { type Locator, type Page, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 import type { Seeder } from "../support/seed";
 import { SessionPage } from "./session-page";
 
@@ -25,27 +27,21 @@ declare global {
 }
 
 /** The chat of a session page: composer, Stop, status, model picker. */
-export class Chat {
-  readonly composer: Locator;
-  readonly input: Locator;
-  readonly send: Locator;
-  readonly stop: Locator;
-  readonly status: Locator;
-  readonly retryCard: Locator;
-  readonly modelPicker: Locator;
-  readonly error: Locator;
-  readonly messages: Locator;
+export class Chat extends PageObject {
+  readonly composer = this.page.getByTestId("composer");
+  readonly input = this.page.getByRole("textbox", { name: "Message" });
+  readonly send = this.page.getByTestId("send-button");
+  readonly stop = this.page.getByTestId("stop-button");
+  readonly status = this.page.getByTestId("session-status");
+  readonly retryCard = this.page.getByTestId("retry-card");
+  readonly modelPicker = this.page.getByTestId("model-picker");
+  readonly error = this.page.getByTestId("composer-error");
+  readonly messages = this.page.getByTestId("message");
 
-  constructor(readonly page: Page) {
-    this.composer = page.getByTestId("composer");
-    this.input = page.getByRole("textbox", { name: "Message" });
-    this.send = page.getByTestId("send-button");
-    this.stop = page.getByTestId("stop-button");
-    this.status = page.getByTestId("session-status");
-    this.retryCard = page.getByTestId("retry-card");
-    this.modelPicker = page.getByTestId("model-picker");
-    this.error = page.getByTestId("composer-error");
-    this.messages = page.getByTestId("message");
+  /** Picks `model` in the model picker and waits until the picker shows it chosen. */
+  async chooseModel(model: { key: string; label: string }): Promise<void> {
+    await this.modelPicker.selectOption(model.key);
+    await expect(this.modelPicker.locator("option:checked")).toHaveText(model.label);
   }
 
   /** Types a message and sends it with Enter. */
@@ -135,4 +131,15 @@ export async function openChat(page: Page, seed: Seeder, title: string) {
   const chat = new Chat(page);
   await expect(chat.status).toHaveAttribute("data-status", "idle");
   return { session, chat };
+}
+
+/**
+ * openChat, with a folder of the test's own (named `<prefix>-…`) in the session's workspace
+ * (the project's folder is not touched), and `file(name)`: the path of a file in it.
+ */
+export async function openChatInFolder(page: Page, seed: Seeder, title: string, prefix: string) {
+  const { session, chat } = await openChat(page, seed, title);
+  const folder = `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const directory = await seed.directory(session.id);
+  return { session, chat, folder, file: (name: string) => path.join(directory, folder, name) };
 }

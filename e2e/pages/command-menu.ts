@@ -1,20 +1,13 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The composer's `/` menu, its agent picker and the hint of what the text will do (`!` shell, `/` command). */
-export class ComposerCommands {
-  readonly menu: Locator;
-  readonly list: Locator;
-  readonly options: Locator;
-  readonly agentPicker: Locator;
-  readonly mode: Locator;
-
-  constructor(readonly page: Page) {
-    this.menu = page.getByTestId("command-menu");
-    this.list = page.getByRole("listbox", { name: "Commands" });
-    this.options = this.list.getByRole("option");
-    this.agentPicker = page.getByRole("combobox", { name: "Agent", exact: true });
-    this.mode = page.getByTestId("composer-mode");
-  }
+export class ComposerCommands extends PageObject {
+  readonly menu = this.page.getByTestId("command-menu");
+  readonly list = this.page.getByRole("listbox", { name: "Commands" });
+  readonly options = this.list.getByRole("option");
+  readonly agentPicker = this.page.getByRole("combobox", { name: "Agent", exact: true });
+  readonly mode = this.page.getByTestId("composer-mode");
 
   option(name: string): Locator {
     return this.list.locator(`[data-command="${name}"]`);

@@ -1,4 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** A file as a test hands it to the page. */
 export interface TestFile {
@@ -8,26 +9,15 @@ export interface TestFile {
 }
 
 /** What the composer adds to the message box: attachments, @ mentions, starter prompts. */
-export class ComposerExtras {
-  readonly form: Locator;
-  readonly input: Locator;
-  readonly attachButton: Locator;
-  readonly chips: Locator;
-  readonly attachError: Locator;
-  readonly mentionMenu: Locator;
-  readonly mentionOptions: Locator;
-  readonly starterPrompts: Locator;
-
-  constructor(readonly page: Page) {
-    this.form = page.getByRole("form", { name: "Send a message" });
-    this.input = page.getByRole("textbox", { name: "Message" });
-    this.attachButton = page.getByRole("button", { name: "Attach files" });
-    this.chips = page.getByTestId("attachment-chip");
-    this.attachError = page.getByTestId("attach-error");
-    this.mentionMenu = page.getByTestId("mention-menu");
-    this.mentionOptions = page.getByRole("listbox", { name: "Project files" }).getByRole("option");
-    this.starterPrompts = page.getByTestId("starter-prompt");
-  }
+export class ComposerExtras extends PageObject {
+  readonly form = this.page.getByRole("form", { name: "Send a message" });
+  readonly input = this.page.getByRole("textbox", { name: "Message" });
+  readonly attachButton = this.page.getByRole("button", { name: "Attach files" });
+  readonly chips = this.page.getByTestId("attachment-chip");
+  readonly attachError = this.page.getByTestId("attach-error");
+  readonly mentionMenu = this.page.getByTestId("mention-menu");
+  readonly mentionOptions = this.page.getByRole("listbox", { name: "Project files" }).getByRole("option");
+  readonly starterPrompts = this.page.getByTestId("starter-prompt");
 
   chip(name: string): Locator {
     return this.chips.filter({ hasText: name });

@@ -1,18 +1,12 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Locator, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The team dashboard at /dashboard. */
-export class DashboardPage {
-  readonly heading: Locator;
-  readonly search: Locator;
-  readonly rows: Locator;
-  readonly totals: Locator;
-
-  constructor(readonly page: Page) {
-    this.heading = page.getByRole("heading", { name: "Dashboard", level: 1 });
-    this.search = page.getByRole("searchbox", { name: "Search sessions" });
-    this.rows = page.getByTestId("dashboard-row");
-    this.totals = page.getByTestId("dashboard-totals");
-  }
+export class DashboardPage extends PageObject {
+  readonly heading = this.page.getByRole("heading", { name: "Dashboard", level: 1 });
+  readonly search = this.page.getByRole("searchbox", { name: "Search sessions" });
+  readonly rows = this.page.getByTestId("dashboard-row");
+  readonly totals = this.page.getByTestId("dashboard-totals");
 
   async goto(query = ""): Promise<void> {
     await this.page.goto(`/dashboard${query}`);

@@ -1,34 +1,22 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import { ScopedTeamSection } from "./team-page";
 
 /** The "Instructions" section of the Team page (/team): what the team or one project tells the agent. */
-export class TeamInstructionsSection {
-  readonly section: Locator;
-  readonly scope: Locator;
-  readonly form: Locator;
-  readonly input: Locator;
-  readonly status: Locator;
-  readonly readOnlyNote: Locator;
+export class TeamInstructionsSection extends ScopedTeamSection {
+  readonly input = this.section.getByTestId("instructions-input");
 
-  constructor(readonly page: Page) {
-    this.section = page.getByTestId("team-instructions");
-    this.scope = this.section.getByRole("combobox", { name: "Instructions for", exact: true });
-    this.form = this.section.getByTestId("instructions-form");
-    this.input = this.section.getByTestId("instructions-input");
-    this.status = this.section.getByTestId("instructions-status");
-    this.readOnlyNote = this.section.getByTestId("instructions-read-only");
+  constructor(page: Page) {
+    super(page, { testId: "team-instructions", scopeLabel: "Instructions for", name: "instructions" });
   }
 
-  async goto(): Promise<void> {
-    await this.page.goto("/team");
-    await expect(this.section).toBeVisible();
+  protected async loaded(): Promise<void> {
     await expect(this.form).toBeVisible();
   }
 
   /** Writes and saves the instructions of the scope shown ("The whole team" or a project). */
   async write(text: string): Promise<void> {
     await this.input.fill(text);
-    await this.form.getByRole("button", { name: "Save instructions" }).click();
-    await expect(this.status).toHaveText("Saved.");
+    await this.saveWith("Save instructions");
   }
 }
 

@@ -1,19 +1,14 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Locator, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
+import { type PermissionRule, addPermissionRule } from "./rule-form";
 
 /** The pending permission questions of the open session, and the session settings dialog. */
-export class PermissionPrompt {
-  readonly requests: Locator;
-  readonly replyErrors: Locator;
+export class PermissionPrompt extends PageObject {
+  readonly requests = this.page.getByTestId("permission-request");
+  readonly replyErrors = this.page.getByTestId("permission-reply-error");
   /** The oldest pending question: the one single keys answer. */
-  readonly oldest: Locator;
-  readonly announcement: Locator;
-
-  constructor(readonly page: Page) {
-    this.requests = page.getByTestId("permission-request");
-    this.replyErrors = page.getByTestId("permission-reply-error");
-    this.oldest = page.locator('[data-testid="permission-request"][data-oldest="true"]');
-    this.announcement = page.getByTestId("permission-announcement");
-  }
+  readonly oldest = this.page.locator('[data-testid="permission-request"][data-oldest="true"]');
+  readonly announcement = this.page.getByTestId("permission-announcement");
 
   /**
    * For each answer button of the card: whether it is what the page shows at its centre
@@ -61,28 +56,17 @@ export class PermissionPrompt {
 }
 
 /** The "Settings" dialog of a session: its own permission rules. */
-export class SessionSettingsDialog {
-  readonly dialog: Locator;
-  readonly rules: Locator;
-
-  constructor(readonly page: Page) {
-    this.dialog = page.getByRole("dialog", { name: "Session settings" });
-    this.rules = this.dialog.getByTestId("permission-rule");
-  }
+export class SessionSettingsDialog extends PageObject {
+  readonly dialog = this.page.getByRole("dialog", { name: "Session settings" });
+  readonly rules = this.dialog.getByTestId("permission-rule");
 
   async open(): Promise<void> {
     await this.page.getByRole("button", { name: "Settings" }).click();
     await expect(this.dialog).toBeVisible();
   }
 
-  async addRule(rule: { permission: string; pattern: string; action: "allow" | "ask" | "deny" }): Promise<void> {
-    const index = await this.rules.count();
-    await this.dialog.getByRole("button", { name: "Add rule" }).click();
-    await expect(this.rules).toHaveCount(index + 1);
-    const n = index + 1;
-    await this.dialog.getByRole("combobox", { name: `Permission of rule ${n}` }).fill(rule.permission);
-    await this.dialog.getByRole("textbox", { name: `Pattern of rule ${n}` }).fill(rule.pattern);
-    await this.dialog.getByRole("combobox", { name: `Action of rule ${n}` }).selectOption(rule.action);
+  addRule(rule: PermissionRule): Promise<void> {
+    return addPermissionRule(this.dialog, this.rules, rule);
   }
 
   async save(): Promise<void> {

@@ -1,18 +1,12 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Locator, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The team's session list at "/". */
-export class SessionListPage {
-  readonly heading: Locator;
-  readonly newSessionButton: Locator;
-  readonly search: Locator;
-  readonly rows: Locator;
-
-  constructor(readonly page: Page) {
-    this.heading = page.getByRole("heading", { name: "Sessions", level: 1 });
-    this.newSessionButton = page.getByRole("button", { name: "New session" });
-    this.search = page.getByRole("searchbox", { name: "Search sessions" });
-    this.rows = page.getByTestId("session-row");
-  }
+export class SessionListPage extends PageObject {
+  readonly heading = this.page.getByRole("heading", { name: "Sessions", level: 1 });
+  readonly newSessionButton = this.page.getByRole("button", { name: "New session" });
+  readonly search = this.page.getByRole("searchbox", { name: "Search sessions" });
+  readonly rows = this.page.getByTestId("session-row");
 
   async goto(query = ""): Promise<void> {
     await this.page.goto(`/${query}`);
@@ -25,6 +19,14 @@ export class SessionListPage {
     await this.newSessionButton.click();
     await this.page.waitForURL(/\/sessions\/ses_[0-9a-zA-Z]+$/);
     return new URL(this.page.url()).pathname.split("/").pop() ?? "";
+  }
+
+  /** Opens the list, picks the project `folder` when the team has several, and creates a session in it; returns its id. */
+  async createSessionIn(folder: string): Promise<string> {
+    await this.goto();
+    const picker = this.page.getByTestId("project-picker");
+    if (await picker.isVisible()) await picker.selectOption({ label: folder });
+    return this.createSession();
   }
 
   row(title: string): Locator {

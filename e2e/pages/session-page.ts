@@ -1,16 +1,17 @@
-import { type Locator, type Page, expect } from "@playwright/test";
+import { type Page, expect } from "@playwright/test";
+import { TranscriptPage } from "./page-object";
+
+/** Opens a session page's header details (its actions, share link, directory, step usage) unless open. */
+export async function openSessionDetails(page: Page): Promise<void> {
+  const toggle = page.getByTestId("session-details-toggle");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await expect(page.getByTestId("session-details")).toBeVisible();
+}
 
 /** One session at /sessions/<id>. */
-export class SessionPage {
-  readonly title: Locator;
-  readonly actions: Locator;
-  readonly messages: Locator;
-
-  constructor(readonly page: Page) {
-    this.title = page.getByTestId("session-title");
-    this.actions = page.getByRole("toolbar", { name: "Session actions" });
-    this.messages = page.getByTestId("message");
-  }
+export class SessionPage extends TranscriptPage {
+  readonly title = this.page.getByTestId("session-title");
+  readonly actions = this.page.getByRole("toolbar", { name: "Session actions" });
 
   async goto(sessionId: string): Promise<void> {
     await this.page.goto(`/sessions/${sessionId}`);
@@ -21,19 +22,9 @@ export class SessionPage {
     return new URL(this.page.url()).pathname.split("/").pop() ?? "";
   }
 
-  part(type: string): Locator {
-    return this.page.locator(`[data-part-type="${type}"]`);
-  }
-
-  tool(status: "pending" | "running" | "completed" | "error"): Locator {
-    return this.page.locator(`[data-part-type="tool"][data-tool-status="${status}"]`);
-  }
-
-  /** Opens the header's details (the session's actions, share link, directory, step usage) unless open. */
-  async openDetails(): Promise<void> {
-    const toggle = this.page.getByTestId("session-details-toggle");
-    if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
-    await expect(this.page.getByTestId("session-details")).toBeVisible();
+  /** Opens the header's details unless open (see openSessionDetails). */
+  openDetails(): Promise<void> {
+    return openSessionDetails(this.page);
   }
 
   async rename(title: string): Promise<void> {

@@ -1,22 +1,15 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { PageObject } from "./page-object";
 
 /** The session sidebar beside a session page (a column on desktop, a drawer on a phone). */
-export class SessionSidebar {
+export class SessionSidebar extends PageObject {
   /** The desktop column. */
-  readonly column: Locator;
-  readonly hide: Locator;
-  readonly show: Locator;
+  readonly column = this.page.getByRole("navigation", { name: "Sessions" }).and(this.page.getByTestId("session-sidebar"));
+  readonly hide = this.page.getByRole("button", { name: "Hide sessions" });
+  readonly show = this.page.getByRole("button", { name: "Show sessions" });
   /** The phone's button and drawer. */
-  readonly drawerButton: Locator;
-  readonly drawer: Locator;
-
-  constructor(readonly page: Page) {
-    this.column = page.getByRole("navigation", { name: "Sessions" }).and(page.getByTestId("session-sidebar"));
-    this.hide = page.getByRole("button", { name: "Hide sessions" });
-    this.show = page.getByRole("button", { name: "Show sessions" });
-    this.drawerButton = page.getByTestId("sidebar-drawer-button");
-    this.drawer = page.getByRole("dialog", { name: "Sessions" });
-  }
+  readonly drawerButton = this.page.getByTestId("sidebar-drawer-button");
+  readonly drawer = this.page.getByRole("dialog", { name: "Sessions" });
 
   /** A session's entry (its children nested inside it) within `within`. */
   item(within: Locator, sessionId: string): Locator {

@@ -1,51 +1,70 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import { PageObject } from "./page-object";
+import { type PermissionRule, addPermissionRule } from "./rule-form";
 
-type Rule = { permission: string; pattern: string; action: "allow" | "ask" | "deny" };
-
-/** The "Permission policy" section of the Team page (/team). */
-export class PermissionPolicySection {
+/**
+ * A section of the Team page (/team) that edits one thing for the whole team or for one
+ * project: its scope picker (labelled `scopeLabel`), its form, the form's status line and
+ * the note read-only members see instead — test ids `<name>-form`, `<name>-status` and
+ * `<name>-read-only`.
+ */
+export abstract class ScopedTeamSection extends PageObject {
   readonly section: Locator;
   readonly scope: Locator;
-  readonly rules: Locator;
   readonly form: Locator;
   readonly status: Locator;
   readonly readOnlyNote: Locator;
-  readonly saveError: Locator;
 
-  constructor(readonly page: Page) {
-    this.section = page.getByTestId("permission-policy");
-    this.scope = this.section.getByRole("combobox", { name: "Rules for", exact: true });
-    this.rules = this.section.getByTestId("permission-rule");
-    this.form = this.section.getByTestId("policy-form");
-    this.status = this.section.getByTestId("policy-status");
-    this.readOnlyNote = this.section.getByTestId("policy-read-only");
-    this.saveError = this.section.getByTestId("policy-save-error");
+  constructor(page: Page, section: { testId: string; scopeLabel: string; name: string }) {
+    super(page);
+    this.section = page.getByTestId(section.testId);
+    this.scope = this.section.getByRole("combobox", { name: section.scopeLabel, exact: true });
+    this.form = this.section.getByTestId(`${section.name}-form`);
+    this.status = this.section.getByTestId(`${section.name}-status`);
+    this.readOnlyNote = this.section.getByTestId(`${section.name}-read-only`);
   }
 
+  /** Opens the Team page and waits until this section has loaded what it edits. */
   async goto(): Promise<void> {
     await this.page.goto("/team");
     await expect(this.section).toBeVisible();
+    await this.loaded();
+  }
+
+  /** Waits for what shows the section has loaded. */
+  protected abstract loaded(): Promise<void>;
+
+  /** Saves the form with its button `label` and waits for "Saved.". */
+  protected async saveWith(label: string): Promise<void> {
+    await this.form.getByRole("button", { name: label }).click();
+    await expect(this.status).toHaveText("Saved.");
+  }
+}
+
+/** The "Permission policy" section of the Team page (/team). */
+export class PermissionPolicySection extends ScopedTeamSection {
+  readonly rules = this.section.getByTestId("permission-rule");
+
+  constructor(page: Page) {
+    super(page, { testId: "permission-policy", scopeLabel: "Rules for", name: "policy" });
+  }
+
+  protected async loaded(): Promise<void> {
     await expect(this.section.getByRole("status").filter({ hasText: "Loading the rules" })).toHaveCount(0);
   }
 
   /** Picks "All projects" (the team's rules) or a project by name. */
   async chooseScope(label: string): Promise<void> {
     await this.scope.selectOption({ label });
-    await expect(this.section.getByRole("status").filter({ hasText: "Loading the rules" })).toHaveCount(0);
+    await this.loaded();
   }
 
-  async addRule(rule: Rule): Promise<void> {
-    const n = (await this.rules.count()) + 1;
-    await this.form.getByRole("button", { name: "Add rule" }).click();
-    await expect(this.rules).toHaveCount(n);
-    await this.form.getByRole("combobox", { name: `Permission of rule ${n}` }).fill(rule.permission);
-    await this.form.getByRole("textbox", { name: `Pattern of rule ${n}` }).fill(rule.pattern);
-    await this.form.getByRole("combobox", { name: `Action of rule ${n}` }).selectOption(rule.action);
+  addRule(rule: PermissionRule): Promise<void> {
+    return addPermissionRule(this.form, this.rules, rule);
   }
 
-  async save(): Promise<void> {
-    await this.form.getByRole("button", { name: "Save policy" }).click();
-    await expect(this.status).toHaveText("Saved.");
+  save(): Promise<void> {
+    return this.saveWith("Save policy");
   }
 
   /** The rule shown at `index` (0-based) in the read-only view. */
