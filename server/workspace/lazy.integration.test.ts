@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -56,6 +56,28 @@ describe("workspaces are made when first needed", () => {
     await services.runners.idle(session.id);
     expect((await row()).state).toBe("ready");
     expect(existsSync(path.join((await row()).directory, "AGENTS.md"))).toBe(true);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("a revert of a tool-less turn makes the tree it restores (and the files are the base's)", async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-revert-"));
+    writeFileSync(path.join(directory, "kept.txt"), "kept\n");
+    const model = script([text("hello")]);
+    const services = testServices(new Bus(), {
+      models: { resolve: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }), default: () => ({ providerId: "test", modelId: "scripted" }) },
+      settings: { dataDir, forbidden: [dataDir], limits: { spareWorkspaces: 0 }, compaction: { auto: false, prune: false } },
+    });
+    const { ctx, projectId } = await makeTeam({ services, directory });
+    const session = await Session.create(ctx, { projectId, title: "lazy revert" });
+    const user = await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "say hello" }] });
+    await services.runners.idle(session.id);
+    expect(await ctx.workspaces.isReady(session.workspaceId ?? "")).toBe(false);
+    const reverted = await Session.revert(ctx, { sessionId: session.id, messageId: user.id });
+    expect(reverted.revert?.messageId).toBe(user.id);
+    const row = await ctx.db.workspace.findUniqueOrThrow({ where: { id: session.workspaceId ?? "" } });
+    expect(row.state).toBe("ready");
+    expect(readFileSync(path.join(row.directory, "kept.txt"), "utf8")).toBe("kept\n");
+    expect((await Session.unrevert(ctx, { sessionId: session.id })).revert).toBeUndefined();
     rmSync(directory, { recursive: true, force: true });
   });
 });
