@@ -1,7 +1,9 @@
 import { type TestApp, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
+import { suiteFixture } from "./suite";
 
-type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
+/** What `memberContext` gives for a signed-in member: acting as them in server calls. */
+export type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 export interface TwoTeams {
   app: TestApp;
@@ -23,6 +25,11 @@ export async function twoTeams(label: string): Promise<TwoTeams> {
   const annCtx = await memberContext(ann.headers);
   const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
   return { app, ann, annCtx, projectId, bob };
+}
+
+/** `twoTeams(label)` for a whole `describe`: opened before its tests, closed after them. */
+export function twoTeamsSuite(label: string): TwoTeams {
+  return suiteFixture(() => twoTeams(label), (teams) => teams.app.close());
 }
 
 export interface AnnAndBob {
