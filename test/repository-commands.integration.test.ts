@@ -1,16 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Listed as AgentList } from "../server/agent/api";
 import type { Listed as CommandList, RunResult, TeamCommand } from "../server/command/command";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { ShellRun } from "../server/session/shell";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { memberCalls, until } from "./app";
+import { appSuite, scriptedOpenAI } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
-import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
+import { reply, toolCallSteps } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -55,49 +56,41 @@ const FILES: Record<string, string> = {
 };
 
 describe("commands and agent files of a repository (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
+  // Titles are asked without tools: the scripts are for the session's turns.
+  const { fake, scripts } = scriptedOpenAI({ isTitle: (request) => !request.body.tools?.length, fallback: reply.text("ok") });
+  const app = appSuite("repository_commands", (dir) => {
+    const project = path.join(dir, "projects", "app");
+    for (const [file, text] of Object.entries(FILES)) {
+      mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      writeFileSync(path.join(project, file), text);
+    }
+    // The server's own commands: one of its own, and two that the team's and the repository's replace.
+    const config = path.join(dir, "parley.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        command: {
+          confignote: { template: "Config says $ARGUMENTS", description: "From the server" },
+          greet: { template: "The server's greeting" },
+          standup: { template: "The server's standup" },
+        },
+      }),
+    );
+    return {
+      PARLEY_CONFIG: config,
+      PARLEY_DATA_DIR: path.join(dir, "data"),
+      PARLEY_PROJECT_DIR: project,
+      PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+      PARLEY_SIGNUP: "invite",
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      PARLEY_MODEL: "compatible/gpt-test",
+    };
+  });
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
-  const scripts = new Map<string, FakeReply[]>();
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      // Titles are asked without tools: the scripts are for the session's turns.
-      if (!request.body.tools?.length) return reply.text("A title");
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("ok");
-    };
-    app = await openApp("repository_commands", (dir) => {
-      const project = path.join(dir, "projects", "app");
-      for (const [file, text] of Object.entries(FILES)) {
-        mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-        writeFileSync(path.join(project, file), text);
-      }
-      // The server's own commands: one of its own, and two that the team's and the repository's replace.
-      const config = path.join(dir, "parley.config.json");
-      writeFileSync(
-        config,
-        JSON.stringify({
-          command: {
-            confignote: { template: "Config says $ARGUMENTS", description: "From the server" },
-            greet: { template: "The server's greeting" },
-            standup: { template: "The server's standup" },
-          },
-        }),
-      );
-      return {
-        PARLEY_CONFIG: config,
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: project,
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-        PARLEY_MODEL: "compatible/gpt-test",
-      };
-    });
     ({ ann, bob, projectId } = await annInvitesBob(app, "commands", { name: "Bob" }));
     // The team's policy: no `rm` and no `touch`, whatever an agent or a member says.
     await data("permission.setPolicy", {
@@ -108,13 +101,7 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     }, ann);
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { call, ok: data } = memberCalls(() => app);
   const newSession = async (who: Browser, extra: Record<string, unknown> = {}) => (await data<Info>("session.create", { projectId, model: MODEL, ...extra }, who)).id;
   const history = async (who: Browser, sessionId: string) => (await data<{ messages: WithParts[] }>("message.page", { sessionId, limit: 200 }, who)).messages;
   const command = (who: Browser, sessionId: string, name: string, args = "") => call<RunResult>("session.command", { sessionId, command: name, arguments: args, model: MODEL }, who);

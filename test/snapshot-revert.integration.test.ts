@@ -1,14 +1,15 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, promises as fs, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { TurnDiff } from "../server/session/summary";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
+import { memberCalls, projectAppEnv } from "./app";
+import { appSuite, scriptedOpenAI } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
-import { type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
+import { type FakeReply, type StreamStep, reply, toolCallSteps } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -34,38 +35,20 @@ for (;;) {
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 describe("snapshots and revert (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
+  /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
+  const { fake, scripts } = scriptedOpenAI();
+  const app = appSuite("snapshot_revert", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", OPENAI_BASE_URL: `${fake.url}/v1` }));
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
   let projectDir: string;
-  /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
-  const scripts = new Map<string, FakeReply[]>();
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("(nothing scripted)");
-    };
-    app = await openApp("snapshot_revert", (dir) =>
-      projectAppEnv(dir, {
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-      }),
-    );
     projectDir = path.join(app.dir, "projects", "app");
     ({ ann, bob, projectId } = await annInvitesBob(app, "snapshots"));
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { call, ok: data } = memberCalls(() => app);
 
   /** A tool call reply (its arguments as JSON), then `tool_calls`. */
   const toolReply = (id: string, name: string, input: unknown, gate?: Promise<unknown>): FakeReply =>

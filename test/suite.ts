@@ -1,11 +1,14 @@
 import { afterAll, beforeAll } from "vitest";
+import { type TestApp, openApp } from "./app";
+import { type FakeOpenAI, type FakeReply, type TagRoute, routeByTag, startFakeOpenAI } from "./fake-openai";
 
 /**
  * What a `describe` opens once for all its tests: `open` runs in the suite's beforeAll,
  * `close` in its afterAll (when `open` got that far). The object returned reads the opened
- * value's fields when a test reads them, so a suite declares its fixture in one line
- * instead of a `let` per field and an assignment in beforeAll; a field read before
- * beforeAll has run throws, naming it.
+ * value's fields when a test reads them (and sets them on it), so a suite declares its
+ * fixture in one line instead of a `let`, an assignment in beforeAll and a close in
+ * afterAll; a field read before beforeAll has run throws, naming it. Fixtures declared
+ * one after another open in that order and close in the reverse one.
  */
 export function suiteFixture<T extends object>(open: () => Promise<T>, close: (value: T) => Promise<unknown> | void): T {
   let value: T | undefined;
@@ -15,10 +18,34 @@ export function suiteFixture<T extends object>(open: () => Promise<T>, close: (v
   afterAll(async () => {
     if (value) await close(value);
   });
+  const opened = (key: string | symbol) => {
+    if (!value) throw new Error(`the suite's fixture is used (${String(key)}) before its beforeAll has run`);
+    return value;
+  };
   return new Proxy({} as T, {
-    get(_, key) {
-      if (!value) throw new Error(`the suite's fixture is read (${String(key)}) before its beforeAll has run`);
-      return Reflect.get(value, key);
-    },
+    get: (_, key) => Reflect.get(opened(key), key),
+    set: (_, key, field) => Reflect.set(opened(key), key, field),
   });
+}
+
+/** `openApp(label, env)` for a whole `describe`: opened before its tests, closed after them. */
+export function appSuite(label: string, env: (dir: string) => Record<string, string>): TestApp {
+  return suiteFixture(() => openApp(label, env), (app) => app.close());
+}
+
+/**
+ * A fake OpenAI-compatible provider for a whole `describe`, answering each request from
+ * `scripts` by its tag (fake-openai.ts `routeByTag`); the suite fills `scripts` per test.
+ */
+export function scriptedOpenAI(route: Omit<TagRoute, "scripts"> = {}): { fake: FakeOpenAI; scripts: Map<string, FakeReply[]> } {
+  const scripts = new Map<string, FakeReply[]>();
+  const fake = suiteFixture(
+    async () => {
+      const started = await startFakeOpenAI();
+      started.route = routeByTag({ scripts, ...route });
+      return started;
+    },
+    (started) => started.close(),
+  );
+  return { fake, scripts };
 }

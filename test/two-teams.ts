@@ -15,9 +15,9 @@ export interface TwoTeams {
   bob: Browser;
 }
 
-/** An app with open sign-up and two members, each alone in a team of their own (emails at `<label>.test`). */
-export async function twoTeams(label: string): Promise<TwoTeams> {
-  const app = await openApp(label, (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open" }));
+/** An app with open sign-up (and `env()` on top) and two members, each alone in a team of their own (emails at `<label>.test`). */
+export async function twoTeams(label: string, env: () => Record<string, string> = () => ({})): Promise<TwoTeams> {
+  const app = await openApp(label, (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open", ...env() }));
   const auth = await (await import("../server/auth/instance")).getAuth();
   const { memberContext } = await import("../server/context");
   const ann = await signUp(auth, `ann@${label}.test`, "Ann");
@@ -28,8 +28,8 @@ export async function twoTeams(label: string): Promise<TwoTeams> {
 }
 
 /** `twoTeams(label)` for a whole `describe`: opened before its tests, closed after them. */
-export function twoTeamsSuite(label: string): TwoTeams {
-  return suiteFixture(() => twoTeams(label), (teams) => teams.app.close());
+export function twoTeamsSuite(label: string, env?: () => Record<string, string>): TwoTeams {
+  return suiteFixture(() => twoTeams(label, env), (teams) => teams.app.close());
 }
 
 export interface AnnAndBob {
