@@ -10,6 +10,7 @@ import { appSuite, scriptedOpenAI } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { type FakeReply, type StreamStep, reply, toolCallSteps } from "./fake-openai";
+import { gate, holdCalls } from "./gate";
 import { settled } from "./session-harness";
 
 /**
@@ -152,8 +153,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const a = await session(ann, "N7 Ann");
     const b = await session(bob, "N7 Bob");
     // Ann's step is held at its end snapshot (after its write) until Bob's session has written.
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { opened, release } = gate();
     const snapshots = app.rt.services.snapshots;
     const track = snapshots.track.bind(snapshots);
     let hold = true;
@@ -161,7 +161,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     snapshots.track = async (project) => {
       if (hold && existsSync(path.join(annDir, "notes", "ann.txt"))) {
         hold = false;
-        await gate;
+        await opened;
       }
       return track(project);
     };
@@ -200,27 +200,18 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const user = await prompt(ann, id, "[d1] write d1.txt");
     await idle(id);
     // The revert's restore is held until the test lets it go (as a large project would hold it).
-    const snapshots = app.rt.services.snapshots;
-    const restore = snapshots.restore.bind(snapshots);
-    let entered = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    snapshots.restore = async (...args) => {
-      entered = true;
-      await gate;
-      return restore(...args);
-    };
+    const restores = holdCalls(app.rt.services.snapshots, "restore");
     try {
       const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
-      await until(() => entered, "the revert's restore");
+      await until(() => restores.calls > 0, "the revert's restore");
       scripts.set("d1", [reply.text("answered after the revert")]);
       const meanwhile = await call<UserMessage>("session.prompt", { sessionId: id, parts: [{ type: "text", text: "[d1] sent during the revert" }], model: MODEL }, ann);
-      release();
+      restores.release();
       expect((await reverting).status).toBe(200);
       expect(meanwhile.status).toBe(409);
       expect(meanwhile.message).toMatch(/being reverted/);
     } finally {
-      snapshots.restore = restore;
+      restores.restore();
     }
     await idle(id);
     const texts = (await app.rt.services.db.part.findMany({ where: { sessionId: id, type: "text" } })).map((p) => JSON.stringify(p.data));
@@ -237,30 +228,21 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     scripts.set("late", [toolReply("l", "write", { filePath: "late.txt", content: "late\n" }), reply.text("written")]);
     const user = await prompt(ann, id, "[late] write late.txt");
     await idle(id);
-    const snapshots = app.rt.services.snapshots;
-    const restore = snapshots.restore.bind(snapshots);
+    const restores = holdCalls(app.rt.services.snapshots, "restore");
     const lock = app.rt.services.lock;
     const isRunning = lock.isRunning.bind(lock);
-    let entered = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    snapshots.restore = async (...args) => {
-      entered = true;
-      await gate;
-      return restore(...args);
-    };
     // The prompt's check ran just before the revert took its lock: it saw no revert.
     lock.isRunning = async (key) => (key.startsWith("revert:") ? false : isRunning(key));
     let sent: UserMessage;
     try {
       const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
-      await until(() => entered, "the revert's restore");
+      await until(() => restores.calls > 0, "the revert's restore");
       scripts.set("late", [reply.text("answered after the revert")]);
       sent = await prompt(ann, id, "[late] sent as the revert began");
-      release();
+      restores.release();
       expect((await reverting).status).toBe(200);
     } finally {
-      snapshots.restore = restore;
+      restores.restore();
       lock.isRunning = isRunning;
     }
     await idle(id);
@@ -359,8 +341,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
       const a = await session(ann, "W2 Ann");
       const b = await session(bob, "W2 Bob");
       // Both steps are held open until both have written: the runners overlap for certain.
-      let release: () => void = () => undefined;
-      const both = new Promise<void>((resolve) => (release = resolve));
+      const { opened: both, release } = gate();
       scripts.set("w2a", [toolReply("a1", "write", { filePath: "w2/ann.txt", content: "ann\n" }), toolReply("a2", "write", { filePath: "w2/ann-2.txt", content: "ann two\n" }, both), reply.text("done")]);
       scripts.set("w2b", [toolReply("b1", "write", { filePath: "w2/bob.txt", content: "bob\n" }), toolReply("b2", "write", { filePath: "w2/bob-2.txt", content: "bob two\n" }, both), reply.text("done")]);
       await Promise.all([prompt(ann, a, "[w2a] write ann's files"), prompt(bob, b, "[w2b] write bob's files")]);

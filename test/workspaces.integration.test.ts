@@ -13,6 +13,7 @@ import { type Browser, joinTeam, signUp } from "./auth";
 import type { WorkspaceStatus } from "../server/workspace/publish";
 import { WorkspaceRepo } from "../server/workspace/repo";
 import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
+import { holdCalls } from "./gate";
 import { settled } from "./session-harness";
 
 /**
@@ -242,21 +243,15 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
 
     it("W4: a prompt sent while a commit runs is answered once the commit is done; members asking for the status at once cost one reading of the files", async () => {
       await turn(mia, sessionId, "write src/later.ts: export const later = 1;");
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const original = WorkspaceRepo.prototype.commit;
-      const held = vi.spyOn(WorkspaceRepo.prototype, "commit").mockImplementation(async function (this: WorkspaceRepo, ...args) {
-        await gate;
-        return original.apply(this, args);
-      });
+      const held = holdCalls(WorkspaceRepo.prototype, "commit");
       try {
         const committing = ok<WorkspaceStatus>("workspace.commit", { sessionId, message: "Later" }, mia);
-        await until("the commit holding the session", async () => (held.mock.calls.length > 0 ? true : undefined));
+        await until("the commit holding the session", async () => (held.calls > 0 ? true : undefined));
         await ok("session.prompt", { sessionId, parts: [{ type: "text", text: "say hello" }] }, mia);
-        release();
+        held.release();
         expect((await committing).commits).toBeGreaterThan(0);
       } finally {
-        held.mockRestore();
+        held.restore();
       }
       await until("the prompt's answer", async () => {
         const page = await ok<{ messages: { info: { role: string }; parts: Part[] }[] }>("message.page", { sessionId, limit: 200 }, mia);
