@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, WithParts } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until as waitFor } from "./app";
+import { type Runtime, memberCalls, projectAppEnv, until as waitFor } from "./app";
+import { appSuite } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
@@ -20,7 +21,7 @@ import { settled } from "./session-harness";
  */
 
 describe("issue 30: permissions and subagents through tRPC (integration)", () => {
-  let app: TestApp;
+  const app = appSuite("limits", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" }));
   let rt: Runtime;
   /** The team's owner. */
   let ann: Browser;
@@ -28,10 +29,7 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
   let bob: Browser;
   let projectId: string;
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-
-  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
-
+  const { call, ok } = memberCalls(() => app);
   const until = <T>(what: string, read: () => Promise<T | undefined>) => waitFor(what, read, 20_000);
 
   const newSession = async (who: Browser, agent?: string) => (await ok<Info>("session.create", { projectId, title: "limits", ...(agent ? { agent } : {}) }, who)).id;
@@ -51,13 +49,8 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
   }
 
   beforeAll(async () => {
-    app = await openApp("limits", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" }));
     rt = app.rt;
     ({ ann, bob, projectId } = await annInvitesBob(app, "limits", { name: "Bob" }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it("N6: a member cannot turn the team policy's `ask` into allow; an admin's \"always\" can, for the whole team, and the Approvals page names it", async () => {
