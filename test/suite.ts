@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { type TestApp, openApp } from "./app";
+import { type GitServer, startGitServer } from "./git-server";
 import { type FakeOpenAI, type FakeReply, type TagRoute, routeByTag, startFakeOpenAI } from "./fake-openai";
 
 /**
@@ -48,4 +49,16 @@ export function scriptedOpenAI(route: Omit<TagRoute, "scripts"> = {}): { fake: F
     (started) => started.close(),
   );
   return { fake, scripts };
+}
+
+/** A git server (git-server.ts) with `users` for a whole `describe`; `repositories` makes its repositories once it listens. */
+export function gitServerSuite(users: Record<string, string>, repositories: (server: GitServer) => void): GitServer {
+  return suiteFixture(
+    async () => {
+      const server = await startGitServer({ users });
+      repositories(server);
+      return server;
+    },
+    (server) => server.close(),
+  );
 }
