@@ -114,6 +114,15 @@ describe("commands and agent files of a repository (integration, through HTTP)",
   const toolParts = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"tool"> => p.type === "tool"));
   const idle = (sessionId: string) => settled(app.rt.services, sessionId, 30_000);
 
+  /** Bob runs the command `name` in `sessionId`: it is accepted; the prompt it sent, once the turn is over. */
+  async function commandPrompt(sessionId: string, name: string, args: string): Promise<string> {
+    const run = await command(bob, sessionId, name, args);
+    expect(run.status, run.text).toBe(200);
+    const sent = textOf((await lastUser(bob, sessionId)).parts);
+    await idle(sessionId);
+    return sent;
+  }
+
   /** Answer the next permission question of a session "once" (the member is asked, like for any bash call). */
   async function approveNext(who: Browser, sessionId: string, permission = "bash"): Promise<PermissionRequest> {
     const asked = await until("the permission question", async () => (await data<PermissionRequest[]>("permission.pending", { sessionId }, who)).find((r) => r.permission === permission));
@@ -123,18 +132,11 @@ describe("commands and agent files of a repository (integration, through HTTP)",
 
   it("C1: $1/$2 (the last taking the rest, quotes dropped), $ARGUMENTS in a nested command, and arguments appended to a template without placeholders", async () => {
     const sessionId = await newSession(bob);
-    const greeted = await command(bob, sessionId, "greet", 'Ann "Bob the Builder" and Carl');
-    expect(greeted.status, greeted.text).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Say hello to Ann and then to Bob the Builder and Carl.");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "greet", 'Ann "Bob the Builder" and Carl')).toBe("Say hello to Ann and then to Bob the Builder and Carl.");
 
-    expect((await command(bob, sessionId, "ops/deploy", "staging --fast")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Deploy staging --fast now.");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "ops/deploy", "staging --fast")).toBe("Deploy staging --fast now.");
 
-    expect((await command(bob, sessionId, "plain", "focus on tests")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Summarize the project.\n\nfocus on tests");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "plain", "focus on tests")).toBe("Summarize the project.\n\nfocus on tests");
   });
 
   it("C2: command.list shows every source with descriptions and argument hints; later sources replace earlier ones, and a repository command overrides the built-in /review", async () => {
@@ -150,19 +152,13 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(byName.get("review")).toMatchObject({ source: "project", description: "Our own review" });
     // Precedence: built-in → server configuration → team → repository.
     expect(byName.get("confignote")).toMatchObject({ source: "config", description: "From the server", hints: ["$ARGUMENTS"] });
-    expect((await command(bob, sessionId, "confignote", "hello")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Config says hello");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "confignote", "hello")).toBe("Config says hello");
 
     // The override runs, not the built-in (which would need the session's diff).
-    expect((await command(bob, sessionId, "review", "the parser")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Custom review of the parser");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "review", "the parser")).toBe("Custom review of the parser");
 
     // A team command runs for every member.
-    expect((await command(bob, sessionId, "standup", 'Bob "the release" notes')).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe('Standup for Bob the release notes about Bob "the release" notes');
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "standup", 'Bob "the release" notes')).toBe('Standup for Bob the release notes about Bob "the release" notes');
   });
 
   it("C3: team commands are written by owners and admins only; members read them", async () => {

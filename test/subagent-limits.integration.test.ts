@@ -169,40 +169,43 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
     expect(existsSync(path.join(await directoryOf(built), "build-ok.txt"))).toBe(true);
   });
 
-  it("D4: while a subagent waits for a permission answer, the parent's task call says so and names the question, which is answered from there", async () => {
+  /** Bob sends `text` in a new session: the session, and the state of its task call once that waits for an approval (`what`). */
+  async function waitingTask(text: string, what: string) {
     const parent = await newSession(bob);
-    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text: "use a subagent to run echo from-the-child" }] }, bob);
-    const task = await until("the task call waiting for approval", async () => {
+    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text }] }, bob);
+    const task = await until(what, async () => {
       const found = (await tools(bob, parent, "task"))[0];
       return found?.state.status === "running" && found.state.approval ? found : undefined;
     });
     if (task.state.status !== "running") throw new Error("the task is not running");
-    expect(task.state.approval).toEqual({ permission: "bash" });
-    const asking = task.state.metadata?.asking as { sessionId: string; permission: string } | undefined;
+    return { parent, state: task.state };
+  }
+
+  /** Bob answers the question `requestId` "once" and the turn of `parent` ends: its task call. */
+  async function answeredOnce(parent: string, requestId: string) {
+    await ok("permission.reply", { requestId, reply: "once" }, bob);
+    await settled(rt.services, parent, 30_000);
+    return (await tools(bob, parent, "task"))[0];
+  }
+
+  it("D4: while a subagent waits for a permission answer, the parent's task call says so and names the question, which is answered from there", async () => {
+    const { parent, state } = await waitingTask("use a subagent to run echo from-the-child", "the task call waiting for approval");
+    expect(state.approval).toEqual({ permission: "bash" });
+    const asking = state.metadata?.asking as { sessionId: string; permission: string } | undefined;
     const [child] = await children(bob, parent);
     expect(asking).toEqual({ sessionId: child!.id, permission: "bash" });
     // The question, read from the session the parent's card names, answered from the parent's page.
     const question = await asked(bob, asking!.sessionId);
     expect(question.patterns).toEqual(["echo from-the-child"]);
-    await ok("permission.reply", { requestId: question.id, reply: "once" }, bob);
-    await settled(rt.services, parent, 30_000);
-    const done = (await tools(bob, parent, "task"))[0];
+    const done = await answeredOnce(parent, question.id);
     expect(done?.state.status).toBe("completed");
   });
 
   it("D4: the same for a subtask the member started with `@general`", async () => {
-    const parent = await newSession(bob);
-    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text: "@general run `echo subtask-child`" }] }, bob);
-    const task = await until("the subtask waiting for approval", async () => {
-      const found = (await tools(bob, parent, "task"))[0];
-      return found?.state.status === "running" && found.state.approval ? found : undefined;
-    });
-    if (task.state.status !== "running") throw new Error("the task is not running");
-    const asking = task.state.metadata?.asking as { sessionId: string } | undefined;
+    const { parent, state } = await waitingTask("@general run `echo subtask-child`", "the subtask waiting for approval");
+    const asking = state.metadata?.asking as { sessionId: string } | undefined;
     const question = await asked(bob, asking!.sessionId);
-    await ok("permission.reply", { requestId: question.id, reply: "once" }, bob);
-    await settled(rt.services, parent, 30_000);
-    const done = (await tools(bob, parent, "task"))[0];
+    const done = await answeredOnce(parent, question.id);
     expect(done?.state.status).toBe("completed");
     expect(done?.state.status === "completed" ? done.state.metadata.asking : "missing").toBeNull();
   });
