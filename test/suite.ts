@@ -34,6 +34,11 @@ export function appSuite(label: string, env: (dir: string) => Record<string, str
   return suiteFixture(() => openApp(label, env), (app) => app.close());
 }
 
+/** A fake OpenAI-compatible provider (fake-openai.ts) for a whole `describe`: replies are queued per test. */
+export function openAISuite(): FakeOpenAI {
+  return suiteFixture(() => startFakeOpenAI(), (fake) => fake.close());
+}
+
 /**
  * A fake OpenAI-compatible provider for a whole `describe`, answering each request from
  * `scripts` by its tag (fake-openai.ts `routeByTag`); the suite fills `scripts` per test.
