@@ -194,11 +194,17 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     expect(existsSync(path.join(await dirOf(b), "notes", "ann.txt"))).toBe(false);
   });
 
-  it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
-    const id = await session(ann, "D1");
-    scripts.set("d1", [toolReply("d", "write", { filePath: "d1.txt", content: "d1\n" }), reply.text("written")]);
-    const user = await prompt(ann, id, "[d1] write d1.txt");
+  /** A session of Ann's titled `title` whose first turn (tagged `tag`) wrote `<tag>.txt`: its id and that turn's prompt. */
+  async function wroteFile(title: string, tag: string) {
+    const id = await session(ann, title);
+    scripts.set(tag, [toolReply(tag, "write", { filePath: `${tag}.txt`, content: `${tag}\n` }), reply.text("written")]);
+    const user = await prompt(ann, id, `[${tag}] write ${tag}.txt`);
     await idle(id);
+    return { id, user };
+  }
+
+  it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
+    const { id, user } = await wroteFile("D1", "d1");
     // The revert's restore is held until the test lets it go (as a large project would hold it).
     const restores = holdCalls(app.rt.services.snapshots, "restore");
     try {
@@ -224,10 +230,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
   });
 
   it("D1: a prompt stored just as a revert began (its check came first) is kept and answered after the revert, which becomes final", async () => {
-    const id = await session(ann, "D1 late");
-    scripts.set("late", [toolReply("l", "write", { filePath: "late.txt", content: "late\n" }), reply.text("written")]);
-    const user = await prompt(ann, id, "[late] write late.txt");
-    await idle(id);
+    const { id, user } = await wroteFile("D1 late", "late");
     const restores = holdCalls(app.rt.services.snapshots, "restore");
     const lock = app.rt.services.lock;
     const isRunning = lock.isRunning.bind(lock);

@@ -42,12 +42,18 @@ export interface AnnAndBob {
   projectId: string;
 }
 
-/** In `app`: Ann signs up (her team, with the sample project) and invites Bob as a member (emails at `<label>.test`). */
-export async function annInvitesBob(app: TestApp, label: string, bob: { name?: string } = {}): Promise<AnnAndBob> {
+/** In `app`: Ann signs up first (her team, with the sample project; her email at `<label>.test`). */
+export async function annSignsUp(app: TestApp, label: string): Promise<Omit<AnnAndBob, "bob">> {
   const auth = await (await import("../server/auth/instance")).getAuth();
   const { memberContext } = await import("../server/context");
   const ann = await signUp(auth, `ann@${label}.test`, "Ann");
   const teamId = (await memberContext(ann.headers)).actor.teamId;
   const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-  return { auth, ann, bob: await joinTeam(auth, ann, teamId, `bob@${label}.test`, { role: "member", ...bob }), teamId, projectId };
+  return { auth, ann, teamId, projectId };
+}
+
+/** In `app`: Ann signs up (annSignsUp) and invites Bob as a member (emails at `<label>.test`). */
+export async function annInvitesBob(app: TestApp, label: string, bob: { name?: string } = {}): Promise<AnnAndBob> {
+  const owner = await annSignsUp(app, label);
+  return { ...owner, bob: await joinTeam(owner.auth, owner.ann, owner.teamId, `bob@${label}.test`, { role: "member", ...bob }) };
 }
