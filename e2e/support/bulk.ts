@@ -3,7 +3,7 @@ import * as Id from "../../server/id";
 import { Message, Part } from "../../server/session/message";
 import { messageData, partData } from "../../server/session/rows";
 import { NO_TOKENS, assistantInfo } from "../../test/messages";
-import type { Seeder } from "./seed";
+import { type Seeder, completedRead } from "./seed";
 
 const BATCH = 1_000;
 
@@ -54,24 +54,8 @@ export async function writeLongSession(db: Db, sessionId: string, count: number)
     messages.push(Message.parse(assistantInfo({ id, sessionId: session.id, parentId, providerId: "offline", modelId: "parley-offline", path, tokens, finish: "stop", time: { created: t, completed: t + 500 } })));
     if (n === count - 1) {
       prunedPartId = Id.ascending("part");
-      parts.push(
-        Part.parse({
-          id: prunedPartId,
-          sessionId: session.id,
-          messageId: id,
-          type: "tool",
-          callId: `call_${n}`,
-          tool: "read",
-          state: {
-            status: "completed",
-            input: { filePath: "README.md" },
-            output: `${PRUNED_OUTPUT}\n# Sample project`,
-            title: "README.md",
-            metadata: {},
-            time: { start: t, end: t + 40, compacted: t + 900 },
-          },
-        }),
-      );
+      const read = completedRead(`call_${n}`, "README.md", `${PRUNED_OUTPUT}\n# Sample project`, { start: t, end: t + 40, compacted: t + 900 });
+      parts.push(Part.parse({ ...read, id: prunedPartId, sessionId: session.id, messageId: id }));
     }
     parts.push(Part.parse({ id: Id.ascending("part"), sessionId: session.id, messageId: id, type: "text", text: answerText(n), time: { start: t, end: t + 400 } }));
   }

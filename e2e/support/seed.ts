@@ -33,6 +33,11 @@ export async function e2eDatabaseUrl(): Promise<string> {
   return embedded.url;
 }
 
+/** A completed `read` of `filePath` (the tool's title) that gave `output`, as the seeders write it. */
+export function completedRead(callId: string, filePath: string, output: string, time: { start: number; end: number; compacted?: number }): PartInput {
+  return { type: "tool", callId, tool: "read", state: { status: "completed", input: { filePath }, output, title: filePath, metadata: {}, time } };
+}
+
 /**
  * The user's first team and its project in E2E_PROJECT_DIR: the first user of the server
  * got it with their team; a later user's own team gets it registered here.
