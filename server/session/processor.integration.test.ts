@@ -490,22 +490,25 @@ describe("processor: provider errors", () => {
     expect(info.error?.name).toBe("AuthError");
   });
 
+  /** A model whose stream call `n` (from 1) is `stream(n)`; `calls()` counts the calls so far. */
+  function countedModel(stream: (call: number) => ReturnType<MockLanguageModelV4["doStream"]>) {
+    let calls = 0;
+    const model = new MockLanguageModelV4({ doStream: () => stream(++calls) });
+    return { model, calls: () => calls };
+  }
+
   it("a retryable error is retried: retry part, retry status with attempt and next, then busy, then success", async () => {
     const t = await turn();
-    let calls = 0;
-    const model = new MockLanguageModelV4({
-      doStream: async () => {
-        calls++;
-        if (calls === 1) throw apiError(429, "rate limited", { isRetryable: true, responseHeaders: { "retry-after-ms": "30" } });
-        return script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "ok" }, { type: "text-end", id: "t" }, finish("stop")]]).doStream({
-          prompt: [],
-        });
-      },
+    const { model, calls } = countedModel(async (call) => {
+      if (call === 1) throw apiError(429, "rate limited", { isRetryable: true, responseHeaders: { "retry-after-ms": "30" } });
+      return script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "ok" }, { type: "text-end", id: "t" }, finish("stop")]]).doStream({
+        prompt: [],
+      });
     });
     const started = Date.now();
     const { result } = await run(t, model);
     expect(result).toBe("continue");
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(30);
     const { info, parts } = await stored(t);
     expect(info.error).toBeUndefined();
@@ -549,16 +552,12 @@ describe("processor: provider errors", () => {
 
   it("stops retrying at maxAttempts and keeps the last error", async () => {
     const t = await turn();
-    let calls = 0;
-    const model = new MockLanguageModelV4({
-      doStream: async () => {
-        calls++;
-        throw apiError(503, `overloaded ${calls}`, { isRetryable: true, responseHeaders: { "retry-after-ms": "1" } });
-      },
+    const { model, calls } = countedModel(async (call) => {
+      throw apiError(503, `overloaded ${call}`, { isRetryable: true, responseHeaders: { "retry-after-ms": "1" } });
     });
     const { result } = await run(t, model, { maxAttempts: 3 });
     expect(result).toBe("stop");
-    expect(calls).toBe(3);
+    expect(calls()).toBe(3);
     const { info, parts } = await stored(t);
     expect(info.error).toMatchObject({ name: "APIError", statusCode: 503, message: "overloaded 3" });
     expect(only(parts, "retry").map((p) => p.attempt)).toEqual([1, 2]);
