@@ -4,7 +4,7 @@
  * data directory, on a free port, as a separate process; and a user signed up through the
  * real endpoint.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -156,6 +156,11 @@ export async function signUp(baseURL: string, name = "Bench"): Promise<{ userId:
 }
 
 /** A child process's next IPC message that has `key` (one with `error` rejects). */
+/** A helper program of this folder (`file`, TypeScript run through tsx) in a child process of its own, given `args`. */
+export function forkBench(file: string, args: string[] = []): ChildProcess {
+  return fork(path.join(import.meta.dirname, file), args, { execArgv: ["--import", "tsx"] });
+}
+
 export function next<T>(child: ChildProcess, key: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: Record<string, unknown>) => {

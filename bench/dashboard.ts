@@ -37,11 +37,10 @@ import { PrismaClient } from "../server/db/generated/client";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
 import { type Context, withActor } from "../server/services";
-import { benchServices } from "./database";
 import { Message, Part } from "../server/session/message";
-import { messageData, partData } from "../server/session/rows";
+import { insertBulk } from "../e2e/support/bulk";
 import { ShareView } from "../server/share";
-import { type BenchDatabase, benchDatabase } from "./database";
+import { type BenchDatabase, SQL_ID_FUNCTIONS, benchDatabase, benchServices } from "./database";
 import { fetchTimed, inProcessRenderer, startProductionServer } from "./share-render";
 import { conversation } from "./parts";
 import { runBench, samples } from "./figures";
@@ -69,15 +68,6 @@ interface Seeded {
   projects: string[];
 }
 
-/** Ids made in SQL follow the real format: prefix, 16 hex of time (inverted for sessions: ~x is 2^64 - 1 - x), 14 base62. */
-const SQL_FUNCTIONS = `
-CREATE FUNCTION pg_temp.sid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'ses_' || lpad(to_hex(~(base * 4096 + n)), 16, '0') || substr(md5('s' || n), 1, 14) $$;
-CREATE FUNCTION pg_temp.mid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'msg_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('m' || n), 1, 14) $$;
-CREATE FUNCTION pg_temp.pid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'prt_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('p' || n), 1, 14) $$;
-`;
 
 /**
  * One row per n in 1..SESSIONS. A "family" of five consecutive sessions shares a team;
@@ -157,7 +147,7 @@ async function seedBulk(client: pg.Client): Promise<Seeded> {
      SELECT id, ($1::text[])[1 + (i - 1) / ${PROJECTS_PER_TEAM}], 'project-' || i, '/bench/' || id FROM unnest($2::text[]) WITH ORDINALITY AS x(id, i)`,
     [teams, projects],
   );
-  await client.query(SQL_FUNCTIONS);
+  await client.query(SQL_ID_FUNCTIONS);
   const base = Date.now() - 10_000;
   let t0 = performance.now();
   await client.query(SEED_SESSIONS, [teams, projects, users, base, new Date()]);
@@ -177,16 +167,7 @@ async function seedLongSession(db: PrismaClient, ctx: Context, projectId: string
   const { messages, parts } = conversation(session.id, LONG_MESSAGES, { patch: true });
   for (const m of messages) Message.parse(m);
   for (const p of parts) Part.parse(p);
-  for (let i = 0; i < messages.length; i += BATCH) {
-    await db.message.createMany({
-      data: messages.slice(i, i + BATCH).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
-    });
-  }
-  for (let i = 0; i < parts.length; i += BATCH) {
-    await db.part.createMany({
-      data: parts.slice(i, i + BATCH).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
-    });
-  }
+  await insertBulk(db, messages, parts, BATCH);
   for (let i = 0; i < 3; i++) await Session.create(ctx, { projectId, parentId: session.id, title: `Subtask ${i + 1}` });
   const shared = await Session.share(ctx, session.id);
   if (!shared.share) throw new Error("the long session was not shared");

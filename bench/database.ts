@@ -83,3 +83,13 @@ export function benchModels(language: LanguageModel): Parts["models"] {
     available: () => [],
   };
 }
+
+/** Ids made in SQL follow the real format: prefix, 16 hex of time (inverted for sessions: ~x is 2^64 - 1 - x), 14 base62. */
+export const SQL_ID_FUNCTIONS = `
+CREATE FUNCTION pg_temp.sid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT 'ses_' || lpad(to_hex(~(base * 4096 + n)), 16, '0') || substr(md5('s' || n), 1, 14) $$;
+CREATE FUNCTION pg_temp.mid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT 'msg_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('m' || n), 1, 14) $$;
+CREATE FUNCTION pg_temp.pid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT 'prt_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('p' || n), 1, 14) $$;
+`;

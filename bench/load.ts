@@ -26,14 +26,14 @@
  * RSS and CPU; the database's connections. PASS needs p99 ≤ 500 ms, 0 lost, 0 errors.
  * Bounded: at most 2,000 sessions, 10,000 viewers, 120 s per round, 240 minutes of soak.
  */
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { clusterDirectory } from "../server/db/cluster";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../server/db/embedded";
-import { Api, DIST_DIR, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
+import { Api, DIST_DIR, forkBench, freePort, next, signUp, startApp, stopApp, waitForServer } from "./app";
 import { numberArg, percentile, runBench, verdict } from "./figures";
 import { cpuMs, memory } from "./process-tree";
 import type { ClientResult, Watch } from "./stream-client";
@@ -188,7 +188,7 @@ function rssNow(instances: Instance[]): Record<string, number> {
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-load-"));
-  const provider = fork(path.join(import.meta.dirname, "provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  const provider = forkBench("provider.ts");
   const apps: ChildProcess[] = [];
   const clients = new Map<Instance, ChildProcess>();
   let database: EmbeddedDatabase | undefined;
@@ -235,7 +235,7 @@ async function main(): Promise<number> {
       sessions.push({ id, shareId: await runner.api.share(id), runner });
     }
     for (const instance of instances) {
-      const client = fork(path.join(import.meta.dirname, "stream-client.ts"), [instance.url, cookie], { execArgv: ["--import", "tsx"] });
+      const client = forkBench("stream-client.ts", [instance.url, cookie]);
       await next(client, "started");
       clients.set(instance, client);
     }

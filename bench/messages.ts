@@ -18,9 +18,10 @@ import { Session } from "../server/session";
 import { type Context, withActor } from "../server/services";
 import { benchServices } from "./database";
 import { Message, Part } from "../server/session/message";
-import { messageData, partData } from "../server/session/rows";
+import { insertBulk } from "../e2e/support/bulk";
 import { type BenchDatabase, benchDatabase } from "./database";
-import { conversation, paragraph } from "./parts";
+import { BENCH_MODEL, BENCH_PATH, conversation, paragraph } from "./parts";
+import { assistantInfo } from "../test/messages";
 import { runBench, samples } from "./figures";
 
 const MESSAGES = 10_000;
@@ -43,7 +44,7 @@ async function seedLongSession(db: Db, ctx: Context, projectId: string): Promise
   for (const m of messages) Message.parse(m);
   for (const p of parts) Part.parse(p);
 
-  await insert(db, messages, parts);
+  await insertBulk(db, messages, parts, BATCH);
   return session.id;
 }
 
@@ -79,39 +80,14 @@ async function seedSessions(db: Db, teamId: string, userId: string, projectId: s
       const id = Id.ascending("message");
       const message: Message =
         j % 2 === 0
-          ? { id, sessionId: row.id, role: "user", time: { created: t }, agent: "build", model: { providerId: "openai", modelId: "gpt-bench" } }
-          : {
-              id,
-              sessionId: row.id,
-              role: "assistant",
-              parentId,
-              providerId: "openai",
-              modelId: "gpt-bench",
-              agent: "build",
-              path: { cwd: "/bench", root: "/bench" },
-              cost: 0,
-              tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-              time: { created: t },
-            };
+          ? { id, sessionId: row.id, role: "user", time: { created: t }, agent: "build", model: BENCH_MODEL }
+          : assistantInfo({ id, sessionId: row.id, parentId, ...BENCH_MODEL, path: BENCH_PATH, time: { created: t } });
       parentId = id;
       messages.push(Message.parse(message));
       parts.push(Part.parse({ id: Id.ascending("part"), sessionId: row.id, messageId: id, type: "text", text: paragraph(j) }));
     }
   }
-  await insert(db, messages, parts);
-}
-
-async function insert(db: Db, messages: Message[], parts: Part[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += BATCH) {
-    await db.message.createMany({
-      data: messages.slice(i, i + BATCH).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
-    });
-  }
-  for (let i = 0; i < parts.length; i += BATCH) {
-    await db.part.createMany({
-      data: parts.slice(i, i + BATCH).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
-    });
-  }
+  await insertBulk(db, messages, parts, BATCH);
 }
 
 async function measure(runs: number, work: () => Promise<unknown>): Promise<{ median: number; p95: number; min: number; max: number }> {

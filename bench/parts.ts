@@ -1,7 +1,12 @@
 import * as Id from "../server/id";
 import type { Message, Part } from "../server/session/message";
+import { assistantInfo } from "../test/messages";
 
 /** Seed content shared by the benchmarks: realistic, deterministic assistant turns. */
+
+/** The model the seeded answers name, and the folder they worked in. */
+export const BENCH_MODEL = { providerId: "openai", modelId: "gpt-bench" };
+export const BENCH_PATH = { cwd: "/bench", root: "/bench" };
 
 /** Forty deterministic words, different for each `i`. */
 export function paragraph(i: number): string {
@@ -59,25 +64,13 @@ export function conversation(sessionId: string, count: number, options: { patch?
   for (let i = 0; i < count; i++) {
     const t = start + i * 1000;
     if (i % 2 === 0) {
-      const user: Message = { id: Id.ascending("message"), sessionId, role: "user", time: { created: t }, agent: "build", model: { providerId: "openai", modelId: "gpt-bench" } };
+      const user: Message = { id: Id.ascending("message"), sessionId, role: "user", time: { created: t }, agent: "build", model: BENCH_MODEL };
       userId = user.id;
       messages.push(user);
       parts.push({ id: Id.ascending("part"), sessionId, messageId: user.id, type: "text", text: `Question ${i}: ${paragraph(i)}` });
     } else {
-      const assistant: Message = {
-        id: Id.ascending("message"),
-        sessionId,
-        role: "assistant",
-        parentId: userId,
-        providerId: "openai",
-        modelId: "gpt-bench",
-        agent: "build",
-        path: { cwd: "/bench", root: "/bench" },
-        cost: 0.0021,
-        tokens: { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } },
-        finish: "stop",
-        time: { created: t, completed: t + 900 },
-      };
+      const tokens = { input: 2400, output: 600, reasoning: 80, cache: { read: 1600, write: 0 } };
+      const assistant = assistantInfo({ id: Id.ascending("message"), sessionId, parentId: userId, ...BENCH_MODEL, path: BENCH_PATH, cost: 0.0021, tokens, finish: "stop", time: { created: t, completed: t + 900 } });
       messages.push(assistant);
       parts.push(...assistantParts(sessionId, assistant.id, i, t, options));
     }

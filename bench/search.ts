@@ -33,7 +33,7 @@ import { Search } from "../server/search";
 import { choosePlan, pageQuery } from "../server/search/search";
 import { type Context, withActor } from "../server/services";
 import { signUp } from "./app";
-import { benchDatabase, benchServices } from "./database";
+import { SQL_ID_FUNCTIONS, benchDatabase, benchServices } from "./database";
 import { numberArg, runBench, samples, stats, verdict } from "./figures";
 import { startProductionServer } from "./share-render";
 
@@ -50,13 +50,8 @@ const RARE_WORDS = Math.max(1, Math.floor((SESSIONS * PARTS) / 20));
 const log = (line = "") => process.stdout.write(`${line}\n`);
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
-const SQL_FUNCTIONS = `
-CREATE FUNCTION pg_temp.sid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'ses_' || lpad(to_hex(~(base * 4096 + n)), 16, '0') || substr(md5('s' || n), 1, 14) $$;
-CREATE FUNCTION pg_temp.mid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'msg_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('m' || n), 1, 14) $$;
-CREATE FUNCTION pg_temp.pid(n bigint, base bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
-  $$ SELECT 'prt_' || lpad(to_hex(base * 4096 + n), 16, '0') || substr(md5('p' || n), 1, 14) $$;
+/** The id functions (bench/database.ts), and the words of the seeded parts. */
+const SQL_FUNCTIONS = `${SQL_ID_FUNCTIONS}
 -- 4,999 phrases of 24 words from the vocabulary (each word in about 0.5% of them).
 CREATE TEMP TABLE phrase AS
   SELECT p AS i, string_agg('w' || ((p * 7919 + i * 104729 + (p % 97) * i * i) % 5000), ' ') AS words

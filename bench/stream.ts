@@ -25,11 +25,11 @@
  * First, the fixed CPU of one prompt (one session, 10 deltas, title request included:
  * the session's first prompt), median of --runs after a warm-up.
  */
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type Api, next, signedIn, startAppWithProvider, stopApp } from "./app";
+import { type Api, forkBench, next, signedIn, startAppWithProvider, stopApp } from "./app";
 import { numberArg, percentile, runBench, stats, verdict } from "./figures";
 import { cpuByName, cpuMs, memoryPeak } from "./process-tree";
 import type { ClientResult } from "./stream-client";
@@ -122,7 +122,7 @@ async function run(api: Api, projectId: string, clients: ChildProcess, provider:
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-stream-"));
-  const provider = fork(path.join(import.meta.dirname, "provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  const provider = forkBench("provider.ts");
   let app: ChildProcess | undefined;
   let clients: ChildProcess | undefined;
   try {
@@ -136,7 +136,7 @@ async function main(): Promise<number> {
     const base = started.base;
     const appPid = app.pid ?? 0;
     const { cookie, api, projectId } = await signedIn(base, app);
-    clients = fork(path.join(import.meta.dirname, "stream-client.ts"), [base, cookie], { execArgv: ["--import", "tsx"] });
+    clients = forkBench("stream-client.ts", [base, cookie]);
     await next(clients, "started");
 
     log(`\nbench:stream — Node ${process.version}, ${os.cpus().length} cores; the app's production build (${appPid}) with its embedded PostgreSQL,`);

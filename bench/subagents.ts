@@ -29,11 +29,11 @@
  * each; the median and mean of each and the parent's extra CPU are printed, with a 95 %
  * interval of the extra (resampling the runs). Target: (b) at most 10 % more than (a).
  */
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type Api, freePort, next, signedIn, startAppWithProvider, stopApp } from "./app";
+import { type Api, forkBench, freePort, next, signedIn, startAppWithProvider, stopApp } from "./app";
 import { ms, numberArg, stats, verdict } from "./figures";
 import type { OfflineProviderCounts } from "./offline-provider";
 import { InspectorGc, inspectPortOption } from "./inspector-gc";
@@ -151,7 +151,7 @@ const prompt = (api: Api, sessionId: string, text: string) => api.call("session.
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-subagents-"));
-  const provider = fork(path.join(import.meta.dirname, "offline-provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  const provider = forkBench("offline-provider.ts");
   let app: ChildProcess | undefined;
   let gc: InspectorGc | undefined;
   try {

@@ -47,12 +47,12 @@
  * Exits 0 when every target PASSes, 1 otherwise (2 when the bench itself failed). The data
  * directory (project, workspaces, database) is removed at the end.
  */
-import { type ChildProcess, execFileSync, fork } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { seededRandom } from "../lib/random";
-import { type Api, DIST_DIR, next, signedIn, startAppWithProvider, stopApp } from "./app";
+import { type Api, DIST_DIR, forkBench, next, signedIn, startAppWithProvider, stopApp } from "./app";
 import { ms, numberArg, runBench, stats, type Stats, verdict } from "./figures";
 import { DIRECTORIES, FILES, SEED, generate } from "./generated-project";
 import { cpuSource, quiet } from "./process-tree";
@@ -134,7 +134,7 @@ async function firstToken(b: Bench, withTree: boolean): Promise<number> {
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(DIR, "parley-bench-workspace-"));
-  const provider = fork(path.join(import.meta.dirname, "provider.ts"), [], { execArgv: ["--import", "tsx"] });
+  const provider = forkBench("provider.ts");
   let app: ChildProcess | undefined;
   let client: ChildProcess | undefined;
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
@@ -159,7 +159,7 @@ async function main(): Promise<number> {
     app = started.app;
     const appPid = app.pid ?? 0;
     const { cookie, api } = await signedIn(started.base, app);
-    client = fork(path.join(import.meta.dirname, "stream-client.ts"), [started.base, cookie], { execArgv: ["--import", "tsx"] });
+    client = forkBench("stream-client.ts", [started.base, cookie]);
     await next(client, "started");
 
     const git = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();

@@ -1,7 +1,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, type TestApp, openApp, projectAppEnv, trpcData, type SessionEvents, type TeamEvents, type Auth } from "./app";
-import { type Browser, authCall, joinTeam, signIn, signUp } from "./auth";
+import { type Browser, authCall, joinTeam, signIn } from "./auth";
+import { annSignsUp } from "./two-teams";
 import { sseReader } from "./sse";
 
 /**
@@ -61,10 +62,7 @@ describe("live streams end when access ends (integration, through HTTP)", () => 
     rt = app.rt;
     sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
     teamEvents = await import("../app/api/teams/[teamId]/events/route");
-    auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@access.test", "Ann");
-    teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    projectId = (await ok<{ id: string }[]>("project.list", undefined, ann))[0]!.id;
+    ({ auth, ann, teamId, projectId } = await annSignsUp(app, "access"));
   });
 
   afterAll(async () => {

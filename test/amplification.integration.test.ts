@@ -6,7 +6,8 @@ import type { Part } from "../server/session/message";
 import { SessionEvent } from "../server/session";
 import { PUBLIC_PROCEDURES } from "../lib/trpc-batch";
 import { type TestApp, allProcedures, openApp, projectAppEnv, trpcData, type SessionEvents, type TeamEvents, type ShareEvents, type TrpcRoute, type Auth } from "./app";
-import { type Browser, ORIGIN, joinTeam, signUp } from "./auth";
+import { type Browser, ORIGIN, joinTeam } from "./auth";
+import { annSignsUp } from "./two-teams";
 import { type Frame, sseReader } from "./sse";
 // What the launcher preloads into the server (`node --import`): the peer header is the server's own.
 import "../scripts/peer-address.mjs";
@@ -97,10 +98,7 @@ describe("amplification limits (integration, through HTTP)", () => {
     sessionEvents = await import("../app/api/sessions/[sessionId]/events/route");
     teamEvents = await import("../app/api/teams/[teamId]/events/route");
     shareEvents = await import("../app/api/share/[shareId]/events/route");
-    auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@amplification.test", "Ann");
-    teamId = (await ok<{ id: string }>("team.current", undefined, ann)).id;
-    projectId = (await ok<{ id: string }[]>("project.list", undefined, ann))[0]!.id;
+    ({ auth, ann, teamId, projectId } = await annSignsUp(app, "amplification"));
   });
 
   afterEach(() => {

@@ -160,6 +160,14 @@ export function projectAppEnv(dir: string, extra: Record<string, string>): Recor
   };
 }
 
+/** tRPC calls as a signed-in browser `who`, through the app `app()` gives: `call` gives the answer, `ok` the data of a call that must succeed. */
+export function memberCalls(app: () => TestApp) {
+  return {
+    call: <T>(procedure: string, input: unknown, who: { headers: Headers }) => trpcAnswer<T>(app(), procedure, input, who.headers),
+    ok: <T>(procedure: string, input: unknown, who: { headers: Headers }) => trpcData<T>(app(), procedure, input, who.headers),
+  };
+}
+
 /**
  * Where a secret could leak while a file runs, for it to grep: `events` (its bus's, once
  * the file subscribes), `logged` (console lines, once it captures them) and `responses`,

@@ -1,12 +1,13 @@
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { PartOf, ToolPart, UserMessage, WithParts } from "../server/session/message";
-import { type TestApp, openApp, projectAppEnv, trpcData } from "./app";
+import { projectAppEnv, trpcData } from "./app";
+import { appSuite, openAISuite } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
-import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps } from "./fake-openai";
+import { type FakeReply, reply } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -20,39 +21,26 @@ const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 const MB = 1024 * 1024;
 
 describe("N14: disk quota per project (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
+  const fake = openAISuite();
+  const app = appSuite("disk_quota", (dir) => {
+    const config = path.join(dir, "parley.config.json");
+    writeFileSync(config, JSON.stringify({ permission: { bash: "allow" } }));
+    return projectAppEnv(dir, {
+      PARLEY_CONFIG: config,
+      PARLEY_SIGNUP: "invite",
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      PARLEY_PROJECT_DISK_MB: "2",
+      PARLEY_SNAPSHOT_MAX_MB: "1",
+    });
+  });
   let bob: Browser;
   let projectId: string;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    app = await openApp("disk_quota", (dir) => {
-      const config = path.join(dir, "parley.config.json");
-      writeFileSync(config, JSON.stringify({ permission: { bash: "allow" } }));
-      return projectAppEnv(dir, {
-        PARLEY_CONFIG: config,
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-        PARLEY_PROJECT_DISK_MB: "2",
-        PARLEY_SNAPSHOT_MAX_MB: "1",
-      });
-    });
-
     ({ projectId, bob } = await annInvitesBob(app, "quota"));
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const toolReply = (id: string, name: string, input: unknown): FakeReply =>
-    reply.stream([
-      ...toolCallSteps({ id, name, pieces: [JSON.stringify(input)] }),
-      { kind: "finish", reason: "tool_calls" },
-      { kind: "usage", usage: { prompt: 10, completion: 5 } },
-    ]);
+  const toolReply = (id: string, name: string, input: unknown): FakeReply => reply.toolCall({ id, name, pieces: [JSON.stringify(input)] });
 
   /** One turn of Bob's: the model makes one tool call, then answers; the turn's messages. */
   async function turn(sessionId: string, call: FakeReply): Promise<WithParts[]> {

@@ -325,9 +325,37 @@ export async function startFakeOpenAI(options: { port?: number } = {}): Promise<
 export function tagOf(request: RecordedRequest): string | undefined {
   for (const message of request.body.messages) {
     if (message.role !== "user") continue;
-    const text = typeof message.content === "string" ? message.content : (message.content ?? []).map((c) => c.text ?? "").join("");
-    const tag = /\[(\w+)\]/.exec(text)?.[1];
+    const tag = /\[(\w+)\]/.exec(contentText(message.content))?.[1];
     if (tag) return tag;
   }
   return undefined;
+}
+
+/** The text of a message's content, whether a string or parts. */
+export const contentText = (content: ChatMessage["content"]) => (typeof content === "string" ? content : (content ?? []).map((c) => c.text ?? "").join(""));
+
+/** The system prompt of a request ("" for none). */
+export const systemOf = (request: RecordedRequest | undefined) => contentText(request?.body.messages.find((m) => m.role === "system")?.content);
+
+/** A request for a session's title (made beside the first answer): not the agent's. */
+export const isTitleRequest = (request: RecordedRequest) => systemOf(request).startsWith("Generate a short title");
+
+/** How `routeByTag` answers: per tag, the replies left in order (each request of the tag takes the next). */
+export interface TagRoute {
+  scripts: Map<string, FakeReply[]>;
+  /** Which script a request reads (default: `tagOf`). */
+  tag?: (request: RecordedRequest) => string | undefined;
+  /** Requests answered "A title" without reading a script (default: none). */
+  isTitle?: (request: RecordedRequest) => boolean;
+  /** The answer when the tag has nothing scripted (default: "(nothing scripted)"). */
+  fallback?: FakeReply;
+}
+
+/** A `FakeOpenAI.route` answering each request from the script of its tag. */
+export function routeByTag({ scripts, tag = tagOf, isTitle = () => false, fallback = reply.text("(nothing scripted)") }: TagRoute): (request: RecordedRequest) => FakeReply {
+  return (request) => {
+    if (isTitle(request)) return reply.text("A title");
+    const key = tag(request);
+    return (key ? scripts.get(key)?.shift() : undefined) ?? fallback;
+  };
 }

@@ -2,15 +2,17 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { AssistantMessage, PartOf, WithParts } from "../server/session/message";
 import { WorkspaceRepo } from "../server/workspace/repo";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until } from "./app";
+import { type TestApp, memberCalls, openApp, projectAppEnv, trpcData, until } from "./app";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { git } from "./git-server";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
+import { isTitleRequest, reply, systemOf, tagOf } from "./fake-openai";
+import { scriptedOpenAI } from "./suite";
+import { holdCalls } from "./gate";
 import { settled } from "./session-harness";
 
 /**
@@ -22,38 +24,18 @@ import { settled } from "./session-harness";
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 describe("instructions (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
+  const { fake, scripts } = scriptedOpenAI({ isTitle: isTitleRequest, fallback: reply.text("done") });
   let remote: http.Server;
   let remoteUrl: string;
   let app: TestApp;
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
-  const scripts = new Map<string, FakeReply[]>();
 
-  const textOf = (content: RecordedRequest["body"]["messages"][number]["content"]) =>
-    typeof content === "string" ? content : (content ?? []).map((c) => c.text ?? "").join("");
-  const tagOf = (request: RecordedRequest) => {
-    for (const message of request.body.messages) {
-      if (message.role !== "user") continue;
-      const tag = /\[(\w+)\]/.exec(textOf(message.content))?.[1];
-      if (tag) return tag;
-    }
-    return undefined;
-  };
-  const systemOf = (request: RecordedRequest | undefined) => textOf(request?.body.messages.find((m) => m.role === "system")?.content);
-  /** A request for a session's title (made beside the first answer): not the agent's. */
-  const isTitle = (request: RecordedRequest) => systemOf(request).startsWith("Generate a short title");
   /** The agent's requests of a tag, in order. */
-  const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitle(request));
+  const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitleRequest(request));
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      if (isTitle(request)) return reply.text("A title");
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("done");
-    };
     remote = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/markdown" }).end("Remote rule: say hello."));
     await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
     remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/rules.md`;
@@ -72,12 +54,10 @@ describe("instructions (integration, through HTTP)", () => {
 
   afterAll(async () => {
     await app?.close();
-    await fake?.close();
     await new Promise((resolve) => remote?.close(resolve));
   });
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { call, ok: data } = memberCalls(() => app);
 
   /** A new session of Ann's, its workspace made, with `files` written into it. */
   async function sessionWith(files: Record<string, string>): Promise<{ id: string; dir: string }> {
@@ -180,13 +160,7 @@ describe("instructions (integration, through HTTP)", () => {
     writeFileSync(path.join(projectDir, "AGENTS.md"), "Base rule: be brief.");
     git(projectDir, "add", "AGENTS.md");
     git(projectDir, "-c", "user.name=T", "-c", "user.email=t@t", "commit", "-qm", "Rules");
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const original = WorkspaceRepo.prototype.createWorkTree;
-    const held = vi.spyOn(WorkspaceRepo.prototype, "createWorkTree").mockImplementation(async function (this: WorkspaceRepo, ...args) {
-      await gate;
-      return original.apply(this, args);
-    });
+    const held = holdCalls(WorkspaceRepo.prototype, "createWorkTree");
     try {
       scripts.set("i4", [reply.text("brief")]);
       const info = await data<Info>("session.create", { projectId }, ann);
@@ -195,12 +169,12 @@ describe("instructions (integration, through HTTP)", () => {
       // Asked while the checkout is still held: the answer did not wait for it.
       expect(await app.rt.services.workspaces.isReady(info.workspaceId ?? "")).toBe(false);
       expect(systemOf(requestsOf("i4")[0])).toContain("Instructions from: AGENTS.md\nBase rule: be brief.");
-      release();
+      held.release();
       await settled(app.rt.services, info.id, 30_000);
       expect(answers(await turn(info.id, "[i4] again")).at(-1)?.instructions?.map((source) => source.label)).toContain("AGENTS.md");
     } finally {
-      release();
-      held.mockRestore();
+      held.release();
+      held.restore();
     }
   });
 });

@@ -1,11 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData, until, within } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
-import { type FakeOpenAI, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until, within } from "./app";
+import type { Browser } from "./auth";
+import { captureConsole } from "./console";
+import { type FakeOpenAI, isTitleRequest, reply, startFakeOpenAI } from "./fake-openai";
+import { annInvitesBob } from "./two-teams";
 import { type TestMcpServer, startMcpServer } from "./mcp-server";
 import { settled } from "./session-harness";
 
@@ -31,30 +33,18 @@ describe("OAuth tool servers (integration, through HTTP)", { timeout: 90_000 }, 
   const events: string[] = [];
 
   beforeAll(async () => {
-    for (const method of ["log", "warn", "error", "info"] as const) {
-      const original = console[method].bind(console);
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${String(a.cause)}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-        original(...args);
-      });
-    }
+    captureConsole(logged);
     fake = await startFakeOpenAI();
-    const isTitle = (request: RecordedRequest) => JSON.stringify(request.body.messages.find((m) => m.role === "system")?.content ?? "").includes("Generate a short title");
-    fake.route = (request) => (isTitle(request) ? reply.text("A title") : undefined);
+    fake.route = (request) => (isTitleRequest(request) ? reply.text("A title") : undefined);
     mcp = await startMcpServer({ secret: "unused", oauth: true });
     app = await openApp("mcpoauth", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
       writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true } }));
-      return { PARLEY_CONFIG: config, PARLEY_DATA_DIR: path.join(dir, "data"), PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"), PARLEY_PROJECTS_ROOT: path.join(dir, "projects"), PARLEY_SIGNUP: "invite", OPENAI_BASE_URL: `${fake.url}/v1`, PARLEY_MODEL: "compatible/gpt-test" };
+      return projectAppEnv(dir, { PARLEY_CONFIG: config, PARLEY_SIGNUP: "invite", OPENAI_BASE_URL: `${fake.url}/v1`, PARLEY_MODEL: "compatible/gpt-test" });
     });
     app.rt.services.bus.subscribeAll((event) => void events.push(JSON.stringify(event)));
     callback = await import("../app/api/mcp/oauth/callback/route");
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    ann = await signUp(auth, "ann@oauth.test", "Ann");
-    const teamId = (await (await import("../server/context")).memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@oauth.test", { role: "member" });
+    ({ ann, bob, projectId } = await annInvitesBob(app, "oauth"));
   });
 
   afterAll(async () => {

@@ -1,11 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part, ToolPart } from "../server/session/message";
-import { type TestApp, openApp, trpcAnswer, trpcData, until, within } from "./app";
-import { type Browser, joinTeam, signUp } from "./auth";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
+import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until, within } from "./app";
+import { type Browser, joinTeam } from "./auth";
+import { captureConsole } from "./console";
+import { type FakeOpenAI, type FakeReply, type RecordedRequest, contentText, isTitleRequest, reply, routeByTag, startFakeOpenAI, systemOf } from "./fake-openai";
+import { annInvitesBob } from "./two-teams";
 import { TEST_INSTRUCTIONS, type TestMcpServer, startMcpServer } from "./mcp-server";
 import { settled } from "./session-harness";
 
@@ -42,61 +44,34 @@ describe("tool servers (integration, through HTTP)", { timeout: 90_000 }, () => 
   const events: string[] = [];
   const scripts = new Map<string, FakeReply[]>();
 
-  const textOf = (content: RecordedRequest["body"]["messages"][number]["content"]) =>
-    typeof content === "string" ? content : (content ?? []).map((c) => c.text ?? "").join("");
-  const systemOf = (request: RecordedRequest | undefined) => textOf(request?.body.messages.find((m) => m.role === "system")?.content);
-  const isTitle = (request: RecordedRequest) => systemOf(request).startsWith("Generate a short title");
   /** The tag of the latest user message ("[add] …"): which script answers. */
   const tagOf = (request: RecordedRequest) => {
     for (const message of [...request.body.messages].reverse()) {
-      const tag = message.role === "user" ? /\[(\w+)\]/.exec(textOf(message.content))?.[1] : undefined;
+      const tag = message.role === "user" ? /\[(\w+)\]/.exec(contentText(message.content))?.[1] : undefined;
       if (tag) return tag;
     }
     return undefined;
   };
-  const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitle(request));
+  const requestsOf = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitleRequest(request));
 
   // Every wait of these tests is bounded, saying what did not answer (a hang under load names itself).
   const call = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcAnswer<T>(app, procedure, input, who.headers));
   const data = <T>(procedure: string, input: unknown, who: Browser) => within(`the answer of ${procedure}`, trpcData<T>(app, procedure, input, who.headers));
 
   beforeAll(async () => {
-    for (const method of ["log", "warn", "error", "info"] as const) {
-      const original = console[method].bind(console);
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${String(a.cause)}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-        original(...args);
-      });
-    }
+    captureConsole(logged);
     fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      if (isTitle(request)) return reply.text("A title");
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("done");
-    };
+    fake.route = routeByTag({ scripts, tag: tagOf, isTitle: isTitleRequest, fallback: reply.text("done") });
     mcp = await startMcpServer({ secret: SECRET });
     app = await openApp("mcp", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
       const config = path.join(dir, "parley.config.json");
       // gpt-tiny: a model whose context the echo server's tools take a large share of (the warning's tests).
       writeFileSync(config, JSON.stringify({ toolServers: { allowPrivateAddresses: true }, models: { [TINY]: { name: "Tiny", limit: { context: 300, output: 50 } } } }));
-      return {
-        PARLEY_CONFIG: config,
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-        PARLEY_MODEL: "compatible/gpt-test",
-      };
+      return projectAppEnv(dir, { PARLEY_CONFIG: config, PARLEY_SIGNUP: "invite", OPENAI_BASE_URL: `${fake.url}/v1`, PARLEY_MODEL: "compatible/gpt-test" });
     });
     app.rt.services.bus.subscribeAll((event) => void events.push(JSON.stringify(event)));
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@mcp.test", "Ann");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    bob = await joinTeam(auth, ann, teamId, "bob@mcp.test", { role: "member" });
+    const { auth, teamId, ...people } = await annInvitesBob(app, "mcp");
+    ({ ann, bob, projectId } = people);
     carol = await joinTeam(auth, ann, teamId, "carol@mcp.test", { role: "admin" });
   });
 

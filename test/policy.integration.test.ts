@@ -1,10 +1,11 @@
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until } from "./app";
+import { type Runtime, memberCalls, projectAppEnv, until } from "./app";
+import { appSuite } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
@@ -18,17 +19,24 @@ import { settled } from "./session-harness";
 const ALLOW_ALL = [{ permission: "*", pattern: "*", action: "allow" as const }];
 
 describe("team policy and approvals through tRPC (integration)", () => {
-  let app: TestApp;
   let project: string;
+  const app = appSuite("policy", (dir) => {
+    project = path.join(dir, "projects", "app");
+    const config = path.join(dir, "parley.config.json");
+    // The server configuration denies `chmod` whatever anyone else says.
+    writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
+    return projectAppEnv(dir, {
+      PARLEY_SIGNUP: "invite",
+      PARLEY_CONFIG: config,
+      PARLEY_OFFLINE_TPS: "0",
+    });
+  });
   let rt: Runtime;
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-
-  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
-
+  const { call, ok } = memberCalls(() => app);
 
   const newSession = (who: Browser, permission?: unknown) => call<{ id: string }>("session.create", { projectId, title: "policy", ...(permission ? { permission } : {}) }, who);
   const prompt = (who: Browser, sessionId: string, text: string) => ok("session.prompt", { sessionId, parts: [{ type: "text", text }] }, who);
@@ -43,23 +51,8 @@ describe("team policy and approvals through tRPC (integration)", () => {
   }
 
   beforeAll(async () => {
-    app = await openApp("policy", (dir) => {
-      project = path.join(dir, "projects", "app");
-      const config = path.join(dir, "parley.config.json");
-      // The server configuration denies `chmod` whatever anyone else says.
-      writeFileSync(config, JSON.stringify({ permission: { bash: { "chmod *": "deny" } } }));
-      return projectAppEnv(dir, {
-        PARLEY_SIGNUP: "invite",
-        PARLEY_CONFIG: config,
-        PARLEY_OFFLINE_TPS: "0",
-      });
-    });
     rt = app.rt;
     ({ ann, bob, projectId } = await annInvitesBob(app, "policy", { name: "Bob" }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it("a member cannot give a session allow rules; ask and deny rules are fine", async () => {

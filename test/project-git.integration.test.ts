@@ -3,10 +3,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Info } from "../server/project/project";
 import { captureConsole } from "./console";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer } from "./app";
+import { leakWatch, projectAppEnv } from "./app";
+import { appSuite, gitServerSuite } from "./suite";
 import { type Browser, joinTeam, signUp } from "./auth";
 import { directoryDigest, filesContaining } from "./files";
-import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
+import { commitToBare, createBareRepo, git, startGitServer } from "./git-server";
 
 /**
  * Git-backed projects through the real tRPC Route Handler with real sign-in cookies
@@ -22,36 +23,23 @@ const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAfakeDe
 
 
 describe("git-backed projects (integration, through HTTP)", () => {
-  let app: TestApp;
-  let server: GitServer;
+  /** Every published event, every console line and every answer (`call`'s) while the file runs. */
+  const { events, logged, responses: answers, call } = leakWatch(() => app);
+  beforeAll(() => captureConsole(logged));
+  const server = gitServerSuite({ robot: TOKEN }, (started) =>
+    createBareRepo(started.root, "shop", { head: "trunk", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" }, branches: { "feature/cart": { "src/cart.ts": "cart\n" } } }),
+  );
+  // The test server speaks plain HTTP on the loopback.
+  const app = appSuite("projgit", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_GIT_ALLOW_HTTP: "true" }));
   let ann: Browser;
   let mia: Browser;
   let teamId: string;
   let root: string;
   let dataDir: string;
-  const answers: string[] = [];
-  const events: unknown[] = [];
-  const logged: string[] = [];
   let stopBus: (() => void) | undefined;
-
-  const call = async <T,>(procedure: string, input: unknown, who: Browser) => {
-    const answer = await trpcAnswer<T>(app, procedure, input, who.headers);
-    answers.push(answer.text);
-    return answer;
-  };
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
   beforeAll(async () => {
-    captureConsole(logged);
-    server = await startGitServer({ users: { robot: TOKEN } });
-    createBareRepo(server.root, "shop", { head: "trunk", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" }, branches: { "feature/cart": { "src/cart.ts": "cart\n" } } });
-    app = await openApp("projgit", (dir) =>
-      projectAppEnv(dir, {
-        PARLEY_SIGNUP: "invite",
-        // The test server speaks plain HTTP on the loopback.
-        PARLEY_GIT_ALLOW_HTTP: "true",
-      }),
-    );
     root = path.join(app.dir, "projects");
     dataDir = path.join(app.dir, "data");
     stopBus = app.rt.services.bus.subscribeAll((event) => events.push(event));
@@ -66,11 +54,9 @@ describe("git-backed projects (integration, through HTTP)", () => {
     }
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     stopBus?.();
     vi.restoreAllMocks();
-    await app?.close();
-    await server?.close();
   });
 
   it("G1: an admin clones over https with a token secret: the server saw that basic auth, the clone has the files and the remote's HEAD branch", async () => {

@@ -1,16 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Listed as AgentList } from "../server/agent/api";
 import type { Listed as CommandList, RunResult, TeamCommand } from "../server/command/command";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { ShellRun } from "../server/session/shell";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { memberCalls, until } from "./app";
+import { appSuite, scriptedOpenAI } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
-import { type FakeOpenAI, type FakeReply, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
+import { reply, toolCallSteps } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -55,49 +56,41 @@ const FILES: Record<string, string> = {
 };
 
 describe("commands and agent files of a repository (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
+  // Titles are asked without tools: the scripts are for the session's turns.
+  const { fake, scripts } = scriptedOpenAI({ isTitle: (request) => !request.body.tools?.length, fallback: reply.text("ok") });
+  const app = appSuite("repository_commands", (dir) => {
+    const project = path.join(dir, "projects", "app");
+    for (const [file, text] of Object.entries(FILES)) {
+      mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      writeFileSync(path.join(project, file), text);
+    }
+    // The server's own commands: one of its own, and two that the team's and the repository's replace.
+    const config = path.join(dir, "parley.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        command: {
+          confignote: { template: "Config says $ARGUMENTS", description: "From the server" },
+          greet: { template: "The server's greeting" },
+          standup: { template: "The server's standup" },
+        },
+      }),
+    );
+    return {
+      PARLEY_CONFIG: config,
+      PARLEY_DATA_DIR: path.join(dir, "data"),
+      PARLEY_PROJECT_DIR: project,
+      PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
+      PARLEY_SIGNUP: "invite",
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      PARLEY_MODEL: "compatible/gpt-test",
+    };
+  });
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
-  const scripts = new Map<string, FakeReply[]>();
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      // Titles are asked without tools: the scripts are for the session's turns.
-      if (!request.body.tools?.length) return reply.text("A title");
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("ok");
-    };
-    app = await openApp("repository_commands", (dir) => {
-      const project = path.join(dir, "projects", "app");
-      for (const [file, text] of Object.entries(FILES)) {
-        mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-        writeFileSync(path.join(project, file), text);
-      }
-      // The server's own commands: one of its own, and two that the team's and the repository's replace.
-      const config = path.join(dir, "parley.config.json");
-      writeFileSync(
-        config,
-        JSON.stringify({
-          command: {
-            confignote: { template: "Config says $ARGUMENTS", description: "From the server" },
-            greet: { template: "The server's greeting" },
-            standup: { template: "The server's standup" },
-          },
-        }),
-      );
-      return {
-        PARLEY_CONFIG: config,
-        PARLEY_DATA_DIR: path.join(dir, "data"),
-        PARLEY_PROJECT_DIR: project,
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-        PARLEY_MODEL: "compatible/gpt-test",
-      };
-    });
     ({ ann, bob, projectId } = await annInvitesBob(app, "commands", { name: "Bob" }));
     // The team's policy: no `rm` and no `touch`, whatever an agent or a member says.
     await data("permission.setPolicy", {
@@ -108,13 +101,7 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     }, ann);
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { call, ok: data } = memberCalls(() => app);
   const newSession = async (who: Browser, extra: Record<string, unknown> = {}) => (await data<Info>("session.create", { projectId, model: MODEL, ...extra }, who)).id;
   const history = async (who: Browser, sessionId: string) => (await data<{ messages: WithParts[] }>("message.page", { sessionId, limit: 200 }, who)).messages;
   const command = (who: Browser, sessionId: string, name: string, args = "") => call<RunResult>("session.command", { sessionId, command: name, arguments: args, model: MODEL }, who);
@@ -127,6 +114,15 @@ describe("commands and agent files of a repository (integration, through HTTP)",
   const toolParts = (messages: WithParts[]) => messages.flatMap((m) => m.parts.filter((p): p is PartOf<"tool"> => p.type === "tool"));
   const idle = (sessionId: string) => settled(app.rt.services, sessionId, 30_000);
 
+  /** Bob runs the command `name` in `sessionId`: it is accepted; the prompt it sent, once the turn is over. */
+  async function commandPrompt(sessionId: string, name: string, args: string): Promise<string> {
+    const run = await command(bob, sessionId, name, args);
+    expect(run.status, run.text).toBe(200);
+    const sent = textOf((await lastUser(bob, sessionId)).parts);
+    await idle(sessionId);
+    return sent;
+  }
+
   /** Answer the next permission question of a session "once" (the member is asked, like for any bash call). */
   async function approveNext(who: Browser, sessionId: string, permission = "bash"): Promise<PermissionRequest> {
     const asked = await until("the permission question", async () => (await data<PermissionRequest[]>("permission.pending", { sessionId }, who)).find((r) => r.permission === permission));
@@ -136,18 +132,11 @@ describe("commands and agent files of a repository (integration, through HTTP)",
 
   it("C1: $1/$2 (the last taking the rest, quotes dropped), $ARGUMENTS in a nested command, and arguments appended to a template without placeholders", async () => {
     const sessionId = await newSession(bob);
-    const greeted = await command(bob, sessionId, "greet", 'Ann "Bob the Builder" and Carl');
-    expect(greeted.status, greeted.text).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Say hello to Ann and then to Bob the Builder and Carl.");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "greet", 'Ann "Bob the Builder" and Carl')).toBe("Say hello to Ann and then to Bob the Builder and Carl.");
 
-    expect((await command(bob, sessionId, "ops/deploy", "staging --fast")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Deploy staging --fast now.");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "ops/deploy", "staging --fast")).toBe("Deploy staging --fast now.");
 
-    expect((await command(bob, sessionId, "plain", "focus on tests")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Summarize the project.\n\nfocus on tests");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "plain", "focus on tests")).toBe("Summarize the project.\n\nfocus on tests");
   });
 
   it("C2: command.list shows every source with descriptions and argument hints; later sources replace earlier ones, and a repository command overrides the built-in /review", async () => {
@@ -163,19 +152,13 @@ describe("commands and agent files of a repository (integration, through HTTP)",
     expect(byName.get("review")).toMatchObject({ source: "project", description: "Our own review" });
     // Precedence: built-in → server configuration → team → repository.
     expect(byName.get("confignote")).toMatchObject({ source: "config", description: "From the server", hints: ["$ARGUMENTS"] });
-    expect((await command(bob, sessionId, "confignote", "hello")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Config says hello");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "confignote", "hello")).toBe("Config says hello");
 
     // The override runs, not the built-in (which would need the session's diff).
-    expect((await command(bob, sessionId, "review", "the parser")).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe("Custom review of the parser");
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "review", "the parser")).toBe("Custom review of the parser");
 
     // A team command runs for every member.
-    expect((await command(bob, sessionId, "standup", 'Bob "the release" notes')).status).toBe(200);
-    expect(textOf((await lastUser(bob, sessionId)).parts)).toBe('Standup for Bob the release notes about Bob "the release" notes');
-    await idle(sessionId);
+    expect(await commandPrompt(sessionId, "standup", 'Bob "the release" notes')).toBe('Standup for Bob the release notes about Bob "the release" notes');
   });
 
   it("C3: team commands are written by owners and admins only; members read them", async () => {

@@ -9,9 +9,11 @@ import { Session } from "../server/session";
 import type { Info } from "../server/session/info";
 import type { PartOf, WithParts } from "../server/session/message";
 import { wire } from "../server/session/wire";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until } from "./app";
-import { type Browser, signUp } from "./auth";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI } from "./fake-openai";
+import { trpcAnswer, trpcData, until } from "./app";
+import type { Browser } from "./auth";
+import { type FakeReply, type RecordedRequest, reply } from "./fake-openai";
+import { scriptedOpenAI } from "./suite";
+import { twoTeamsSuite } from "./two-teams";
 
 /**
  * Issue 33, point 7: a failed model call waiting for its next attempt can be retried at
@@ -21,64 +23,34 @@ import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFake
  * changes nothing; a request made on a second instance reaches the wait on the first.
  */
 
-type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 /** A wait far longer than any test: an attempt before it ends came from a member's request. */
 const LONG_WAIT = { "retry-after": "300" };
 
 describe("Retry now / Stop retrying (integration, through HTTP)", () => {
-  let app: TestApp;
-  let fake: FakeOpenAI;
-  let ann: Browser;
-  let bob: Browser;
-  let annCtx: MemberContext;
-  let projectId: string;
-  /** Scripted replies by the tag that starts a prompt ("[r1] …"). */
-  const scripts = new Map<string, FakeReply[]>();
-
   const textOf = (request: RecordedRequest) => JSON.stringify(request.body.messages);
   const tagOf = (request: RecordedRequest) => /\[(r\d+)\]/.exec(textOf(request))?.[1];
   const isTitle = (request: RecordedRequest) => textOf(request).includes("Generate a short title");
+  /** Scripted replies by the tag that starts a prompt ("[r1] …"). */
+  const { fake, scripts } = scriptedOpenAI({ tag: tagOf, isTitle, fallback: reply.text("done") });
   const agentRequests = (tag: string) => fake.requests.filter((request) => tagOf(request) === tag && !isTitle(request));
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      if (isTitle(request)) return reply.text("A title");
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("done");
-    };
-    app = await openApp("retry_control", (dir) =>
-      projectAppEnv(dir, { PARLEY_SIGNUP: "open", OPENAI_BASE_URL: `${fake.url}/v1`, PARLEY_MODEL: "compatible/gpt-test", PARLEY_RETRY_MAX_ATTEMPTS: "3" }),
-    );
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@retry-control.test", "Ann");
-    bob = await signUp(auth, "bob@retry-control.test", "Bob");
-    annCtx = await memberContext(ann.headers);
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
+  const teams = twoTeamsSuite("retry-control", () => ({ OPENAI_BASE_URL: `${fake.url}/v1`, PARLEY_MODEL: "compatible/gpt-test", PARLEY_RETRY_MAX_ATTEMPTS: "3" }));
 
   const call = (procedure: string, sessionId: string, who: Browser | "signed out") =>
-    trpcAnswer(app, procedure, { sessionId }, who === "signed out" ? new Headers() : who.headers);
+    trpcAnswer(teams.app, procedure, { sessionId }, who === "signed out" ? new Headers() : who.headers);
 
   /** A session of Ann's whose prompt (tagged `tag`) gets `replies`, waiting for its retry once the first fails. */
   async function waitingSession(tag: string, replies: FakeReply[]): Promise<string> {
     scripts.set(tag, replies);
-    const info = await trpcData<Info>(app, "session.create", { projectId }, ann.headers);
-    await trpcData(app, "session.prompt", { sessionId: info.id, parts: [{ type: "text", text: `[${tag}] go` }], model: MODEL }, ann.headers);
+    const info = await trpcData<Info>(teams.app, "session.create", { projectId: teams.projectId }, teams.ann.headers);
+    await trpcData(teams.app, "session.prompt", { sessionId: info.id, parts: [{ type: "text", text: `[${tag}] go` }], model: MODEL }, teams.ann.headers);
     await until("the retry wait", async () => ((await status(info.id)) === "retry" ? true : undefined));
     return info.id;
   }
 
-  const status = async (sessionId: string) => (await trpcData<Info>(app, "session.get", { sessionId }, ann.headers)).status?.type;
+  const status = async (sessionId: string) => (await trpcData<Info>(teams.app, "session.get", { sessionId }, teams.ann.headers)).status?.type;
   const lastReply = async (sessionId: string): Promise<WithParts> => {
-    const messages = await Session.allMessages(annCtx, sessionId);
+    const messages = await Session.allMessages(teams.annCtx, sessionId);
     const last = messages.at(-1);
     if (!last || last.info.role !== "assistant") throw new Error("no reply");
     return last;
@@ -95,7 +67,7 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
     expect((waiting?.time.next ?? 0) - Date.now()).toBeGreaterThan(200_000);
 
     for (const procedure of ["session.retryNow", "session.stopRetrying"]) {
-      const refused = await call(procedure, sessionId, bob);
+      const refused = await call(procedure, sessionId, teams.bob);
       expect(refused.status, procedure).toBe(404);
     }
     expect((await call("session.retryNow", sessionId, "signed out")).status).toBe(401);
@@ -104,7 +76,7 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
     expect(agentRequests("r1")).toHaveLength(1);
 
     const asked = Date.now();
-    expect((await call("session.retryNow", sessionId, ann)).status).toBe(200);
+    expect((await call("session.retryNow", sessionId, teams.ann)).status).toBe(200);
     await idle(sessionId);
     expect(Date.now() - asked).toBeLessThan(15_000);
     const done = await lastReply(sessionId);
@@ -115,7 +87,7 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
     expect(retried?.time.next).toBeLessThan(asked + 15_000);
     expect(agentRequests("r1")).toHaveLength(2);
     // Nothing waits any more: a late click is refused with a clear error.
-    const late = await call("session.retryNow", sessionId, ann);
+    const late = await call("session.retryNow", sessionId, teams.ann);
     expect(late.status).toBe(409);
     expect(late.text).toContain("not waiting to retry");
   });
@@ -123,7 +95,7 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
   it("Stop retrying ends the turn with the failed attempt's error, makes no other attempt, and says so on the retry part", async () => {
     const sessionId = await waitingSession("r2", [reply.error(503, { headers: LONG_WAIT, message: "the provider is down" })]);
     const asked = Date.now();
-    expect((await call("session.stopRetrying", sessionId, ann)).status).toBe(200);
+    expect((await call("session.stopRetrying", sessionId, teams.ann)).status).toBe(200);
     await idle(sessionId);
     expect(Date.now() - asked).toBeLessThan(15_000);
     const done = await lastReply(sessionId);
@@ -136,12 +108,12 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
     expect(stopped?.time.next).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(agentRequests("r2")).toHaveLength(1);
-    expect((await call("session.stopRetrying", sessionId, ann)).status).toBe(409);
+    expect((await call("session.stopRetrying", sessionId, teams.ann)).status).toBe(409);
   });
 
   it("Retry now and Stop retrying together: the first settles the wait, the other changes nothing", async () => {
     const sessionId = await waitingSession("r3", [reply.error(500, { headers: LONG_WAIT }), reply.text("Went through.")]);
-    const [now, stop] = await Promise.all([call("session.retryNow", sessionId, ann), call("session.stopRetrying", sessionId, ann)]);
+    const [now, stop] = await Promise.all([call("session.retryNow", sessionId, teams.ann), call("session.stopRetrying", sessionId, teams.ann)]);
     // The later one may find the wait already over (409) or settle nothing (200).
     expect([200, 409]).toContain(now.status);
     expect([200, 409]).toContain(stop.status);
@@ -180,7 +152,7 @@ describe("Retry now / Stop retrying (integration, through HTTP)", () => {
     it("Stop retrying asked on the instance that does not run the turn ends the wait on the one that does", async () => {
       const sessionId = await waitingSession("r4", [reply.error(429, { headers: LONG_WAIT, message: "busy" })]);
       expect(second.runners.get(sessionId)).toBeUndefined();
-      await Session.stopRetrying(withActor(second, annCtx.actor), sessionId);
+      await Session.stopRetrying(withActor(second, teams.annCtx.actor), sessionId);
       await idle(sessionId);
       const done = await lastReply(sessionId);
       expect(done.info.role === "assistant" ? done.info.error?.name : undefined).toBe("APIError");

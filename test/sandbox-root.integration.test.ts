@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Part } from "../server/session/message";
 import { DEFAULT_SANDBOX_ID } from "../server/sandbox/settings";
-import { type TestApp, openApp, trpcData, until } from "./app";
+import { memberCalls, projectAppEnv, until } from "./app";
+import { appSuite } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
@@ -21,34 +22,25 @@ import { settled } from "./session-harness";
 const CORE_PATTERN = "/proc/sys/kernel/core_pattern";
 
 describe("the sandbox of a root server, through tRPC (integration)", () => {
-  let app: TestApp;
   let project: string;
+  let dataDir: string;
+  beforeAll(() => {
+    expect(process.getuid?.()).toBe(0);
+  });
+  const app = appSuite("sandbox-root", (dir) => {
+    const env = projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" });
+    project = path.join(dir, "projects", "app");
+    dataDir = path.join(dir, "data");
+    writeFileSync(path.join(project, "README.md"), "a project\n");
+    return env;
+  });
   let bob: Browser;
   let projectId: string;
-  let dataDir: string;
-
-  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { ok } = memberCalls(() => app);
 
   beforeAll(async () => {
-    expect(process.getuid?.()).toBe(0);
-    app = await openApp("sandbox-root", (dir) => {
-      project = path.join(dir, "projects", "app");
-      mkdirSync(project, { recursive: true });
-      writeFileSync(path.join(project, "README.md"), "a project\n");
-      return {
-        PARLEY_DATA_DIR: (dataDir = path.join(dir, "data")),
-        PARLEY_PROJECT_DIR: project,
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        PARLEY_OFFLINE_TPS: "0",
-      };
-    });
     expect(app.rt.services.sandbox.state.kind).toBe("bwrap");
     ({ bob, projectId } = await annInvitesBob(app, "sandbox-root", { name: "Bob" }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it("N1: a member's approved command cannot set core_pattern and have the kernel run a project script as host root", async () => {

@@ -1,18 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../server/db/migrate";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Session } from "../server/session";
-import { databaseUrl, makeTeam, type TeamFixture } from "./db";
+import type { Runtime } from "./app";
+import { makeTeam, type TeamFixture } from "./db";
 import { userMessage } from "./fixtures";
 import { type Frame, sseReader } from "./sse";
+import { appSuite } from "./suite";
 
 /** The share link's SSE Route Handler, through the process runtime as in production. */
 
 type ShareRoute = typeof import("../app/api/share/[shareId]/events/route");
-type RuntimeModule = typeof import("../server/runtime");
 
 
 
@@ -22,46 +19,16 @@ const sessionOf = (frame: Frame): string | undefined => {
 };
 
 describe("share SSE Route Handler (integration)", () => {
-  let dir: string;
-  let dbName: string;
+  // The runtime recovers every session of its database at boot: the app gets its own database.
+  const app = appSuite("share_sse", (dir) => ({ PARLEY_PROJECT_DIR: path.join(dir, "project"), PARLEY_DATA_DIR: path.join(dir, "data") }));
   let route: ShareRoute;
-  let rt: Awaited<ReturnType<RuntimeModule["runtime"]>>;
+  let rt: Runtime;
   let team: TeamFixture;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), "parley-share-sse-"));
-    // The runtime recovers every session of its database at boot: give it its own database.
-    dbName = `parley_share_sse_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: databaseUrl() });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${dbName}`);
-    } finally {
-      await admin.end();
-    }
-    const url = new URL(databaseUrl());
-    url.pathname = `/${dbName}`;
-    await applyMigrations(url.toString());
-    process.env.DATABASE_URL = url.toString();
-    process.env.PARLEY_PROJECT_DIR = path.join(dir, "project");
-    process.env.PARLEY_DATA_DIR = path.join(dir, "data");
     route = await import("../app/api/share/[shareId]/events/route");
-    rt = await (await import("../server/runtime")).runtime();
+    rt = app.rt;
     team = await makeTeam({ db: rt.services.db, bus: rt.services.bus });
-  });
-
-  afterAll(async () => {
-    await rt?.bridge.close();
-    await rt?.services.lock.close();
-    await rt?.services.db.$disconnect();
-    const admin = new pg.Client({ connectionString: databaseUrl() });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const open = (shareId: string, signal?: AbortSignal) =>

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
-import { type TestApp, trpcAnswer } from "./app";
+import { trpcAnswer } from "./app";
 import type { Browser } from "./auth";
-import { twoTeams } from "./two-teams";
+import { twoTeamsSuite } from "./two-teams";
 
 /**
  * Issue 33, point 2: the session sidebar's read (`sidebar.recent`) through the real tRPC
@@ -12,7 +12,6 @@ import { twoTeams } from "./two-teams";
  * failure), each root's branch; and nothing of another team.
  */
 
-type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 interface Node {
   id: string;
   title: string;
@@ -28,49 +27,37 @@ interface Sidebar {
 }
 
 describe("session sidebar (integration, through HTTP)", () => {
-  let app: TestApp;
-  let ann: Browser;
-  let bob: Browser;
-  let annCtx: MemberContext;
-  let projectId: string;
-
-  beforeAll(async () => {
-    ({ app, ann, bob, annCtx, projectId } = await twoTeams("sidebar"));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  const teams = twoTeamsSuite("sidebar");
 
   const recent = async (who: Browser) => {
-    const answer = await trpcAnswer<Sidebar>(app, "sidebar.recent", {}, who.headers);
+    const answer = await trpcAnswer<Sidebar>(teams.app, "sidebar.recent", {}, who.headers);
     expect(answer.status, answer.message).toBe(200);
     return answer.data;
   };
 
   const assistantWithError = (sessionId: string, name: "APIError" | "AbortedError") =>
-    app.rt.services.db.message.create({
+    teams.app.rt.services.db.message.create({
       data: { id: Id.ascending("message"), sessionId, role: "assistant", timeCreated: new Date(), data: { error: { name, message: "it broke", isRetryable: false } } },
     });
 
   it("nests children under their parents, marks questions and failures, shows branches, leaves out archived sessions", async () => {
-    const root = await Session.create(annCtx, { projectId, title: "Root" });
-    const child = await Session.create(annCtx, { projectId, parentId: root.id, title: "Child" });
-    const grandchild = await Session.create(annCtx, { projectId, parentId: child.id, title: "Grandchild" });
-    const failed = await Session.create(annCtx, { projectId, title: "Failed" });
+    const root = await Session.create(teams.annCtx, { projectId: teams.projectId, title: "Root" });
+    const child = await Session.create(teams.annCtx, { projectId: teams.projectId, parentId: root.id, title: "Child" });
+    const grandchild = await Session.create(teams.annCtx, { projectId: teams.projectId, parentId: child.id, title: "Grandchild" });
+    const failed = await Session.create(teams.annCtx, { projectId: teams.projectId, title: "Failed" });
     await assistantWithError(failed.id, "APIError");
-    const stopped = await Session.create(annCtx, { projectId, title: "Stopped" });
+    const stopped = await Session.create(teams.annCtx, { projectId: teams.projectId, title: "Stopped" });
     await assistantWithError(stopped.id, "AbortedError");
-    const archived = await Session.create(annCtx, { projectId, title: "Archived" });
-    await Session.update(annCtx, archived.id, { archived: true });
-    await app.rt.services.db.permissionRequest.create({
-      data: { id: Id.ascending("permission"), teamId: annCtx.actor.teamId, sessionId: grandchild.id, projectId, agent: "build", permission: "bash", patterns: ["make"], always: [], metadata: {} },
+    const archived = await Session.create(teams.annCtx, { projectId: teams.projectId, title: "Archived" });
+    await Session.update(teams.annCtx, archived.id, { archived: true });
+    await teams.app.rt.services.db.permissionRequest.create({
+      data: { id: Id.ascending("permission"), teamId: teams.annCtx.actor.teamId, sessionId: grandchild.id, projectId: teams.projectId, agent: "build", permission: "bash", patterns: ["make"], always: [], metadata: {} },
     });
 
-    const sidebar = await recent(ann);
+    const sidebar = await recent(teams.ann);
     expect(sidebar.projects).toHaveLength(1);
     const [project] = sidebar.projects;
-    expect(project?.id).toBe(projectId);
+    expect(project?.id).toBe(teams.projectId);
     const roots = project?.sessions ?? [];
     // Newest activity first; children only as children; archived not at all.
     expect(roots.map((s) => s.title)).toEqual(["Stopped", "Failed", "Root"]);
@@ -85,8 +72,8 @@ describe("session sidebar (integration, through HTTP)", () => {
   });
 
   it("shows another team nothing of it", async () => {
-    const theirs = await recent(bob);
-    const mine = await recent(ann);
+    const theirs = await recent(teams.bob);
+    const mine = await recent(teams.ann);
     const ids = JSON.stringify(mine);
     for (const project of theirs.projects) expect(ids).not.toContain(project.id);
     expect(theirs.projects.flatMap((p) => p.sessions)).toEqual([]);

@@ -1,14 +1,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, promises as fs, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, UserMessage, WithParts } from "../server/session/message";
 import type { TurnDiff } from "../server/session/summary";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
+import { memberCalls, projectAppEnv } from "./app";
+import { appSuite, scriptedOpenAI } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
-import { type FakeOpenAI, type FakeReply, type StreamStep, reply, startFakeOpenAI, toolCallSteps, tagOf } from "./fake-openai";
+import { type FakeReply, type StreamStep, reply, toolCallSteps } from "./fake-openai";
+import { gate, holdCalls } from "./gate";
 import { settled } from "./session-harness";
 
 /**
@@ -34,38 +36,20 @@ for (;;) {
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 describe("snapshots and revert (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
+  /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
+  const { fake, scripts } = scriptedOpenAI();
+  const app = appSuite("snapshot_revert", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", OPENAI_BASE_URL: `${fake.url}/v1` }));
   let ann: Browser;
   let bob: Browser;
   let projectId: string;
   let projectDir: string;
-  /** Replies per tag (a word in the session's first message), in order; each request takes the next. */
-  const scripts = new Map<string, FakeReply[]>();
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("(nothing scripted)");
-    };
-    app = await openApp("snapshot_revert", (dir) =>
-      projectAppEnv(dir, {
-        PARLEY_SIGNUP: "invite",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-      }),
-    );
     projectDir = path.join(app.dir, "projects", "app");
     ({ ann, bob, projectId } = await annInvitesBob(app, "snapshots"));
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { call, ok: data } = memberCalls(() => app);
 
   /** A tool call reply (its arguments as JSON), then `tool_calls`. */
   const toolReply = (id: string, name: string, input: unknown, gate?: Promise<unknown>): FakeReply =>
@@ -169,8 +153,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     const a = await session(ann, "N7 Ann");
     const b = await session(bob, "N7 Bob");
     // Ann's step is held at its end snapshot (after its write) until Bob's session has written.
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { opened, release } = gate();
     const snapshots = app.rt.services.snapshots;
     const track = snapshots.track.bind(snapshots);
     let hold = true;
@@ -178,7 +161,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     snapshots.track = async (project) => {
       if (hold && existsSync(path.join(annDir, "notes", "ann.txt"))) {
         hold = false;
-        await gate;
+        await opened;
       }
       return track(project);
     };
@@ -211,33 +194,30 @@ describe("snapshots and revert (integration, through HTTP)", () => {
     expect(existsSync(path.join(await dirOf(b), "notes", "ann.txt"))).toBe(false);
   });
 
-  it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
-    const id = await session(ann, "D1");
-    scripts.set("d1", [toolReply("d", "write", { filePath: "d1.txt", content: "d1\n" }), reply.text("written")]);
-    const user = await prompt(ann, id, "[d1] write d1.txt");
+  /** A session of Ann's titled `title` whose first turn (tagged `tag`) wrote `<tag>.txt`: its id and that turn's prompt. */
+  async function wroteFile(title: string, tag: string) {
+    const id = await session(ann, title);
+    scripts.set(tag, [toolReply(tag, "write", { filePath: `${tag}.txt`, content: `${tag}\n` }), reply.text("written")]);
+    const user = await prompt(ann, id, `[${tag}] write ${tag}.txt`);
     await idle(id);
+    return { id, user };
+  }
+
+  it("D1: a prompt sent while a revert runs is refused before it is stored, never stored then hidden and deleted", async () => {
+    const { id, user } = await wroteFile("D1", "d1");
     // The revert's restore is held until the test lets it go (as a large project would hold it).
-    const snapshots = app.rt.services.snapshots;
-    const restore = snapshots.restore.bind(snapshots);
-    let entered = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    snapshots.restore = async (...args) => {
-      entered = true;
-      await gate;
-      return restore(...args);
-    };
+    const restores = holdCalls(app.rt.services.snapshots, "restore");
     try {
       const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
-      await until(() => entered, "the revert's restore");
+      await until(() => restores.calls > 0, "the revert's restore");
       scripts.set("d1", [reply.text("answered after the revert")]);
       const meanwhile = await call<UserMessage>("session.prompt", { sessionId: id, parts: [{ type: "text", text: "[d1] sent during the revert" }], model: MODEL }, ann);
-      release();
+      restores.release();
       expect((await reverting).status).toBe(200);
       expect(meanwhile.status).toBe(409);
       expect(meanwhile.message).toMatch(/being reverted/);
     } finally {
-      snapshots.restore = restore;
+      restores.restore();
     }
     await idle(id);
     const texts = (await app.rt.services.db.part.findMany({ where: { sessionId: id, type: "text" } })).map((p) => JSON.stringify(p.data));
@@ -250,34 +230,22 @@ describe("snapshots and revert (integration, through HTTP)", () => {
   });
 
   it("D1: a prompt stored just as a revert began (its check came first) is kept and answered after the revert, which becomes final", async () => {
-    const id = await session(ann, "D1 late");
-    scripts.set("late", [toolReply("l", "write", { filePath: "late.txt", content: "late\n" }), reply.text("written")]);
-    const user = await prompt(ann, id, "[late] write late.txt");
-    await idle(id);
-    const snapshots = app.rt.services.snapshots;
-    const restore = snapshots.restore.bind(snapshots);
+    const { id, user } = await wroteFile("D1 late", "late");
+    const restores = holdCalls(app.rt.services.snapshots, "restore");
     const lock = app.rt.services.lock;
     const isRunning = lock.isRunning.bind(lock);
-    let entered = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    snapshots.restore = async (...args) => {
-      entered = true;
-      await gate;
-      return restore(...args);
-    };
     // The prompt's check ran just before the revert took its lock: it saw no revert.
     lock.isRunning = async (key) => (key.startsWith("revert:") ? false : isRunning(key));
     let sent: UserMessage;
     try {
       const reverting = call<Info>("session.revert", { sessionId: id, messageId: user.id }, ann);
-      await until(() => entered, "the revert's restore");
+      await until(() => restores.calls > 0, "the revert's restore");
       scripts.set("late", [reply.text("answered after the revert")]);
       sent = await prompt(ann, id, "[late] sent as the revert began");
-      release();
+      restores.release();
       expect((await reverting).status).toBe(200);
     } finally {
-      snapshots.restore = restore;
+      restores.restore();
       lock.isRunning = isRunning;
     }
     await idle(id);
@@ -376,8 +344,7 @@ describe("snapshots and revert (integration, through HTTP)", () => {
       const a = await session(ann, "W2 Ann");
       const b = await session(bob, "W2 Bob");
       // Both steps are held open until both have written: the runners overlap for certain.
-      let release: () => void = () => undefined;
-      const both = new Promise<void>((resolve) => (release = resolve));
+      const { opened: both, release } = gate();
       scripts.set("w2a", [toolReply("a1", "write", { filePath: "w2/ann.txt", content: "ann\n" }), toolReply("a2", "write", { filePath: "w2/ann-2.txt", content: "ann two\n" }, both), reply.text("done")]);
       scripts.set("w2b", [toolReply("b1", "write", { filePath: "w2/bob.txt", content: "bob\n" }), toolReply("b2", "write", { filePath: "w2/bob-2.txt", content: "bob two\n" }, both), reply.text("done")]);
       await Promise.all([prompt(ann, a, "[w2a] write ann's files"), prompt(bob, b, "[w2b] write bob's files")]);

@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Approval } from "../server/permission/approvals";
 import type { Request as PermissionRequest } from "../server/permission/events";
 import type { Info } from "../server/session/info";
 import type { Part, PartOf, WithParts } from "../server/session/message";
-import { type Runtime, type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData, until as waitFor } from "./app";
+import { type Runtime, memberCalls, projectAppEnv, until as waitFor } from "./app";
+import { appSuite } from "./suite";
 import type { Browser } from "./auth";
 import { annInvitesBob } from "./two-teams";
 import { settled } from "./session-harness";
@@ -20,7 +21,7 @@ import { settled } from "./session-harness";
  */
 
 describe("issue 30: permissions and subagents through tRPC (integration)", () => {
-  let app: TestApp;
+  const app = appSuite("limits", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" }));
   let rt: Runtime;
   /** The team's owner. */
   let ann: Browser;
@@ -28,10 +29,7 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
   let bob: Browser;
   let projectId: string;
 
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-
-  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
-
+  const { call, ok } = memberCalls(() => app);
   const until = <T>(what: string, read: () => Promise<T | undefined>) => waitFor(what, read, 20_000);
 
   const newSession = async (who: Browser, agent?: string) => (await ok<Info>("session.create", { projectId, title: "limits", ...(agent ? { agent } : {}) }, who)).id;
@@ -51,13 +49,8 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
   }
 
   beforeAll(async () => {
-    app = await openApp("limits", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0" }));
     rt = app.rt;
     ({ ann, bob, projectId } = await annInvitesBob(app, "limits", { name: "Bob" }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it("N6: a member cannot turn the team policy's `ask` into allow; an admin's \"always\" can, for the whole team, and the Approvals page names it", async () => {
@@ -176,40 +169,43 @@ describe("issue 30: permissions and subagents through tRPC (integration)", () =>
     expect(existsSync(path.join(await directoryOf(built), "build-ok.txt"))).toBe(true);
   });
 
-  it("D4: while a subagent waits for a permission answer, the parent's task call says so and names the question, which is answered from there", async () => {
+  /** Bob sends `text` in a new session: the session, and the state of its task call once that waits for an approval (`what`). */
+  async function waitingTask(text: string, what: string) {
     const parent = await newSession(bob);
-    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text: "use a subagent to run echo from-the-child" }] }, bob);
-    const task = await until("the task call waiting for approval", async () => {
+    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text }] }, bob);
+    const task = await until(what, async () => {
       const found = (await tools(bob, parent, "task"))[0];
       return found?.state.status === "running" && found.state.approval ? found : undefined;
     });
     if (task.state.status !== "running") throw new Error("the task is not running");
-    expect(task.state.approval).toEqual({ permission: "bash" });
-    const asking = task.state.metadata?.asking as { sessionId: string; permission: string } | undefined;
+    return { parent, state: task.state };
+  }
+
+  /** Bob answers the question `requestId` "once" and the turn of `parent` ends: its task call. */
+  async function answeredOnce(parent: string, requestId: string) {
+    await ok("permission.reply", { requestId, reply: "once" }, bob);
+    await settled(rt.services, parent, 30_000);
+    return (await tools(bob, parent, "task"))[0];
+  }
+
+  it("D4: while a subagent waits for a permission answer, the parent's task call says so and names the question, which is answered from there", async () => {
+    const { parent, state } = await waitingTask("use a subagent to run echo from-the-child", "the task call waiting for approval");
+    expect(state.approval).toEqual({ permission: "bash" });
+    const asking = state.metadata?.asking as { sessionId: string; permission: string } | undefined;
     const [child] = await children(bob, parent);
     expect(asking).toEqual({ sessionId: child!.id, permission: "bash" });
     // The question, read from the session the parent's card names, answered from the parent's page.
     const question = await asked(bob, asking!.sessionId);
     expect(question.patterns).toEqual(["echo from-the-child"]);
-    await ok("permission.reply", { requestId: question.id, reply: "once" }, bob);
-    await settled(rt.services, parent, 30_000);
-    const done = (await tools(bob, parent, "task"))[0];
+    const done = await answeredOnce(parent, question.id);
     expect(done?.state.status).toBe("completed");
   });
 
   it("D4: the same for a subtask the member started with `@general`", async () => {
-    const parent = await newSession(bob);
-    await ok("session.prompt", { sessionId: parent, parts: [{ type: "text", text: "@general run `echo subtask-child`" }] }, bob);
-    const task = await until("the subtask waiting for approval", async () => {
-      const found = (await tools(bob, parent, "task"))[0];
-      return found?.state.status === "running" && found.state.approval ? found : undefined;
-    });
-    if (task.state.status !== "running") throw new Error("the task is not running");
-    const asking = task.state.metadata?.asking as { sessionId: string } | undefined;
+    const { parent, state } = await waitingTask("@general run `echo subtask-child`", "the subtask waiting for approval");
+    const asking = state.metadata?.asking as { sessionId: string } | undefined;
     const question = await asked(bob, asking!.sessionId);
-    await ok("permission.reply", { requestId: question.id, reply: "once" }, bob);
-    await settled(rt.services, parent, 30_000);
-    const done = (await tools(bob, parent, "task"))[0];
+    const done = await answeredOnce(parent, question.id);
     expect(done?.state.status).toBe("completed");
     expect(done?.state.status === "completed" ? done.state.metadata.asking : "missing").toBeNull();
   });

@@ -1,7 +1,9 @@
 import { type TestApp, openApp, projectAppEnv, type Auth } from "./app";
 import { type Browser, joinTeam, signUp } from "./auth";
+import { suiteFixture } from "./suite";
 
-type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
+/** What `memberContext` gives for a signed-in member: acting as them in server calls. */
+export type MemberContext = Awaited<ReturnType<typeof import("../server/context")["memberContext"]>>;
 
 export interface TwoTeams {
   app: TestApp;
@@ -13,9 +15,9 @@ export interface TwoTeams {
   bob: Browser;
 }
 
-/** An app with open sign-up and two members, each alone in a team of their own (emails at `<label>.test`). */
-export async function twoTeams(label: string): Promise<TwoTeams> {
-  const app = await openApp(label, (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open" }));
+/** An app with open sign-up (and `env()` on top) and two members, each alone in a team of their own (emails at `<label>.test`). */
+export async function twoTeams(label: string, env: () => Record<string, string> = () => ({})): Promise<TwoTeams> {
+  const app = await openApp(label, (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open", ...env() }));
   const auth = await (await import("../server/auth/instance")).getAuth();
   const { memberContext } = await import("../server/context");
   const ann = await signUp(auth, `ann@${label}.test`, "Ann");
@@ -23,6 +25,11 @@ export async function twoTeams(label: string): Promise<TwoTeams> {
   const annCtx = await memberContext(ann.headers);
   const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId: annCtx.actor.teamId } })).id;
   return { app, ann, annCtx, projectId, bob };
+}
+
+/** `twoTeams(label)` for a whole `describe`: opened before its tests, closed after them. */
+export function twoTeamsSuite(label: string, env?: () => Record<string, string>): TwoTeams {
+  return suiteFixture(() => twoTeams(label, env), (teams) => teams.app.close());
 }
 
 export interface AnnAndBob {
@@ -35,12 +42,18 @@ export interface AnnAndBob {
   projectId: string;
 }
 
-/** In `app`: Ann signs up (her team, with the sample project) and invites Bob as a member (emails at `<label>.test`). */
-export async function annInvitesBob(app: TestApp, label: string, bob: { name?: string } = {}): Promise<AnnAndBob> {
+/** In `app`: Ann signs up first (her team, with the sample project; her email at `<label>.test`). */
+export async function annSignsUp(app: TestApp, label: string): Promise<Omit<AnnAndBob, "bob">> {
   const auth = await (await import("../server/auth/instance")).getAuth();
   const { memberContext } = await import("../server/context");
   const ann = await signUp(auth, `ann@${label}.test`, "Ann");
   const teamId = (await memberContext(ann.headers)).actor.teamId;
   const projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-  return { auth, ann, bob: await joinTeam(auth, ann, teamId, `bob@${label}.test`, { role: "member", ...bob }), teamId, projectId };
+  return { auth, ann, teamId, projectId };
+}
+
+/** In `app`: Ann signs up (annSignsUp) and invites Bob as a member (emails at `<label>.test`). */
+export async function annInvitesBob(app: TestApp, label: string, bob: { name?: string } = {}): Promise<AnnAndBob> {
+  const owner = await annSignsUp(app, label);
+  return { ...owner, bob: await joinTeam(owner.auth, owner.ann, owner.teamId, `bob@${label}.test`, { role: "member", ...bob }) };
 }

@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Info } from "../server/session/info";
 import type { UserMessage, WithParts } from "../server/session/message";
 import type { VersionPoint } from "../server/session/versions";
-import { type TestApp, openApp, projectAppEnv, trpcAnswer, trpcData } from "./app";
-import { type Browser, signUp } from "./auth";
-import { type FakeOpenAI, type FakeReply, type RecordedRequest, reply, startFakeOpenAI, tagOf, toolCallSteps } from "./fake-openai";
+import { memberCalls, trpcData } from "./app";
+import { scriptedOpenAI } from "./suite";
+import { twoTeamsSuite } from "./two-teams";
+import type { Browser } from "./auth";
+import { type FakeReply, type RecordedRequest, reply, tagOf, toolCallSteps } from "./fake-openai";
 import { settled } from "./session-harness";
 
 /**
@@ -21,37 +23,11 @@ import { settled } from "./session-harness";
 const MODEL = { providerId: "compatible", modelId: "gpt-test" };
 
 describe("versions of a turn (integration, through HTTP)", () => {
-  let fake: FakeOpenAI;
-  let app: TestApp;
-  let ann: Browser;
-  let bob: Browser;
-  let projectId: string;
-  const scripts = new Map<string, FakeReply[]>();
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    fake.route = (request) => {
-      const tag = tagOf(request);
-      return (tag ? scripts.get(tag)?.shift() : undefined) ?? reply.text("(nothing scripted)");
-    };
-    app = await openApp("versions", (dir) => projectAppEnv(dir, { PARLEY_SIGNUP: "open", OPENAI_BASE_URL: `${fake.url}/v1` }));
-    const auth = await (await import("../server/auth/instance")).getAuth();
-    const { memberContext } = await import("../server/context");
-    ann = await signUp(auth, "ann@versions.test", "Ann");
-    // Bob signs up without an invitation: a team of his own.
-    bob = await signUp(auth, "bob@versions.test", "Bob");
-    const teamId = (await memberContext(ann.headers)).actor.teamId;
-    projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-  });
-
-  const call = <T>(procedure: string, input: unknown, who: Browser) => trpcAnswer<T>(app, procedure, input, who.headers);
-  const data = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
-  const idle = (sessionId: string) => settled(app.rt.services, sessionId, 30_000);
+  const { fake, scripts } = scriptedOpenAI();
+  // Bob signs up without an invitation: a team of his own.
+  const teams = twoTeamsSuite("versions", () => ({ OPENAI_BASE_URL: `${fake.url}/v1` }));
+  const { call, ok: data } = memberCalls(() => teams.app);
+  const idle = (sessionId: string) => settled(teams.app.rt.services, sessionId, 30_000);
 
   /** A turn writing `content` to f.txt, then answering `answer`. */
   const writes = (content: string, answer: string): FakeReply[] => [
@@ -60,16 +36,16 @@ describe("versions of a turn (integration, through HTTP)", () => {
   ];
 
   async function session(title: string): Promise<{ id: string; dir: string }> {
-    const info = await data<Info>("session.create", { projectId, title }, ann);
+    const info = await data<Info>("session.create", { projectId: teams.projectId, title }, teams.ann);
     return { id: info.id, dir: info.directory };
   }
 
-  const prompt = (sessionId: string, text: string) => data<UserMessage>("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, ann);
-  const versions = (sessionId: string, who: Browser = ann) => data<VersionPoint[]>("session.versions", { sessionId }, who);
+  const prompt = (sessionId: string, text: string) => data<UserMessage>("session.prompt", { sessionId, parts: [{ type: "text", text }], model: MODEL }, teams.ann);
+  const versions = (sessionId: string, who: Browser = teams.ann) => data<VersionPoint[]>("session.versions", { sessionId }, who);
   const fileOf = (dir: string) => readFileSync(path.join(dir, "f.txt"), "utf8");
 
   async function texts(sessionId: string): Promise<string[]> {
-    const { messages } = await data<{ messages: WithParts[] }>("message.page", { sessionId, limit: 200 }, ann);
+    const { messages } = await data<{ messages: WithParts[] }>("message.page", { sessionId, limit: 200 }, teams.ann);
     return messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
   }
 
@@ -83,7 +59,7 @@ describe("versions of a turn (integration, through HTTP)", () => {
     expect(fileOf(dir)).toBe("one\n");
     expect(await versions(id)).toEqual([]);
 
-    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, ann);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, teams.ann);
     await idle(id);
     expect(fileOf(dir)).toBe("two\n");
     const [point, ...others] = await versions(id);
@@ -97,7 +73,7 @@ describe("versions of a turn (integration, through HTTP)", () => {
 
     // Back to version 1: its reply and its file.
     const older = point?.versions[0]?.id;
-    expect((await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, ann)).status).toBe(200);
+    expect((await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, teams.ann)).status).toBe(200);
     expect(fileOf(dir)).toBe("one\n");
     expect(await texts(id)).toContain("wrote ONE-ANSWER");
     expect(await texts(id)).not.toContain("wrote TWO-ANSWER");
@@ -106,12 +82,12 @@ describe("versions of a turn (integration, through HTTP)", () => {
     expect(switched?.versions).toHaveLength(2);
 
     // Search finds the current version's words only, and the share page shows it only.
-    const search = (query: string) => data<{ items: { session: { id: string } }[] }>("search.sessions", { query }, ann);
+    const search = (query: string) => data<{ items: { session: { id: string } }[] }>("search.sessions", { query }, teams.ann);
     expect((await search("ONE-ANSWER")).items.map((s) => s.session.id)).toContain(id);
     expect((await search("TWO-ANSWER")).items.map((s) => s.session.id)).not.toContain(id);
-    const shared = await data<Info>("session.share", { sessionId: id }, ann);
+    const shared = await data<Info>("session.share", { sessionId: id }, teams.ann);
     const shareId = shared.share?.url.split("/").pop();
-    const page = await trpcData<{ messages: { messages: WithParts[] } }>(app, "share.page", { shareId }, new Headers());
+    const page = await trpcData<{ messages: { messages: WithParts[] } }>(teams.app, "share.page", { shareId }, new Headers());
     const shownText = JSON.stringify(page.messages.messages);
     expect(shownText).toContain("wrote ONE-ANSWER");
     expect(shownText).not.toContain("wrote TWO-ANSWER");
@@ -128,7 +104,7 @@ describe("versions of a turn (integration, through HTTP)", () => {
     // Version 2 is still reachable, files included (the third turn is part of version 1 now).
     const [again] = await versions(id);
     const newer = again?.versions.find((v) => v.id !== null)?.id;
-    expect((await call<Info>("session.switchVersion", { sessionId: id, versionId: newer }, ann)).status).toBe(200);
+    expect((await call<Info>("session.switchVersion", { sessionId: id, versionId: newer }, teams.ann)).status).toBe(200);
     expect(fileOf(dir)).toBe("two\n");
     expect(await texts(id)).toEqual(expect.arrayContaining(["[regen] write f.txt", "wrote TWO-ANSWER"]));
     expect(await texts(id)).not.toContain("third answer");
@@ -139,7 +115,7 @@ describe("versions of a turn (integration, through HTTP)", () => {
     scripts.set("edit", [...writes("first\n", "answer to the first"), ...writes("second\n", "answer to the edit")]);
     const first = await prompt(id, "[edit] write f.txt please");
     await idle(id);
-    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id, text: "[edit] write f.txt differently" }, ann);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id, text: "[edit] write f.txt differently" }, teams.ann);
     await idle(id);
     expect(fileOf(dir)).toBe("second\n");
     expect(await texts(id)).toContain("[edit] write f.txt differently");
@@ -147,15 +123,15 @@ describe("versions of a turn (integration, through HTTP)", () => {
     expect(point?.versions.map((v) => v.preview)).toEqual(["[edit] write f.txt please", ""]);
     expect(point?.current).toBe(2);
 
-    await data<Info>("session.switchVersion", { sessionId: id, versionId: point?.versions[0]?.id }, ann);
+    await data<Info>("session.switchVersion", { sessionId: id, versionId: point?.versions[0]?.id }, teams.ann);
     expect(fileOf(dir)).toBe("first\n");
     const shown = await texts(id);
     expect(shown).toEqual(["[edit] write f.txt please", "answer to the first"]);
 
     // Removing the session removes its versions.
-    expect(await app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(1);
-    await data<unknown>("session.remove", { sessionId: id }, ann);
-    expect(await app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(0);
+    expect(await teams.app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(1);
+    await data<unknown>("session.remove", { sessionId: id }, teams.ann);
+    expect(await teams.app.rt.services.db.messageVersion.count({ where: { sessionId: id } })).toBe(0);
   });
 
   it("a version made inside another version is listed only while its point is in the conversation", async () => {
@@ -163,11 +139,11 @@ describe("versions of a turn (integration, through HTTP)", () => {
     scripts.set("nest", [reply.text("a1"), reply.text("a1 again"), reply.text("b1"), reply.text("b1 edited")]);
     const first = await prompt(id, "[nest] one");
     await idle(id);
-    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, ann);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, teams.ann);
     await idle(id);
     const second = await prompt(id, "[nest] two");
     await idle(id);
-    await data<UserMessage>("session.rerun", { sessionId: id, messageId: second.id, text: "[nest] two, edited" }, ann);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: second.id, text: "[nest] two, edited" }, teams.ann);
     await idle(id);
     expect(await texts(id)).toEqual(["[nest] one", "a1 again", "[nest] two, edited", "b1 edited"]);
     const points = await versions(id);
@@ -176,16 +152,16 @@ describe("versions of a turn (integration, through HTTP)", () => {
       [2, 2],
     ]);
     // Back to the first answer: the edit made after it is not part of that version.
-    await data<Info>("session.switchVersion", { sessionId: id, versionId: points[0]?.versions[0]?.id }, ann);
+    await data<Info>("session.switchVersion", { sessionId: id, versionId: points[0]?.versions[0]?.id }, teams.ann);
     expect(await texts(id)).toEqual(["[nest] one", "a1"]);
     const [only, ...none] = await versions(id);
     expect(none).toEqual([]);
     expect(only?.current).toBe(1);
     // A version whose point is not shown cannot be switched to.
-    const hidden = await call<Info>("session.switchVersion", { sessionId: id, versionId: points[1]?.versions[0]?.id }, ann);
+    const hidden = await call<Info>("session.switchVersion", { sessionId: id, versionId: points[1]?.versions[0]?.id }, teams.ann);
     expect(hidden.status).toBe(400);
     // Forward again: the edit and its own versions are back.
-    await data<Info>("session.switchVersion", { sessionId: id, versionId: only?.versions[1]?.id }, ann);
+    await data<Info>("session.switchVersion", { sessionId: id, versionId: only?.versions[1]?.id }, teams.ann);
     expect(await texts(id)).toEqual(["[nest] one", "a1 again", "[nest] two, edited", "b1 edited"]);
     expect((await versions(id)).map((p) => [p.current, p.versions.length])).toEqual([
       [2, 2],
@@ -198,15 +174,15 @@ describe("versions of a turn (integration, through HTTP)", () => {
     scripts.set("busy", [reply.text("v1"), reply.text("v2")]);
     const first = await prompt(id, "[busy] hello");
     await idle(id);
-    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, ann);
+    await data<UserMessage>("session.rerun", { sessionId: id, messageId: first.id }, teams.ann);
     await idle(id);
     const [point] = await versions(id);
     const older = point?.versions[0]?.id;
 
     // Another team: neither the list nor the switch.
-    const listed = await call<VersionPoint[]>("session.versions", { sessionId: id }, bob);
+    const listed = await call<VersionPoint[]>("session.versions", { sessionId: id }, teams.bob);
     expect(listed.status).toBe(404);
-    const foreign = await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, bob);
+    const foreign = await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, teams.bob);
     expect(foreign.status).toBe(404);
     expect(await texts(id)).toContain("v2");
 
@@ -215,7 +191,7 @@ describe("versions of a turn (integration, through HTTP)", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     scripts.set("busy", [reply.stream([{ kind: "text", text: "held" }, { kind: "gate", until: gate }, { kind: "finish", reason: "stop" }])]);
     await prompt(id, "[busy] hold on");
-    const running = await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, ann);
+    const running = await call<Info>("session.switchVersion", { sessionId: id, versionId: older }, teams.ann);
     expect(running.status).toBe(409);
     expect(running.message).toMatch(/running/);
     release();
@@ -223,8 +199,8 @@ describe("versions of a turn (integration, through HTTP)", () => {
 
     // Two members switching at once: one wins, the other is told (BUSY or the version gone), never both.
     const [a, b] = await Promise.all([
-      call<Info>("session.switchVersion", { sessionId: id, versionId: older }, ann),
-      call<Info>("session.switchVersion", { sessionId: id, versionId: older }, ann),
+      call<Info>("session.switchVersion", { sessionId: id, versionId: older }, teams.ann),
+      call<Info>("session.switchVersion", { sessionId: id, versionId: older }, teams.ann),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, expect.any(Number)]);
     expect([a.status, b.status].filter((s) => s === 200)).toHaveLength(1);

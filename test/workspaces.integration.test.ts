@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -8,11 +8,13 @@ import type { Info } from "../server/session/info";
 import type { Part } from "../server/session/message";
 import { captureConsole } from "./console";
 import { filesContaining } from "./files";
-import { type TestApp, openApp, trpcAnswer, trpcData, until } from "./app";
+import { memberCalls, projectAppEnv, trpcAnswer, until } from "./app";
+import { appSuite, gitServerSuite } from "./suite";
 import { type Browser, joinTeam, signUp } from "./auth";
 import type { WorkspaceStatus } from "../server/workspace/publish";
 import { WorkspaceRepo } from "../server/workspace/repo";
-import { type GitServer, commitToBare, createBareRepo, git, startGitServer } from "./git-server";
+import { commitToBare, createBareRepo, git } from "./git-server";
+import { holdCalls } from "./gate";
 import { settled } from "./session-harness";
 
 /**
@@ -26,35 +28,25 @@ const TOKEN = "ghp-Wk4sP9vX2mQ7tZ1nB8cR5yL3";
 
 
 describe("session workspaces of a git-backed project (integration, through HTTP)", () => {
-  let app: TestApp;
-  let server: GitServer;
+  const logged: string[] = [];
+  const recorded: unknown[] = [];
+  beforeAll(() => captureConsole(logged));
+  const server = gitServerSuite({ robot: TOKEN }, (started) => createBareRepo(started.root, "shop", { head: "main", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" } }));
+  let dataDir: string;
+  const app = appSuite("workspaces", (dir) => {
+    dataDir = path.join(dir, "data");
+    return projectAppEnv(dir, { PARLEY_SIGNUP: "invite", PARLEY_OFFLINE_TPS: "0", PARLEY_GIT_ALLOW_HTTP: "true" });
+  });
   let ann: Browser;
   let mia: Browser;
   let bob: Browser;
-  let dataDir: string;
   let project: ProjectInfo;
-  const logged: string[] = [];
-  const recorded: unknown[] = [];
 
-  const ok = <T>(procedure: string, input: unknown, who: Browser) => trpcData<T>(app, procedure, input, who.headers);
+  const { ok } = memberCalls(() => app);
   const storeOf = () => path.join(dataDir, "workspaces", project.id, "store.git");
   const refsOf = (gitDir: string) => git(gitDir, "-c", "safe.directory=*", "for-each-ref", "--format=%(refname) %(objectname)");
 
   beforeAll(async () => {
-    captureConsole(logged);
-    server = await startGitServer({ users: { robot: TOKEN } });
-    createBareRepo(server.root, "shop", { head: "main", files: { "README.md": "# Shop\n", "src/app.ts": "export const x = 1;\n" } });
-    app = await openApp("workspaces", (dir) => {
-      mkdirSync(path.join(dir, "projects", "app"), { recursive: true });
-      return {
-        PARLEY_DATA_DIR: (dataDir = path.join(dir, "data")),
-        PARLEY_PROJECT_DIR: path.join(dir, "projects", "app"),
-        PARLEY_PROJECTS_ROOT: path.join(dir, "projects"),
-        PARLEY_SIGNUP: "invite",
-        PARLEY_OFFLINE_TPS: "0",
-        PARLEY_GIT_ALLOW_HTTP: "true",
-      };
-    });
     app.rt.services.bus.subscribeAll((event) => recorded.push(event));
     const auth = await (await import("../server/auth/instance")).getAuth();
     const { memberContext } = await import("../server/context");
@@ -66,10 +58,8 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
     project = await ok<ProjectInfo>("project.clone", { url: server.httpUrl("shop"), credential: "shop-token", user: "robot", pullRequestUrl: "https://forge.test/shop/compare/{branch}" }, ann);
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     vi.restoreAllMocks();
-    await app?.close();
-    await server?.close();
   });
 
   /** Run one bash command in a session (the offline model calls bash; the member allows it once) and return the call's state. */
@@ -242,21 +232,15 @@ describe("session workspaces of a git-backed project (integration, through HTTP)
 
     it("W4: a prompt sent while a commit runs is answered once the commit is done; members asking for the status at once cost one reading of the files", async () => {
       await turn(mia, sessionId, "write src/later.ts: export const later = 1;");
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const original = WorkspaceRepo.prototype.commit;
-      const held = vi.spyOn(WorkspaceRepo.prototype, "commit").mockImplementation(async function (this: WorkspaceRepo, ...args) {
-        await gate;
-        return original.apply(this, args);
-      });
+      const held = holdCalls(WorkspaceRepo.prototype, "commit");
       try {
         const committing = ok<WorkspaceStatus>("workspace.commit", { sessionId, message: "Later" }, mia);
-        await until("the commit holding the session", async () => (held.mock.calls.length > 0 ? true : undefined));
+        await until("the commit holding the session", async () => (held.calls > 0 ? true : undefined));
         await ok("session.prompt", { sessionId, parts: [{ type: "text", text: "say hello" }] }, mia);
-        release();
+        held.release();
         expect((await committing).commits).toBeGreaterThan(0);
       } finally {
-        held.mockRestore();
+        held.restore();
       }
       await until("the prompt's answer", async () => {
         const page = await ok<{ messages: { info: { role: string }; parts: Part[] }[] }>("message.page", { sessionId, limit: 200 }, mia);

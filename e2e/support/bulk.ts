@@ -2,7 +2,8 @@ import type { Db } from "../../server/db/client";
 import * as Id from "../../server/id";
 import { Message, Part } from "../../server/session/message";
 import { messageData, partData } from "../../server/session/rows";
-import type { Seeder } from "./seed";
+import { NO_TOKENS, assistantInfo } from "../../test/messages";
+import { type Seeder, completedRead } from "./seed";
 
 const BATCH = 1_000;
 
@@ -48,54 +49,30 @@ export async function writeLongSession(db: Db, sessionId: string, count: number)
       parts.push(Part.parse({ id: Id.ascending("part"), sessionId: session.id, messageId: id, type: "text", text: questionText(n) }));
       continue;
     }
-    messages.push(
-      Message.parse({
-        id,
-        sessionId: session.id,
-        role: "assistant",
-        parentId,
-        providerId: "offline",
-        modelId: "parley-offline",
-        agent: "build",
-        path: { cwd: "/e2e", root: "/e2e" },
-        cost: 0,
-        tokens: { input: 1_200, output: 80, reasoning: 0, cache: { read: 0, write: 0 } },
-        finish: "stop",
-        time: { created: t, completed: t + 500 },
-      }),
-    );
+    const path = { cwd: "/e2e", root: "/e2e" };
+    const tokens = { ...NO_TOKENS, input: 1_200, output: 80 };
+    messages.push(Message.parse(assistantInfo({ id, sessionId: session.id, parentId, providerId: "offline", modelId: "parley-offline", path, tokens, finish: "stop", time: { created: t, completed: t + 500 } })));
     if (n === count - 1) {
       prunedPartId = Id.ascending("part");
-      parts.push(
-        Part.parse({
-          id: prunedPartId,
-          sessionId: session.id,
-          messageId: id,
-          type: "tool",
-          callId: `call_${n}`,
-          tool: "read",
-          state: {
-            status: "completed",
-            input: { filePath: "README.md" },
-            output: `${PRUNED_OUTPUT}\n# Sample project`,
-            title: "README.md",
-            metadata: {},
-            time: { start: t, end: t + 40, compacted: t + 900 },
-          },
-        }),
-      );
+      const read = completedRead(`call_${n}`, "README.md", `${PRUNED_OUTPUT}\n# Sample project`, { start: t, end: t + 40, compacted: t + 900 });
+      parts.push(Part.parse({ ...read, id: prunedPartId, sessionId: session.id, messageId: id }));
     }
     parts.push(Part.parse({ id: Id.ascending("part"), sessionId: session.id, messageId: id, type: "text", text: answerText(n), time: { start: t, end: t + 400 } }));
   }
-  for (let i = 0; i < messages.length; i += BATCH) {
-    await db.message.createMany({
-      data: messages.slice(i, i + BATCH).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
-    });
-  }
-  for (let i = 0; i < parts.length; i += BATCH) {
-    await db.part.createMany({
-      data: parts.slice(i, i + BATCH).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
-    });
-  }
+  await insertBulk(db, messages, parts);
   return { sessionId: session.id, messageIds: messages.map((m) => m.id), prunedPartId };
+}
+
+/** Writes `messages` and `parts` (valid by the session module's schemas) with createMany, `batch` rows a statement: no events. */
+export async function insertBulk(db: Db, messages: Message[], parts: Part[], batch = BATCH): Promise<void> {
+  for (let i = 0; i < messages.length; i += batch) {
+    await db.message.createMany({
+      data: messages.slice(i, i + batch).map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, data: messageData(m), timeCreated: new Date(m.time.created) })),
+    });
+  }
+  for (let i = 0; i < parts.length; i += batch) {
+    await db.part.createMany({
+      data: parts.slice(i, i + batch).map((p) => ({ id: p.id, messageId: p.messageId, sessionId: p.sessionId, type: p.type, data: partData(p) })),
+    });
+  }
 }

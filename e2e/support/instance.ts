@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { startEmbeddedDatabase } from "../../server/db/embedded";
-import { E2E_DATA_DIR } from "./seed";
+import { E2E_DATA_DIR, e2eDatabaseUrl } from "./seed";
 
 /**
  * A second Parley instance on the e2e server's database, with its own settings (say, sign-up
@@ -14,16 +13,6 @@ export interface Instance {
 }
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
-
-async function databaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
-  if (embedded.owned) {
-    await embedded.stop();
-    throw new Error(`no PostgreSQL is running in ${E2E_DATA_DIR}: is the e2e web server up?`);
-  }
-  return embedded.url;
-}
 
 async function ready(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -50,7 +39,7 @@ export async function startInstance(port: number, env: Record<string, string>): 
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: await databaseUrl(),
+      DATABASE_URL: await e2eDatabaseUrl(),
       PARLEY_DATA_DIR: E2E_DATA_DIR,
       PARLEY_PROJECT_DIR: `${E2E_DATA_DIR}/project`,
       PARLEY_AUTH_RATE_LIMIT: "false",

@@ -1,6 +1,5 @@
-import { startEmbeddedDatabase } from "../../server/db/embedded";
 import { RunLock } from "../../server/session/lock";
-import { E2E_DATA_DIR } from "./seed";
+import { e2eDatabaseUrl } from "./seed";
 
 /**
  * Run locks held from the test process, as a runner on another instance holds them.
@@ -9,14 +8,5 @@ import { E2E_DATA_DIR } from "./seed";
  * "running elsewhere", so the seeded status stays. Close to release them all.
  */
 export async function runLocks(): Promise<RunLock> {
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
-    if (embedded.owned) {
-      await embedded.stop();
-      throw new Error(`no PostgreSQL is running in ${E2E_DATA_DIR}: is the e2e web server up?`);
-    }
-    url = embedded.url;
-  }
-  return new RunLock(url);
+  return new RunLock(await e2eDatabaseUrl());
 }

@@ -1,5 +1,5 @@
 import { Session } from "../../server/session";
-import type { Seeder } from "./seed";
+import { type Seeder, completedRead } from "./seed";
 
 const tokens = { input: 1800, output: 420, reasoning: 60, cache: { read: 0, write: 0 } };
 
@@ -38,19 +38,7 @@ export async function seedSampleChat(seed: Seeder, title: string, options: { sha
       [
         { type: "step-start" },
         { type: "reasoning", text: "I should read the file first.", time: { start, end: start + 800 } },
-        {
-          type: "tool",
-          callId: `call_read_${turn}`,
-          tool: "read",
-          state: {
-            status: "completed",
-            input: { filePath: "src/greet.ts" },
-            output: "1\texport function greet(name: string): string {\n2\t  return `Hello, ${name}!`;\n3\t}",
-            title: "src/greet.ts",
-            metadata: {},
-            time: { start: start + 900, end: start + 950 },
-          },
-        },
+        completedRead(`call_read_${turn}`, "src/greet.ts", "1\texport function greet(name: string): string {\n2\t  return `Hello, ${name}!`;\n3\t}", { start: start + 900, end: start + 950 }),
         {
           type: "tool",
           callId: `call_bash_${turn}`,

@@ -10,6 +10,8 @@ import { loadConfig } from "../../server/config";
 import { withActor } from "../../server/services";
 import { type Context, Session } from "../../server/session";
 import type { AssistantMessage, MessageError, Part, UserMessage } from "../../server/session/message";
+import { userMessage } from "../../test/fixtures";
+import { NO_TOKENS, assistantInfo } from "../../test/messages";
 
 /** Same folders as the web server in playwright.config.ts. */
 export const E2E_DATA_DIR = process.env.PARLEY_E2E_DATA_DIR ?? ".data-e2e";
@@ -19,6 +21,22 @@ export const E2E_CONFIG = "e2e/parley.config.json";
 
 /** Parts are written without their ids; the seeder gives each a fresh ascending one. */
 export type PartInput = Part extends infer P ? (P extends Part ? Omit<P, "id" | "sessionId" | "messageId"> : never) : never;
+
+/** The running e2e server's database: DATABASE_URL, or the embedded PostgreSQL it started in E2E_DATA_DIR (joined, never started here). */
+export async function e2eDatabaseUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
+  if (embedded.owned) {
+    await embedded.stop();
+    throw new Error(`no PostgreSQL is running in ${E2E_DATA_DIR}: is the e2e web server up?`);
+  }
+  return embedded.url;
+}
+
+/** A completed `read` of `filePath` (the tool's title) that gave `output`, as the seeders write it. */
+export function completedRead(callId: string, filePath: string, output: string, time: { start: number; end: number; compacted?: number }): PartInput {
+  return { type: "tool", callId, tool: "read", state: { status: "completed", input: { filePath }, output, title: filePath, metadata: {}, time } };
+}
 
 /**
  * The user's first team and its project in E2E_PROJECT_DIR: the first user of the server
@@ -52,15 +70,7 @@ export class Seeder {
 
   /** Joins the e2e server's database and writes as `userId` (a signed-up user) in their first team. */
   static async open(userId: string): Promise<Seeder> {
-    let url = process.env.DATABASE_URL;
-    if (!url) {
-      const embedded = await startEmbeddedDatabase({ dataDir: E2E_DATA_DIR });
-      if (embedded.owned) {
-        await embedded.stop();
-        throw new Error(`no PostgreSQL is running in ${E2E_DATA_DIR}: is the e2e web server up?`);
-      }
-      url = embedded.url;
-    }
+    const url = await e2eDatabaseUrl();
     const db = createDb(url, { max: 2 });
     const workspace = await teamProject(db, userId);
     const bus = new Bus();
@@ -102,15 +112,7 @@ export class Seeder {
   }
 
   async userMessage(sessionId: string, parts: PartInput[] = [], extra: Partial<UserMessage> = {}): Promise<UserMessage> {
-    const info: UserMessage = {
-      id: Id.ascending("message"),
-      sessionId,
-      role: "user",
-      time: { created: Date.now() },
-      agent: "build",
-      model: { providerId: "parley", modelId: "offline" },
-      ...extra,
-    };
+    const info = userMessage(sessionId, { model: { providerId: "parley", modelId: "offline" }, ...extra });
     await Session.updateMessage(this.ctx, info);
     for (const part of parts) await this.part(info, part);
     return info;
@@ -123,20 +125,17 @@ export class Seeder {
     extra: { cost?: number; error?: MessageError; completed?: boolean; tokens?: AssistantMessage["tokens"] } = {},
   ): Promise<AssistantMessage> {
     const created = Date.now();
-    const info: AssistantMessage = {
+    const info = assistantInfo({
       id: Id.ascending("message"),
       sessionId,
-      role: "assistant",
       parentId,
-      providerId: "parley",
       modelId: "offline-1",
-      agent: "build",
       path: { cwd: E2E_PROJECT_DIR, root: E2E_PROJECT_DIR },
       cost: extra.cost ?? 0,
-      tokens: extra.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      tokens: extra.tokens ?? NO_TOKENS,
       error: extra.error,
       time: { created, completed: extra.completed === false ? undefined : created + 4200 },
-    };
+    });
     await Session.updateMessage(this.ctx, info);
     for (const part of parts) await this.part(info, part);
     return info;

@@ -16,6 +16,17 @@ function beat(bus: Bus, teamId: string, sessionId: string, user: { id: string; n
   bus.publish(Updated, { sessionId, user, client, typing, ttlMs: TTL_MS }, { teamId, sessionId });
 }
 
+/** A tab's "left" event, scoped to `teamId`. */
+function leave(bus: Bus, teamId: string, sessionId: string, userId: string, client: string) {
+  bus.publish(Left, { sessionId, userId, client }, { teamId, sessionId });
+}
+
+/** A book on a bus of its own, its clock the test's to move. */
+function freshBook(clock = manualClock()) {
+  const bus = new Bus();
+  return { bus, clock, book: new PresenceBook(bus, clock) };
+}
+
 describe("presence events", () => {
   it("go to the team's stream only: never to a share link's viewers", () => {
     for (const def of [Updated, Left]) {
@@ -28,9 +39,7 @@ describe("presence events", () => {
 
 describe("presence book", () => {
   it("lists a tab from its heartbeat until its time to live runs out, each heartbeat renewing it", () => {
-    const bus = new Bus();
-    const clock = manualClock();
-    const book = new PresenceBook(bus, clock);
+    const { bus, clock, book } = freshBook();
     beat(bus, "team_a", "ses_1", ann, "tab-ann-1");
     expect(book.list("team_a")).toEqual([{ sessionId: "ses_1", user: ann, client: "tab-ann-1", typing: false, ttlMs: TTL_MS }]);
     clock.advance(TTL_MS - 1_000);
@@ -43,21 +52,19 @@ describe("presence book", () => {
   });
 
   it("forgets a tab that left at once, and only that tab", () => {
-    const bus = new Bus();
-    const book = new PresenceBook(bus, manualClock());
+    const { bus, book } = freshBook();
     beat(bus, "team_a", "ses_1", ann, "tab-ann-1");
     beat(bus, "team_a", "ses_1", ann, "tab-ann-2");
-    bus.publish(Left, { sessionId: "ses_1", userId: ann.id, client: "tab-ann-1" }, { teamId: "team_a", sessionId: "ses_1" });
+    leave(bus, "team_a", "ses_1", ann.id, "tab-ann-1");
     expect(book.list("team_a").map((viewer) => viewer.client)).toEqual(["tab-ann-2"]);
   });
 
   it("keeps each team's presence to itself, even for the same session id", () => {
-    const bus = new Bus();
-    const book = new PresenceBook(bus, manualClock());
+    const { bus, book } = freshBook();
     beat(bus, "team_a", "ses_1", ann, "tab-ann-1");
     beat(bus, "team_b", "ses_2", bob, "tab-bob-1");
     // A left event scoped to another team does not touch team_a's tab.
-    bus.publish(Left, { sessionId: "ses_1", userId: ann.id, client: "tab-ann-1" }, { teamId: "team_b", sessionId: "ses_1" });
+    leave(bus, "team_b", "ses_1", ann.id, "tab-ann-1");
     expect(book.list("team_a").map((viewer) => viewer.user.id)).toEqual([ann.id]);
     expect(book.list("team_b").map((viewer) => viewer.user.id)).toEqual([bob.id]);
     expect(book.list("team_c")).toEqual([]);
@@ -82,8 +89,7 @@ describe("presence book", () => {
   });
 
   it(`counts at most ${MAX_CLIENTS} tabs of one member per session, dropping the stalest`, () => {
-    const bus = new Bus();
-    const book = new PresenceBook(bus, manualClock());
+    const { bus, book } = freshBook();
     for (let i = 0; i < MAX_CLIENTS + 3; i++) beat(bus, "team_a", "ses_1", ann, `tab-ann-${i}`);
     // The first tab beats again: it is the newest now and stays.
     beat(bus, "team_a", "ses_1", ann, "tab-ann-0");
@@ -95,9 +101,7 @@ describe("presence book", () => {
   });
 
   it("sweeps expired tabs of every team out of memory", () => {
-    const bus = new Bus();
-    const clock = manualClock();
-    const book = new PresenceBook(bus, clock);
+    const { bus, clock, book } = freshBook();
     for (let i = 0; i < 50; i++) beat(bus, `team_${i}`, "ses_1", ann, "tab-ann-1");
     expect(book.size).toBe(50);
     clock.advance(60_000);

@@ -1,31 +1,15 @@
 import { describe, expect, it } from "vitest";
-import * as Id from "../id";
 import { type PartInput, historyBuilder } from "../../test/history";
-import type { AssistantMessage, MessageError, Part, WithParts } from "./message";
+import type { MessageError, WithParts } from "./message";
 import { emptyTokens } from "./message";
 import { CLEARED_OUTPUT, COMPACTION_QUESTION, INTERRUPTED, imageNote, toModelMessages } from "./model-messages";
 
 /** toModelMessages, rule by rule. */
 
-const { sessionId, user } = historyBuilder();
+const { user, assistant: answer } = historyBuilder();
 
-function assistant(parts: PartInput[], error?: MessageError): WithParts {
-  const info: AssistantMessage = {
-    id: Id.ascending("message"),
-    sessionId,
-    role: "assistant",
-    parentId: Id.ascending("message"),
-    providerId: "openai",
-    modelId: "gpt-test",
-    agent: "build",
-    path: { cwd: "/", root: "/" },
-    cost: 0,
-    tokens: emptyTokens(),
-    time: { created: 1, completed: 2 },
-    ...(error ? { error } : {}),
-  };
-  return { info, parts: parts.map((p) => ({ ...p, id: Id.ascending("part"), sessionId, messageId: info.id }) as Part) };
-}
+/** An answer with `parts` (to a question toModelMessages does not look at), failed with `error` when given. */
+const assistant = (parts: PartInput[], error?: MessageError): WithParts => answer(user([]), parts, error ? { error } : {});
 
 const text = (t: string, extra: { ignored?: boolean; synthetic?: boolean } = {}) => ({ type: "text" as const, text: t, ...extra });
 const completed = (callId: string, output: string, compacted?: number) => ({

@@ -490,22 +490,25 @@ describe("processor: provider errors", () => {
     expect(info.error?.name).toBe("AuthError");
   });
 
+  /** A model whose stream call `n` (from 1) is `stream(n)`; `calls()` counts the calls so far. */
+  function countedModel(stream: (call: number) => ReturnType<MockLanguageModelV4["doStream"]>) {
+    let calls = 0;
+    const model = new MockLanguageModelV4({ doStream: () => stream(++calls) });
+    return { model, calls: () => calls };
+  }
+
   it("a retryable error is retried: retry part, retry status with attempt and next, then busy, then success", async () => {
     const t = await turn();
-    let calls = 0;
-    const model = new MockLanguageModelV4({
-      doStream: async () => {
-        calls++;
-        if (calls === 1) throw apiError(429, "rate limited", { isRetryable: true, responseHeaders: { "retry-after-ms": "30" } });
-        return script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "ok" }, { type: "text-end", id: "t" }, finish("stop")]]).doStream({
-          prompt: [],
-        });
-      },
+    const { model, calls } = countedModel(async (call) => {
+      if (call === 1) throw apiError(429, "rate limited", { isRetryable: true, responseHeaders: { "retry-after-ms": "30" } });
+      return script([[{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "ok" }, { type: "text-end", id: "t" }, finish("stop")]]).doStream({
+        prompt: [],
+      });
     });
     const started = Date.now();
     const { result } = await run(t, model);
     expect(result).toBe("continue");
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(30);
     const { info, parts } = await stored(t);
     expect(info.error).toBeUndefined();
@@ -549,16 +552,12 @@ describe("processor: provider errors", () => {
 
   it("stops retrying at maxAttempts and keeps the last error", async () => {
     const t = await turn();
-    let calls = 0;
-    const model = new MockLanguageModelV4({
-      doStream: async () => {
-        calls++;
-        throw apiError(503, `overloaded ${calls}`, { isRetryable: true, responseHeaders: { "retry-after-ms": "1" } });
-      },
+    const { model, calls } = countedModel(async (call) => {
+      throw apiError(503, `overloaded ${call}`, { isRetryable: true, responseHeaders: { "retry-after-ms": "1" } });
     });
     const { result } = await run(t, model, { maxAttempts: 3 });
     expect(result).toBe("stop");
-    expect(calls).toBe(3);
+    expect(calls()).toBe(3);
     const { info, parts } = await stored(t);
     expect(info.error).toMatchObject({ name: "APIError", statusCode: 503, message: "overloaded 3" });
     expect(only(parts, "retry").map((p) => p.attempt)).toEqual([1, 2]);
@@ -583,25 +582,28 @@ describe("processor: provider errors", () => {
 });
 
 describe("processor: abort", () => {
-  it("mid-text: AbortedError on the message, the text so far persisted and closed", async () => {
-    const t = await turn();
+  /**
+   * A model that streams `chunks` and then hangs until its call is aborted, and the abort
+   * signal of a run of turn `t`, aborted by the user once "wor" is streamed.
+   */
+  function abortedAtWor(t: Turn, chunks: LanguageModelV4StreamPart[]) {
     const controller = new AbortController();
     const model = new MockLanguageModelV4({
-      doStream: async ({ abortSignal }) => ({
-        stream: hangingStream(
-          [
-            { type: "stream-start", warnings: [] },
-            { type: "text-start", id: "t" },
-            { type: "text-delta", id: "t", delta: "Hello " },
-            { type: "text-delta", id: "t", delta: "wor" },
-          ],
-          abortSignal,
-        ),
-      }),
+      doStream: async ({ abortSignal }) => ({ stream: hangingStream([{ type: "stream-start", warnings: [] }, ...chunks], abortSignal) }),
     });
     void t.rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "wor")).then(() => controller.abort("Aborted by the user"));
+    return { model, abort: controller.signal };
+  }
+
+  it("mid-text: AbortedError on the message, the text so far persisted and closed", async () => {
+    const t = await turn();
+    const { model, abort } = abortedAtWor(t, [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Hello " },
+      { type: "text-delta", id: "t", delta: "wor" },
+    ]);
     // A long flush interval: the streamed text is persisted by the cleanup, not the timer.
-    const { result } = await run(t, model, { abort: controller.signal, flushMs: 60_000 });
+    const { result } = await run(t, model, { abort, flushMs: 60_000 });
     expect(result).toBe("stop");
     const { info, parts } = await stored(t);
     expect(info.error?.name).toBe("AbortedError");
@@ -613,26 +615,16 @@ describe("processor: abort", () => {
 
   it("mid-step: the usage the provider never reported is estimated, counted and marked as an estimate", async () => {
     const t = await turn();
-    const controller = new AbortController();
-    const model = new MockLanguageModelV4({
-      doStream: async ({ abortSignal }) => ({
-        stream: hangingStream(
-          [
-            { type: "stream-start", warnings: [] },
-            { type: "reasoning-start", id: "r" },
-            { type: "reasoning-delta", id: "r", delta: "Think about it" },
-            { type: "reasoning-end", id: "r" },
-            { type: "text-start", id: "t" },
-            { type: "text-delta", id: "t", delta: "Hello " },
-            { type: "text-delta", id: "t", delta: "wor" },
-          ],
-          abortSignal,
-        ),
-      }),
-    });
-    void t.rec.when((e) => isPartUpdate(e, (_p, delta) => delta === "wor")).then(() => controller.abort("Aborted by the user"));
+    const { model, abort } = abortedAtWor(t, [
+      { type: "reasoning-start", id: "r" },
+      { type: "reasoning-delta", id: "r", delta: "Think about it" },
+      { type: "reasoning-end", id: "r" },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Hello " },
+      { type: "text-delta", id: "t", delta: "wor" },
+    ]);
     const before = await testDb().session.findUniqueOrThrow({ where: { id: t.sessionId } });
-    await run(t, model, { abort: controller.signal, estimateInput: () => 1_000 });
+    await run(t, model, { abort, estimateInput: () => 1_000 });
     const { info, parts } = await stored(t);
     expect(info.error?.name).toBe("AbortedError");
     // "Hello wor" is 9 characters (3 tokens at 4 a token), "Think about it" 14 (4).

@@ -11,14 +11,12 @@ import { Session } from ".";
 describe("cancelQueued (integration)", () => {
   let bus: Bus;
   let ctx: Context;
-  let teamId: string;
   let sessionId: string;
 
   beforeEach(async () => {
     bus = new Bus();
     const team = await makeTeam({ bus });
     ctx = team.ctx;
-    teamId = team.teamId;
     sessionId = (await Session.create(ctx, { projectId: team.projectId })).id;
   });
 
@@ -36,7 +34,7 @@ describe("cancelQueued (integration)", () => {
 
   it("deletes a queued message with its parts and tells the session's viewers", async () => {
     const { queued } = await queuedBehindRunningReply();
-    const events = record(bus, teamId, sessionId);
+    const events = record(bus, ctx.actor.teamId, sessionId);
     await Session.cancelQueued(ctx, { sessionId, messageId: queued.id });
     expect(await ctx.db.message.count({ where: { id: queued.id } })).toBe(0);
     expect(await ctx.db.part.count({ where: { messageId: queued.id } })).toBe(0);
@@ -54,6 +52,7 @@ describe("cancelQueued (integration)", () => {
     const { queued, reply } = await queuedBehindRunningReply();
     const mate = Id.ascending("user");
     await ctx.db.user.create({ data: { id: mate, email: `${mate}@test.local`, name: "Mate" } });
+    const { teamId } = ctx.actor;
     await ctx.db.membership.create({ data: { teamId, userId: mate, role: "member" } });
     await parleyError(Session.cancelQueued(withActor(ctx, { userId: mate, teamId }), { sessionId, messageId: queued.id }), "FORBIDDEN");
     const other = await makeTeam({ bus });
