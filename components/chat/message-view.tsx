@@ -1,14 +1,13 @@
 import Link from "next/link";
 import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
-import { Icon } from "@/components/parts/icons";
 import { useSessionHref } from "@/components/parts/session-link";
 import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
-import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
-import { authorLabel, initials } from "./author";
+import { authorLabel } from "./author";
+import { AssistantHeader, Avatar, UserAvatar } from "./message-frame";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
@@ -83,7 +82,7 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
   }
   return (
     <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      {info.delegatedBy ? <Avatar role="assistant" /> : mine || !info.author ? <Avatar role="user" /> : <AuthorAvatar name={info.author.name} />}
+      <UserAvatar info={info} mine={mine} />
       <div className="min-w-0 flex-1">
         <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
           <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
@@ -129,20 +128,7 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
     <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
       <Avatar role="assistant" />
       <div className="min-w-0 flex-1">
-        <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
-          <span className="text-sm font-semibold text-zinc-900">Assistant</span>
-          <span data-testid="message-model" className="font-mono">
-            {info.providerId}/{info.modelId}
-          </span>
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
-          {info.summary ? <Badge tone="violet">Summary</Badge> : null}
-          {running ? (
-            <span className="inline-flex items-center gap-1 text-sky-600">
-              <Spinner className="size-3" /> working
-            </span>
-          ) : null}
+        <AssistantHeader info={info} running={running}>
           <span className="ml-auto flex items-center gap-3 tabular-nums">
             {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
             <span
@@ -157,7 +143,7 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
               {formatCost(info.cost)}
             </span>
           </span>
-        </header>
+        </AssistantHeader>
         <div className="space-y-3">
           {parts.length ? <Parts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
           {info.error ? <MessageErrorNotice error={info.error} /> : null}
@@ -166,26 +152,5 @@ function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: 
         <AssistantMessageActions info={info} parts={parts} />
       </div>
     </article>
-  );
-}
-
-/** A teammate's avatar: their initials. */
-function AuthorAvatar({ name }: { name: string }) {
-  return (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-teal-100 text-xs font-semibold text-teal-800" aria-hidden="true">
-      {initials(name) || <Icon name="user" className="size-4" />}
-    </span>
-  );
-}
-
-function Avatar({ role }: { role: "user" | "assistant" }) {
-  return role === "user" ? (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-indigo-600" aria-hidden="true">
-      <Icon name="user" className="size-4" />
-    </span>
-  ) : (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 text-white shadow-sm" aria-hidden="true">
-      <Icon name="sparkles" className="size-4" />
-    </span>
   );
 }

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
 import { Section } from "./section";
 
@@ -91,11 +91,7 @@ function InstructionsForm({ scope, initial, readOnly, label }: { scope: ProjectS
         placeholder="e.g. Answer in English. Run the tests before you say a change is done."
         className="w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600"
       />
-      {save.error ? (
-        <p role="alert" className="mt-2 text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={save.error} className="mt-2 text-sm text-red-600" />
       <div className="mt-3 flex flex-wrap items-center justify-end gap-2">
         <p role="status" data-testid="instructions-status" className="mr-auto text-sm text-zinc-500">
           {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}

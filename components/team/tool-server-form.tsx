@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import type { ProjectScope } from "./project-scope";
 import type { ToolServerView } from "./tool-server-row";
 
@@ -105,11 +105,7 @@ export function ToolServerForm(props: { scope: ProjectScope; project: string | u
         </Button>
         {editing ? <Button onClick={props.onDone}>Cancel</Button> : null}
       </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { errorMessage } from "@/components/ui/feedback";
+import { ErrorLine } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
 import { Section } from "./section";
 import { ToolServerForm } from "./tool-server-form";
@@ -50,11 +50,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       <div className="mb-3 flex flex-wrap items-center gap-2">
         <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} />
       </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
       <ConnectOutcome />
       <ToolBudget projectId={scope.projectId} />
       <ul className="divide-y divide-zinc-100" data-testid="tool-server-list">

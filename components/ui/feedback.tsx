@@ -41,3 +41,17 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * A failed request's message on one line under what failed (nothing while there is no
+ * error): `what` names it ("Could not rename"), `className` places and sizes it.
+ */
+export function ErrorLine({ error, what, className = "text-sm text-red-600" }: { error: unknown; what?: string; className?: string }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className={className}>
+      {what ? `${what}: ` : null}
+      {errorMessage(error)}
+    </p>
+  );
+}
