@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, type ReactNode, useState } from "react";
+import type { FormEvent, ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
 import { PASSWORD_LENGTH, PASSWORD_RULE } from "@/lib/password";
-import { authClient, authErrorMessage, reloadTo } from "./client";
+import { authClient, reloadTo } from "./client";
+import { useAuthAction } from "./use-auth-action";
 
 const INPUT =
   "block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -29,7 +30,7 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
   );
 }
 
-function FormError({ message }: { message: string | undefined }) {
+export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;
   return (
     <p role="alert" data-testid="auth-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
@@ -40,20 +41,15 @@ function FormError({ message }: { message: string | undefined }) {
 
 /** Email + password sign-in; then back to `next` (already checked to stay on this site). `email` prefills the email (an invitation's). */
 export function SignInForm({ next, signUpHref, email }: { next: string; signUpHref: string; email?: string | undefined }) {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  const { pending, error, run } = useAuthAction();
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(undefined);
-    const { error: failed } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
-    if (failed) {
-      setPending(false);
-      setError(authErrorMessage(failed));
-      return;
-    }
-    reloadTo(next);
+    void run(
+      true,
+      () => authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) }),
+      () => reloadTo(next),
+    );
   }
   return (
     <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
@@ -84,32 +80,27 @@ export function SignInForm({ next, signUpHref, email }: { next: string; signUpHr
  * `email` prefills the email (the one invited).
  */
 export function SignUpForm({ invitationId, signInHref, email }: { invitationId: string | undefined; signInHref: string; email?: string | undefined }) {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  const { pending, error, run } = useAuthAction();
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(undefined);
-    const { error: failed } = await authClient.signUp.email(
-      { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
-      // An invited email signs up only with its invitation (server/auth/policy.ts).
-      invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
+    void run(
+      true,
+      () =>
+        authClient.signUp.email(
+          { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
+          // An invited email signs up only with its invitation (server/auth/policy.ts).
+          invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
+        ),
+      async () => {
+        if (invitationId) {
+          const accepted = await authClient.organization.acceptInvitation({ invitationId });
+          // Signed up, but the invitation was for another email or is no longer valid.
+          if (accepted.error) return reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
+        }
+        reloadTo("/");
+      },
     );
-    if (failed) {
-      setPending(false);
-      setError(authErrorMessage(failed));
-      return;
-    }
-    if (invitationId) {
-      const accepted = await authClient.organization.acceptInvitation({ invitationId });
-      if (accepted.error) {
-        // Signed up, but the invitation was for another email or is no longer valid.
-        reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
-        return;
-      }
-    }
-    reloadTo("/");
   }
   return (
     <form onSubmit={submit} className="space-y-4" data-testid="sign-up-form">

@@ -1,27 +1,24 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
-import { authClient, authErrorMessage, reloadTo } from "./client";
+import { FormError } from "./auth-form";
+import { authClient, reloadTo } from "./client";
+import { useAuthAction } from "./use-auth-action";
 
 /** A new team with the user as its owner; the browser then works in it. */
 export function CreateTeamForm() {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  const { pending, error, run } = useAuthAction();
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const name = String(new FormData(event.currentTarget).get("name")).trim();
-    setPending(true);
-    setError(undefined);
     // The slug is required by better-auth and unique; Parley never shows it.
-    const created = await authClient.organization.create({ name, slug: crypto.randomUUID() });
-    if (created.error) {
-      setPending(false);
-      setError(authErrorMessage(created.error));
-      return;
-    }
-    reloadTo("/");
+    void run(
+      true,
+      () => authClient.organization.create({ name, slug: crypto.randomUUID() }),
+      () => reloadTo("/"),
+    );
   }
   return (
     <form onSubmit={submit} className="space-y-3" data-testid="create-team-form">
@@ -34,11 +31,7 @@ export function CreateTeamForm() {
           className="block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
         />
       </label>
-      {error ? (
-        <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
+      <FormError message={error} />
       <Button type="submit" variant="primary" className="w-full" disabled={pending}>
         {pending ? <Spinner /> : null}
         Create team

@@ -2,13 +2,13 @@ import type { ReactNode } from "react";
 import { Icon } from "@/components/parts/icons";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/feedback";
-import { initials } from "./author";
+import { authorLabel, initials } from "./author";
 import type { AssistantMessage, UserMessage } from "./types";
 
 /**
  * The frame of a message that the chat (message-view.tsx) and share pages (rendered on the
- * server, components/share/shared-message.tsx) both draw: avatars and the assistant's
- * header. Plain markup, no hooks.
+ * server, components/share/shared-message.tsx) both draw: avatars and headers. Plain
+ * markup, no hooks.
  */
 
 /** A teammate's avatar: their initials. */
@@ -55,6 +55,26 @@ export function AssistantHeader({ info, running, children }: { info: AssistantMe
           <Spinner className="size-3" /> working
         </span>
       ) : null}
+      {children}
+    </header>
+  );
+}
+
+/**
+ * A user message's header: who wrote it (the parent session's agent for a task's prompt:
+ * `delegated` says where it came from), `time`, the agent it went to; `children` after.
+ */
+export function UserHeader({ info, viewerId, delegated, time, children }: { info: UserMessage; viewerId: string | undefined; delegated: ReactNode; time: ReactNode; children?: ReactNode }) {
+  return (
+    <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
+      <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
+        {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, viewerId)}
+      </span>
+      {info.delegatedBy ? delegated : null}
+      {time}
+      <span data-testid="message-agent" className="font-mono">
+        @{info.agent}
+      </span>
       {children}
     </header>
   );

@@ -6,8 +6,7 @@ import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
-import { authorLabel } from "./author";
-import { AssistantHeader, Avatar, UserAvatar } from "./message-frame";
+import { AssistantHeader, Avatar, UserAvatar, UserHeader } from "./message-frame";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
 import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
@@ -84,17 +83,14 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
     <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
       <UserAvatar info={info} mine={mine} />
       <div className="min-w-0 flex-1">
-        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
-          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, viewerId)}
-          </span>
-          {info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
-          <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
+        <UserHeader
+          info={info}
+          viewerId={viewerId}
+          delegated={info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
+          time={<time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>}
+        >
           <QueuedBadge messageId={info.id} mine={mine} />
-        </header>
+        </UserHeader>
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
           {editing ? (
             <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />

@@ -8,6 +8,7 @@ import { useSessionSearch } from "@/components/search/use-session-search";
 import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { CorruptSessions } from "./corrupt-sessions";
 import { NewSessionButton } from "./new-session-button";
 import { IDLE, type ListedSession, type SearchMatch, SessionRow } from "./session-row";
 import { useTeamEvents } from "./use-team-events";
@@ -88,17 +89,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
         </div>
       </div>
 
-      {corrupt.length > 0 ? (
-        <ErrorNotice title={`${corrupt.length} session${corrupt.length === 1 ? "" : "s"} could not be read`}>
-          <ul className="list-inside list-disc font-mono text-xs">
-            {corrupt.map((row) => (
-              <li key={row.id}>
-                {row.id}: {row.error}
-              </li>
-            ))}
-          </ul>
-        </ErrorNotice>
-      ) : null}
+      <CorruptSessions rows={corrupt} />
 
       {query.isPending ? (
         <Loading label="Loading sessions…" />

@@ -1,6 +1,5 @@
 import type { AssistantMessage, Part, PartOf, UserMessage, WithParts } from "@/components/chat/types";
-import { authorLabel } from "@/components/chat/author";
-import { AssistantHeader, Avatar, UserAvatar } from "@/components/chat/message-frame";
+import { AssistantHeader, Avatar, UserAvatar, UserHeader } from "@/components/chat/message-frame";
 import { MessageErrorNotice } from "@/components/chat/message-error";
 import { TurnDiffFiles, TurnDiffHeading } from "@/components/chat/turn-diff-summary";
 import { Icon } from "@/components/parts/icons";
@@ -40,16 +39,12 @@ function SharedUserMessage({ info, parts }: { info: UserMessage; parts: Part[] }
     <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
       <UserAvatar info={info} mine={false} />
       <div className="min-w-0 flex-1">
-        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
-          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, undefined)}
-          </span>
-          {info.delegatedBy ? <span data-testid="message-delegated">written by the parent session&apos;s agent</span> : null}
-          <RelativeTime time={info.time.created} />
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
-        </header>
+        <UserHeader
+          info={info}
+          viewerId={undefined}
+          delegated={<span data-testid="message-delegated">written by the parent session&apos;s agent</span>}
+          time={<RelativeTime time={info.time.created} />}
+        />
         <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
           {parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
         </div>

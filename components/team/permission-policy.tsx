@@ -6,9 +6,9 @@ import { useState } from "react";
 import { type Rule, type RuleRow, RulesEditor, RulesErrors, rulesOf, sameRules, toRows, validateRules } from "@/components/permission/rules-editor";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { QueryView, Spinner } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 
 /** Where permission rules come from, in the order they are read. */
 const ORDER = ["Built-in defaults", "Server configuration", "Team policy (all projects)", "Project policy", "Agent", "“Always allow” approvals", "The session’s own rules"];
@@ -31,26 +31,20 @@ export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
         <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} />
       </div>
 
-      {isAdmin ? null : (
-        <p data-testid="policy-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can change the permission policy.
-        </p>
-      )}
+      {isAdmin ? null : <AdminsOnly testId="policy-read-only" may="change the permission policy" />}
 
       <div className="mt-4">
-        {policy.isPending ? (
-          <Loading label="Loading the rules…" />
-        ) : policy.isError ? (
-          <ErrorNotice title="Could not load the rules">{errorMessage(policy.error)}</ErrorNotice>
-        ) : (
-          <PolicyForm
-            key={scoped.key}
-            scope={scope}
-            initial={policy.data.rules}
-            readOnly={!isAdmin}
-            emptyText={project ? `No rules for ${project.name}: the rules for all projects apply.` : "No rules for all projects yet."}
-          />
-        )}
+        <QueryView query={policy} loading="Loading the rules…" failed="Could not load the rules">
+          {(data) => (
+            <PolicyForm
+              key={scoped.key}
+              scope={scope}
+              initial={data.rules}
+              readOnly={!isAdmin}
+              emptyText={project ? `No rules for ${project.name}: the rules for all projects apply.` : "No rules for all projects yet."}
+            />
+          )}
+        </QueryView>
       </div>
 
       <p className="mt-4 border-t border-zinc-100 pt-4 text-sm text-zinc-500">

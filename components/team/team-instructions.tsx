@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { ErrorLine, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, QueryView, Spinner } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 
 /** Characters one text may have (server/instructions/stored.ts MAX_STORED_CHARS). */
 const MAX_CHARS = 32_000;
@@ -31,19 +31,11 @@ export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
       <div className="flex flex-wrap items-center gap-2">
         <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
       </div>
-      {isAdmin ? null : (
-        <p data-testid="instructions-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can change the instructions.
-        </p>
-      )}
+      {isAdmin ? null : <AdminsOnly testId="instructions-read-only" may="change the instructions" />}
       <div className="mt-4">
-        {stored.isPending ? (
-          <Loading label="Loading the instructions…" />
-        ) : stored.isError ? (
-          <ErrorNotice title="Could not load the instructions">{errorMessage(stored.error)}</ErrorNotice>
-        ) : (
-          <InstructionsForm key={scoped.key} scope={scope} initial={stored.data.text} readOnly={!isAdmin || !stored.data.editable} label={project ? project.name : "the whole team"} />
-        )}
+        <QueryView query={stored} loading="Loading the instructions…" failed="Could not load the instructions">
+          {(data) => <InstructionsForm key={scoped.key} scope={scope} initial={data.text} readOnly={!isAdmin || !data.editable} label={project ? project.name : "the whole team"} />}
+        </QueryView>
       </div>
     </Section>
   );

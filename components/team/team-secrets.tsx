@@ -10,7 +10,7 @@ import { ErrorLine } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { SECRET_KIND_LABELS } from "@/lib/secrets";
 import { SecretForm, type SecretInfo } from "./secret-form";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 
 /**
  * The team's secrets (git credentials, provider keys, tool-server headers): names, kinds
@@ -62,9 +62,7 @@ export function TeamSecrets({ isAdmin }: { isAdmin: boolean }) {
       {isAdmin ? (
         <SecretForm key={replacing?.name ?? ""} replacing={replacing} onDone={() => setReplacing(undefined)} onSaved={() => void invalidate()} />
       ) : (
-        <p data-testid="secrets-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can set or remove secrets.
-        </p>
+        <AdminsOnly testId="secrets-read-only" may="set or remove secrets" />
       )}
       <ConfirmDialog
         open={removing !== undefined}

@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { ErrorLine } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 import { ToolServerForm } from "./tool-server-form";
 import { ToolServerRow, type ToolServerView } from "./tool-server-row";
 
@@ -80,9 +80,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           onSaved={() => void invalidate()}
         />
       ) : (
-        <p data-testid="tool-servers-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can add or change tool servers.
-        </p>
+        <AdminsOnly testId="tool-servers-read-only" may="add or change tool servers" />
       )}
       <ConfirmDialog
         open={removing !== undefined}

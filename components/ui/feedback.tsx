@@ -55,3 +55,18 @@ export function ErrorLine({ error, what, className = "text-sm text-red-600" }: {
     </p>
   );
 }
+
+/** The parts of a query QueryView reads (React Query's result has them). */
+interface QueryResult<T> {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: T | undefined;
+}
+
+/** A query's content once loaded (`children` given its data); until then `loading`, and `failed` with the error when it fails. */
+export function QueryView<T>({ query, loading, failed, children }: { query: QueryResult<T>; loading: string; failed: string; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <Loading label={loading} />;
+  if (query.isError || query.data === undefined) return <ErrorNotice title={failed}>{errorMessage(query.error)}</ErrorNotice>;
+  return children(query.data);
+}
