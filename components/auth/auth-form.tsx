@@ -30,11 +30,37 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
   );
 }
 
+/** What the server refused (better-auth's message). */
 export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;
   return (
     <p role="alert" data-testid="auth-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
       {message}
+    </p>
+  );
+}
+
+/** The end of an auth form: what the server refused, and the submit button (busy while `pending`). */
+export function FormSubmit({ error, pending, children }: { error: string | undefined; pending: boolean | undefined; children: ReactNode }) {
+  return (
+    <>
+      <FormError message={error} />
+      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
+        {pending ? <Spinner /> : null}
+        {children}
+      </Button>
+    </>
+  );
+}
+
+/** The way to the other form (sign in ↔ sign up). */
+function OtherForm({ question, href, label }: { question: string; href: string; label: string }) {
+  return (
+    <p className="text-center text-sm text-zinc-500">
+      {question}{" "}
+      <Link href={href} className="font-medium text-indigo-600 hover:text-indigo-500">
+        {label}
+      </Link>
     </p>
   );
 }
@@ -59,17 +85,10 @@ export function SignInForm({ next, signUpHref, email }: { next: string; signUpHr
       <Field label="Password">
         <input name="password" type="password" autoComplete="current-password" required className={INPUT} />
       </Field>
-      <FormError message={error} />
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         Sign in
-      </Button>
-      <p className="text-center text-sm text-zinc-500">
-        No account yet?{" "}
-        <Link href={signUpHref} className="font-medium text-indigo-600 hover:text-indigo-500">
-          Sign up
-        </Link>
-      </p>
+      </FormSubmit>
+      <OtherForm question="No account yet?" href={signUpHref} label="Sign up" />
     </form>
   );
 }
@@ -126,17 +145,10 @@ export function SignUpForm({ invitationId, signInHref, email }: { invitationId: 
       <p id="password-rule" data-testid="password-rule" className="-mt-2 text-xs text-zinc-500">
         {PASSWORD_RULE}
       </p>
-      <FormError message={error} />
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         {invitationId ? "Sign up and join" : "Sign up"}
-      </Button>
-      <p className="text-center text-sm text-zinc-500">
-        Have an account?{" "}
-        <Link href={signInHref} className="font-medium text-indigo-600 hover:text-indigo-500">
-          Sign in
-        </Link>
-      </p>
+      </FormSubmit>
+      <OtherForm question="Have an account?" href={signInHref} label="Sign in" />
     </form>
   );
 }

@@ -1,9 +1,7 @@
 "use client";
 
 import type { FormEvent } from "react";
-import { Button } from "@/components/ui/button";
-import { Spinner } from "@/components/ui/feedback";
-import { FormError } from "./auth-form";
+import { FormSubmit } from "./auth-form";
 import { authClient, reloadTo } from "./client";
 import { useAuthAction } from "./use-auth-action";
 
@@ -31,11 +29,9 @@ export function CreateTeamForm() {
           className="block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
         />
       </label>
-      <FormError message={error} />
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         Create team
-      </Button>
+      </FormSubmit>
     </form>
   );
 }

@@ -6,9 +6,8 @@ import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
-import { AssistantHeader, Avatar, UserAvatar, UserHeader } from "./message-frame";
+import { AssistantMessageFrame, UserMessageFrame, isMine } from "./message-frame";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
-import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
 import { InstructionsLine } from "./instructions-line";
 import { TurnDiff } from "./turn-diff";
@@ -70,7 +69,7 @@ function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
 function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) {
   const [editing, setEditing] = useState(false);
   const viewerId = use(ViewerIdContext);
-  const mine = info.author !== undefined && info.author.id === viewerId;
+  const mine = isMine(info, viewerId);
   // A compaction request is a marker in the conversation, not something the user wrote.
   if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
     return (
@@ -80,30 +79,25 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
     );
   }
   return (
-    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      <UserAvatar info={info} mine={mine} />
-      <div className="min-w-0 flex-1">
-        <UserHeader
-          info={info}
-          viewerId={viewerId}
-          delegated={info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
-          time={<time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>}
-        >
-          <QueuedBadge messageId={info.id} mine={mine} />
-        </UserHeader>
-        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
-          {editing ? (
-            <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />
-          ) : parts.length ? (
-            <Parts parts={parts} />
-          ) : (
-            <p className="text-sm text-zinc-400 italic">Empty message</p>
-          )}
-        </div>
-        {editing ? null : <UserMessageActions info={info} parts={parts} onEdit={() => setEditing(true)} />}
-        <TurnDiff info={info} />
-      </div>
-    </article>
+    <UserMessageFrame
+      info={info}
+      viewerId={viewerId}
+      delegated={info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
+      time={<time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>}
+      badges={<QueuedBadge messageId={info.id} mine={mine} />}
+      body={
+        editing ? (
+          <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />
+        ) : parts.length ? (
+          <Parts parts={parts} />
+        ) : (
+          <p className="text-sm text-zinc-400 italic">Empty message</p>
+        )
+      }
+    >
+      {editing ? null : <UserMessageActions info={info} parts={parts} onEdit={() => setEditing(true)} />}
+      <TurnDiff info={info} />
+    </UserMessageFrame>
   );
 }
 
@@ -119,34 +113,29 @@ function DelegatedBy({ sessionId }: { sessionId: string }) {
 
 function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
   const tokens = totalTokens(info.tokens);
-  const running = info.time.completed === undefined && !info.error;
   return (
-    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
-      <Avatar role="assistant" />
-      <div className="min-w-0 flex-1">
-        <AssistantHeader info={info} running={running}>
-          <span className="ml-auto flex items-center gap-3 tabular-nums">
-            {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
-            <span
-              data-testid="message-tokens"
-              data-estimated={info.usageEstimated ? "true" : undefined}
-              title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
-            >
-              {info.usageEstimated ? "≈ " : ""}
-              {formatTokens(tokens)}
-            </span>
-            <span data-testid="message-cost" className="font-mono text-zinc-700">
-              {formatCost(info.cost)}
-            </span>
+    <AssistantMessageFrame
+      info={info}
+      aside={
+        <span className="ml-auto flex items-center gap-3 tabular-nums">
+          {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
+          <span
+            data-testid="message-tokens"
+            data-estimated={info.usageEstimated ? "true" : undefined}
+            title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
+          >
+            {info.usageEstimated ? "≈ " : ""}
+            {formatTokens(tokens)}
           </span>
-        </AssistantHeader>
-        <div className="space-y-3">
-          {parts.length ? <Parts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
-          {info.error ? <MessageErrorNotice error={info.error} /> : null}
-        </div>
-        <InstructionsLine info={info} parts={parts} />
-        <AssistantMessageActions info={info} parts={parts} />
-      </div>
-    </article>
+          <span data-testid="message-cost" className="font-mono text-zinc-700">
+            {formatCost(info.cost)}
+          </span>
+        </span>
+      }
+      parts={parts.length ? <Parts parts={parts} reply={info} /> : undefined}
+    >
+      <InstructionsLine info={info} parts={parts} />
+      <AssistantMessageActions info={info} parts={parts} />
+    </AssistantMessageFrame>
   );
 }

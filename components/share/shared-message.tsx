@@ -1,6 +1,5 @@
 import type { AssistantMessage, Part, PartOf, UserMessage, WithParts } from "@/components/chat/types";
-import { AssistantHeader, Avatar, UserAvatar, UserHeader } from "@/components/chat/message-frame";
-import { MessageErrorNotice } from "@/components/chat/message-error";
+import { AssistantMessageFrame, UserMessageFrame } from "@/components/chat/message-frame";
 import { TurnDiffFiles, TurnDiffHeading } from "@/components/chat/turn-diff-summary";
 import { Icon } from "@/components/parts/icons";
 import { FilePartView } from "@/components/parts/file-part";
@@ -36,52 +35,40 @@ function SharedUserMessage({ info, parts }: { info: UserMessage; parts: Part[] }
   }
   const diffs = info.summary?.diffs ?? [];
   return (
-    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      <UserAvatar info={info} mine={false} />
-      <div className="min-w-0 flex-1">
-        <UserHeader
-          info={info}
-          viewerId={undefined}
-          delegated={<span data-testid="message-delegated">written by the parent session&apos;s agent</span>}
-          time={<RelativeTime time={info.time.created} />}
-        />
-        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
-          {parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
-        </div>
-        {diffs.length > 0 ? (
-          <details className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
-            <summary className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-zinc-50">
-              <TurnDiffHeading files={diffs} />
-            </summary>
-            <div className="border-t border-zinc-100 p-3">
-              <TurnDiffFiles files={diffs} />
-            </div>
-          </details>
-        ) : null}
-      </div>
-    </article>
+    <UserMessageFrame
+      info={info}
+      viewerId={undefined}
+      delegated={<span data-testid="message-delegated">written by the parent session&apos;s agent</span>}
+      time={<RelativeTime time={info.time.created} />}
+      body={parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
+    >
+      {diffs.length > 0 ? (
+        <details className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
+          <summary className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-zinc-50">
+            <TurnDiffHeading files={diffs} />
+          </summary>
+          <div className="border-t border-zinc-100 p-3">
+            <TurnDiffFiles files={diffs} />
+          </div>
+        </details>
+      ) : null}
+    </UserMessageFrame>
   );
 }
 
 function SharedAssistantMessage({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
-  const running = info.time.completed === undefined && !info.error;
   return (
-    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
-      <Avatar role="assistant" />
-      <div className="min-w-0 flex-1">
-        <AssistantHeader info={info} running={running}>
-          {info.time.completed !== undefined ? (
-            <span className="ml-auto tabular-nums" title="Duration">
-              {formatDuration(info.time.completed - info.time.created)}
-            </span>
-          ) : null}
-        </AssistantHeader>
-        <div className="space-y-3">
-          {parts.length ? <SharedParts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
-          {info.error ? <MessageErrorNotice error={info.error} /> : null}
-        </div>
-      </div>
-    </article>
+    <AssistantMessageFrame
+      info={info}
+      aside={
+        info.time.completed !== undefined ? (
+          <span className="ml-auto tabular-nums" title="Duration">
+            {formatDuration(info.time.completed - info.time.created)}
+          </span>
+        ) : null
+      }
+      parts={parts.length ? <SharedParts parts={parts} reply={info} /> : undefined}
+    />
   );
 }
 

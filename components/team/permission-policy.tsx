@@ -27,9 +27,7 @@ export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
     <Section title="Permission policy" testId="permission-policy" description="What the agent may do without asking, in every session of the team.">
       <PolicyOrder />
 
-      <div className="mt-4 flex flex-wrap items-center gap-2">
-        <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} />
-      </div>
+      <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} className="mt-4" />
 
       {isAdmin ? null : <AdminsOnly testId="policy-read-only" may="change the permission policy" />}
 

@@ -28,9 +28,7 @@ export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
       testId="team-instructions"
       description="Told to the agent at the start of every turn, before the repository’s own AGENTS.md (labelled “team” and “project”)."
     >
-      <div className="flex flex-wrap items-center gap-2">
-        <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
-      </div>
+      <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
       {isAdmin ? null : <AdminsOnly testId="instructions-read-only" may="change the instructions" />}
       <div className="mt-4">
         <QueryView query={stored} loading="Loading the instructions…" failed="Could not load the instructions">

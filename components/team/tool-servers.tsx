@@ -47,9 +47,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       testId="tool-servers"
       description="MCP servers whose tools the agent may call in this team's sessions, each as <server>_<tool>. A call asks first unless the permission policy says otherwise; answers are untrusted."
     >
-      <div className="mb-3 flex flex-wrap items-center gap-2">
-        <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} />
-      </div>
+      <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} className="mb-3" />
       <ErrorLine error={error} />
       <ConnectOutcome />
       <ToolBudget projectId={scope.projectId} />
