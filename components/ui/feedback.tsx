@@ -44,15 +44,17 @@ export function errorMessage(error: unknown): string {
 
 /**
  * A failed request's message on one line under what failed (nothing while there is no
- * error): `what` names it ("Could not rename"), `className` places and sizes it.
+ * error): `what` names it ("Could not rename"), `className` places and sizes it; `inline`
+ * keeps it inside a line of text (a span).
  */
-export function ErrorLine({ error, what, className = "text-sm text-red-600" }: { error: unknown; what?: string; className?: string }) {
+export function ErrorLine({ error, what, className = "text-sm text-red-600", inline = false, testId }: { error: unknown; what?: string; className?: string; inline?: boolean; testId?: string }) {
   if (!error) return null;
+  const Tag = inline ? "span" : "p";
   return (
-    <p role="alert" className={className}>
+    <Tag role="alert" data-testid={testId} className={className}>
       {what ? `${what}: ` : null}
       {errorMessage(error)}
-    </p>
+    </Tag>
   );
 }
 
