@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useState } from "react";
 import { type Rule, type RuleRow, RulesEditor, RulesErrors, rulesOf, sameRules, toRows, validateRules } from "@/components/permission/rules-editor";
 import { useTRPC } from "@/components/trpc/client";
-import { Button } from "@/components/ui/button";
-import { QueryView, Spinner } from "@/components/ui/feedback";
+import { QueryView } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
+import { SaveBar } from "./save-bar";
 import { AdminsOnly, Section } from "./section";
 
 /** Where permission rules come from, in the order they are read. */
@@ -129,18 +129,15 @@ function PolicyForm({ scope, initial, readOnly, emptyText }: { scope: ProjectSco
     >
       <RulesEditor rows={rows} onChange={setRows} validation={validation} showErrors={submitted} emptyText={emptyText} />
       <RulesErrors validation={validation} submitted={submitted} error={save.error} testId="policy-save-error" />
-      <div className="mt-4 flex flex-wrap items-center justify-end gap-2 border-t border-zinc-100 pt-4">
-        <p role="status" data-testid="policy-status" className="mr-auto text-sm text-zinc-500">
-          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : ""}
-        </p>
-        <Button onClick={discard} disabled={!dirty || save.isPending}>
-          Discard changes
-        </Button>
-        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
-          {save.isPending ? <Spinner /> : null}
-          Save policy
-        </Button>
-      </div>
+      <SaveBar
+        testId="policy-status"
+        status={dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : ""}
+        dirty={dirty}
+        saving={save.isPending}
+        onDiscard={discard}
+        saveLabel="Save policy"
+        className="mt-4 border-t border-zinc-100 pt-4"
+      />
     </form>
   );
 }

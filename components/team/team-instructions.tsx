@@ -3,9 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { Button } from "@/components/ui/button";
-import { ErrorLine, QueryView, Spinner } from "@/components/ui/feedback";
+import { ErrorLine, QueryView } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
+import { SaveBar } from "./save-bar";
 import { AdminsOnly, Section } from "./section";
 
 /** Characters one text may have (server/instructions/stored.ts MAX_STORED_CHARS). */
@@ -82,18 +82,15 @@ function InstructionsForm({ scope, initial, readOnly, label }: { scope: ProjectS
         className="w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600"
       />
       <ErrorLine error={save.error} className="mt-2 text-sm text-red-600" />
-      <div className="mt-3 flex flex-wrap items-center justify-end gap-2">
-        <p role="status" data-testid="instructions-status" className="mr-auto text-sm text-zinc-500">
-          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}
-        </p>
-        <Button onClick={() => setText(saved)} disabled={!dirty || save.isPending}>
-          Discard changes
-        </Button>
-        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
-          {save.isPending ? <Spinner /> : null}
-          Save instructions
-        </Button>
-      </div>
+      <SaveBar
+        testId="instructions-status"
+        status={dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}
+        dirty={dirty}
+        saving={save.isPending}
+        onDiscard={() => setText(saved)}
+        saveLabel="Save instructions"
+        className="mt-3"
+      />
     </form>
   );
 }
