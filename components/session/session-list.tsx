@@ -8,6 +8,7 @@ import { useSessionSearch } from "@/components/search/use-session-search";
 import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { ListCard } from "@/components/ui/list-card";
 import { CorruptSessions } from "./corrupt-sessions";
 import { NewSessionButton } from "./new-session-button";
 import { IDLE, type ListedSession, type SearchMatch, SessionRow } from "./session-row";
@@ -100,11 +101,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
           {term ? "Titles, messages, tool output and file paths were searched: try other words." : archived ? "Archived sessions appear here." : "Start one with “New session”."}
         </EmptyState>
       ) : (
-        <ul
-          aria-label="Sessions"
-          data-testid="session-list"
-          className={`divide-y divide-zinc-100 overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${query.isPlaceholderData ? "opacity-60" : ""}`}
-        >
+        <ListCard label="Sessions" testId="session-list" dimmed={query.isPlaceholderData}>
           {sessions.map((session) => (
             <SessionRow
               key={session.id}
@@ -115,7 +112,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
               match={matches.get(session.id)}
             />
           ))}
-        </ul>
+        </ListCard>
       )}
 
       <LoadMore query={query} />
