@@ -1,12 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import type { FormEvent, ReactNode } from "react";
+import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
 import { PASSWORD_LENGTH, PASSWORD_RULE } from "@/lib/password";
 import { authClient, reloadTo } from "./client";
-import { useAuthAction } from "./use-auth-action";
+import { useAuthForm } from "./use-auth-action";
 
 const INPUT =
   "block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -67,18 +67,12 @@ function OtherForm({ question, href, label }: { question: string; href: string; 
 
 /** Email + password sign-in; then back to `next` (already checked to stay on this site). `email` prefills the email (an invitation's). */
 export function SignInForm({ next, signUpHref, email }: { next: string; signUpHref: string; email?: string | undefined }) {
-  const { pending, error, run } = useAuthAction();
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    void run(
-      true,
-      () => authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) }),
-      () => reloadTo(next),
-    );
-  }
+  const { pending, error, onSubmit } = useAuthForm(
+    (form) => authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) }),
+    () => reloadTo(next),
+  );
   return (
-    <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
+    <form onSubmit={onSubmit} className="space-y-4" data-testid="sign-in-form">
       <Field label="Email">
         <input name="email" type="email" autoComplete="email" required defaultValue={email} className={INPUT} />
       </Field>
@@ -99,30 +93,24 @@ export function SignInForm({ next, signUpHref, email }: { next: string; signUpHr
  * `email` prefills the email (the one invited).
  */
 export function SignUpForm({ invitationId, signInHref, email }: { invitationId: string | undefined; signInHref: string; email?: string | undefined }) {
-  const { pending, error, run } = useAuthAction();
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    void run(
-      true,
-      () =>
-        authClient.signUp.email(
-          { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
-          // An invited email signs up only with its invitation (server/auth/policy.ts).
-          invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
-        ),
-      async () => {
-        if (invitationId) {
-          const accepted = await authClient.organization.acceptInvitation({ invitationId });
-          // Signed up, but the invitation was for another email or is no longer valid.
-          if (accepted.error) return reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
-        }
-        reloadTo("/");
-      },
-    );
-  }
+  const { pending, error, onSubmit } = useAuthForm(
+    (form) =>
+      authClient.signUp.email(
+        { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
+        // An invited email signs up only with its invitation (server/auth/policy.ts).
+        invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
+      ),
+    async () => {
+      if (invitationId) {
+        const accepted = await authClient.organization.acceptInvitation({ invitationId });
+        // Signed up, but the invitation was for another email or is no longer valid.
+        if (accepted.error) return reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
+      }
+      reloadTo("/");
+    },
+  );
   return (
-    <form onSubmit={submit} className="space-y-4" data-testid="sign-up-form">
+    <form onSubmit={onSubmit} className="space-y-4" data-testid="sign-up-form">
       <Field label="Name">
         <input name="name" autoComplete="name" required maxLength={100} className={INPUT} />
       </Field>

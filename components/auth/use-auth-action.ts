@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { type FormEvent, useState } from "react";
 import { authErrorMessage } from "./reload";
 
 /** What better-auth's client answers a call with on failure. */
@@ -27,4 +27,15 @@ export function useAuthAction<Key = true>() {
     await then();
   }
   return { pending, error, run };
+}
+
+/** useAuthAction for a form: `onSubmit` gives `call` the form's fields. */
+export function useAuthForm(call: (form: FormData) => Promise<{ error: AuthFailure }>, then: () => void | Promise<void>) {
+  const { pending, error, run } = useAuthAction();
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    void run(true, () => call(form), then);
+  }
+  return { pending, error, onSubmit };
 }
