@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, type ReactNode, useState } from "react";
+import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/feedback";
 import { PASSWORD_LENGTH, PASSWORD_RULE } from "@/lib/password";
-import { authClient, authErrorMessage, reloadTo } from "./client";
+import { authClient, reloadTo } from "./client";
+import { useAuthForm } from "./use-auth-action";
 
 const INPUT =
   "block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -29,7 +30,8 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
   );
 }
 
-function FormError({ message }: { message: string | undefined }) {
+/** What the server refused (better-auth's message). */
+export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;
   return (
     <p role="alert" data-testid="auth-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
@@ -38,42 +40,49 @@ function FormError({ message }: { message: string | undefined }) {
   );
 }
 
+/** The end of an auth form: what the server refused, and the submit button (busy while `pending`). */
+export function FormSubmit({ error, pending, children }: { error: string | undefined; pending: boolean | undefined; children: ReactNode }) {
+  return (
+    <>
+      <FormError message={error} />
+      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
+        {pending ? <Spinner /> : null}
+        {children}
+      </Button>
+    </>
+  );
+}
+
+/** The way to the other form (sign in ↔ sign up). */
+function OtherForm({ question, href, label }: { question: string; href: string; label: string }) {
+  return (
+    <p className="text-center text-sm text-zinc-500">
+      {question}{" "}
+      <Link href={href} className="font-medium text-indigo-600 hover:text-indigo-500">
+        {label}
+      </Link>
+    </p>
+  );
+}
+
 /** Email + password sign-in; then back to `next` (already checked to stay on this site). `email` prefills the email (an invitation's). */
 export function SignInForm({ next, signUpHref, email }: { next: string; signUpHref: string; email?: string | undefined }) {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(undefined);
-    const { error: failed } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
-    if (failed) {
-      setPending(false);
-      setError(authErrorMessage(failed));
-      return;
-    }
-    reloadTo(next);
-  }
+  const { pending, error, onSubmit } = useAuthForm(
+    (form) => authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) }),
+    () => reloadTo(next),
+  );
   return (
-    <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
+    <form onSubmit={onSubmit} className="space-y-4" data-testid="sign-in-form">
       <Field label="Email">
         <input name="email" type="email" autoComplete="email" required defaultValue={email} className={INPUT} />
       </Field>
       <Field label="Password">
         <input name="password" type="password" autoComplete="current-password" required className={INPUT} />
       </Field>
-      <FormError message={error} />
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         Sign in
-      </Button>
-      <p className="text-center text-sm text-zinc-500">
-        No account yet?{" "}
-        <Link href={signUpHref} className="font-medium text-indigo-600 hover:text-indigo-500">
-          Sign up
-        </Link>
-      </p>
+      </FormSubmit>
+      <OtherForm question="No account yet?" href={signUpHref} label="Sign up" />
     </form>
   );
 }
@@ -84,35 +93,24 @@ export function SignInForm({ next, signUpHref, email }: { next: string; signUpHr
  * `email` prefills the email (the one invited).
  */
 export function SignUpForm({ invitationId, signInHref, email }: { invitationId: string | undefined; signInHref: string; email?: string | undefined }) {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(undefined);
-    const { error: failed } = await authClient.signUp.email(
-      { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
-      // An invited email signs up only with its invitation (server/auth/policy.ts).
-      invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
-    );
-    if (failed) {
-      setPending(false);
-      setError(authErrorMessage(failed));
-      return;
-    }
-    if (invitationId) {
-      const accepted = await authClient.organization.acceptInvitation({ invitationId });
-      if (accepted.error) {
+  const { pending, error, onSubmit } = useAuthForm(
+    (form) =>
+      authClient.signUp.email(
+        { name: String(form.get("name")), email: String(form.get("email")), password: String(form.get("password")) },
+        // An invited email signs up only with its invitation (server/auth/policy.ts).
+        invitationId ? { headers: { "x-parley-invitation": invitationId } } : undefined,
+      ),
+    async () => {
+      if (invitationId) {
+        const accepted = await authClient.organization.acceptInvitation({ invitationId });
         // Signed up, but the invitation was for another email or is no longer valid.
-        reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
-        return;
+        if (accepted.error) return reloadTo(`/invite/${encodeURIComponent(invitationId)}`);
       }
-    }
-    reloadTo("/");
-  }
+      reloadTo("/");
+    },
+  );
   return (
-    <form onSubmit={submit} className="space-y-4" data-testid="sign-up-form">
+    <form onSubmit={onSubmit} className="space-y-4" data-testid="sign-up-form">
       <Field label="Name">
         <input name="name" autoComplete="name" required maxLength={100} className={INPUT} />
       </Field>
@@ -135,17 +133,10 @@ export function SignUpForm({ invitationId, signInHref, email }: { invitationId: 
       <p id="password-rule" data-testid="password-rule" className="-mt-2 text-xs text-zinc-500">
         {PASSWORD_RULE}
       </p>
-      <FormError message={error} />
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         {invitationId ? "Sign up and join" : "Sign up"}
-      </Button>
-      <p className="text-center text-sm text-zinc-500">
-        Have an account?{" "}
-        <Link href={signInHref} className="font-medium text-indigo-600 hover:text-indigo-500">
-          Sign in
-        </Link>
-      </p>
+      </FormSubmit>
+      <OtherForm question="Have an account?" href={signInHref} label="Sign in" />
     </form>
   );
 }

@@ -1,30 +1,18 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { Button } from "@/components/ui/button";
-import { Spinner } from "@/components/ui/feedback";
-import { authClient, authErrorMessage, reloadTo } from "./client";
+import { FormSubmit } from "./auth-form";
+import { authClient, reloadTo } from "./client";
+import { useAuthForm } from "./use-auth-action";
 
 /** A new team with the user as its owner; the browser then works in it. */
 export function CreateTeamForm() {
-  const [error, setError] = useState<string>();
-  const [pending, setPending] = useState(false);
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get("name")).trim();
-    setPending(true);
-    setError(undefined);
+  const { pending, error, onSubmit } = useAuthForm(
     // The slug is required by better-auth and unique; Parley never shows it.
-    const created = await authClient.organization.create({ name, slug: crypto.randomUUID() });
-    if (created.error) {
-      setPending(false);
-      setError(authErrorMessage(created.error));
-      return;
-    }
-    reloadTo("/");
-  }
+    (form) => authClient.organization.create({ name: String(form.get("name")).trim(), slug: crypto.randomUUID() }),
+    () => reloadTo("/"),
+  );
   return (
-    <form onSubmit={submit} className="space-y-3" data-testid="create-team-form">
+    <form onSubmit={onSubmit} className="space-y-3" data-testid="create-team-form">
       <label className="block space-y-1.5">
         <span className="text-sm font-medium text-zinc-700">Team name</span>
         <input
@@ -34,15 +22,9 @@ export function CreateTeamForm() {
           className="block h-10 w-full rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600"
         />
       </label>
-      {error ? (
-        <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
-      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
-        {pending ? <Spinner /> : null}
+      <FormSubmit error={error} pending={pending}>
         Create team
-      </Button>
+      </FormSubmit>
     </form>
   );
 }

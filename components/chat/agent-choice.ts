@@ -4,6 +4,8 @@
  * still offered. Tab in the empty composer cycles through them, as OpenCode's does.
  */
 
+import type { ListKeyInput } from "./list-keys";
+
 export function chooseAgent(offered: readonly string[], candidates: { picked?: string | undefined; lastUsed?: string | undefined; session?: string | undefined }): string | undefined {
   for (const name of [candidates.picked, candidates.lastUsed, candidates.session]) {
     if (name !== undefined && offered.includes(name)) return name;
@@ -19,21 +21,11 @@ export function cycleAgent(offered: readonly string[], current: string | undefin
   return offered[(at + step + offered.length) % offered.length];
 }
 
-/** The parts of a key event `agentCycleStep` reads. */
-export interface CycleKeyInput {
-  key: string;
-  shiftKey: boolean;
-  altKey: boolean;
-  ctrlKey: boolean;
-  metaKey: boolean;
-  composing: boolean;
-}
-
 /**
  * Tab (forwards) or Shift+Tab (backwards) in the empty message box cycles the agent; not once
  * Escape has released the box (`released`), so the keyboard can always leave it: Esc, then Tab.
  */
-export function agentCycleStep(event: CycleKeyInput, state: { empty: boolean; released: boolean }): 1 | -1 | undefined {
+export function agentCycleStep(event: ListKeyInput, state: { empty: boolean; released: boolean }): 1 | -1 | undefined {
   if (event.key !== "Tab" || !state.empty || state.released) return undefined;
   if (event.altKey || event.ctrlKey || event.metaKey || event.composing) return undefined;
   return event.shiftKey ? -1 : 1;

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { announce } from "@/components/ui/announce";
+import { ErrorLine } from "@/components/ui/feedback";
 import { chooseAgent, cycleAgent } from "./agent-choice";
 
 export interface AgentOption {
@@ -41,13 +42,7 @@ export function useAgentChoice(sessionId: string, lastUsed: string | undefined, 
 
 /** A select of the agents, beside the model picker. */
 export function AgentPicker({ choice }: { choice: AgentChoice }) {
-  if (choice.error) {
-    return (
-      <span role="alert" className="text-xs text-red-600">
-        Agents unavailable: {choice.error}
-      </span>
-    );
-  }
+  if (choice.error) return <ErrorLine inline error={choice.error} what="Agents unavailable" className="text-xs text-red-600" />;
   if (choice.selected === undefined) return <span className="text-xs text-zinc-400">Loading agents…</span>;
   const current = choice.agents.find((agent) => agent.name === choice.selected);
   return (

@@ -1,16 +1,13 @@
 import Link from "next/link";
 import { createContext, memo, use, useState } from "react";
 import { PartView, RetryPartsView } from "@/components/parts/registry";
-import { Icon } from "@/components/parts/icons";
 import { useSessionHref } from "@/components/parts/session-link";
 import { transcriptParts } from "@/components/parts/step-parts";
 import { Badge } from "@/components/ui/badge";
-import { Spinner } from "@/components/ui/feedback";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
 import { formatCost, formatDateTime, formatDuration, formatTokens, totalTokens } from "@/components/ui/format";
-import { authorLabel, initials } from "./author";
+import { AssistantMessageFrame, UserMessageFrame, isMine } from "./message-frame";
 import { AssistantMessageActions, EditMessage, PartRevertButton, UserMessageActions } from "./message-actions";
-import { MessageErrorNotice } from "./message-error";
 import { messageMarkdown } from "./revert";
 import { InstructionsLine } from "./instructions-line";
 import { TurnDiff } from "./turn-diff";
@@ -72,7 +69,7 @@ function Parts({ parts, reply }: { parts: Part[]; reply?: AssistantMessage }) {
 function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) {
   const [editing, setEditing] = useState(false);
   const viewerId = use(ViewerIdContext);
-  const mine = info.author !== undefined && info.author.id === viewerId;
+  const mine = isMine(info, viewerId);
   // A compaction request is a marker in the conversation, not something the user wrote.
   if (parts.length > 0 && parts.every((part) => part.type === "compaction")) {
     return (
@@ -82,33 +79,25 @@ function UserMessageView({ info, parts }: { info: UserMessage; parts: Part[] }) 
     );
   }
   return (
-    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      {info.delegatedBy ? <Avatar role="assistant" /> : mine || !info.author ? <Avatar role="user" /> : <AuthorAvatar name={info.author.name} />}
-      <div className="min-w-0 flex-1">
-        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
-          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, viewerId)}
-          </span>
-          {info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
-          <time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
-          <QueuedBadge messageId={info.id} mine={mine} />
-        </header>
-        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
-          {editing ? (
-            <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />
-          ) : parts.length ? (
-            <Parts parts={parts} />
-          ) : (
-            <p className="text-sm text-zinc-400 italic">Empty message</p>
-          )}
-        </div>
-        {editing ? null : <UserMessageActions info={info} parts={parts} onEdit={() => setEditing(true)} />}
-        <TurnDiff info={info} />
-      </div>
-    </article>
+    <UserMessageFrame
+      info={info}
+      viewerId={viewerId}
+      delegated={info.delegatedBy ? <DelegatedBy sessionId={info.delegatedBy.sessionId} /> : null}
+      time={<time dateTime={new Date(info.time.created).toISOString()}>{formatDateTime(info.time.created)}</time>}
+      badges={<QueuedBadge messageId={info.id} mine={mine} />}
+      body={
+        editing ? (
+          <EditMessage info={info} initial={messageMarkdown({ info, parts })} onDone={() => setEditing(false)} />
+        ) : parts.length ? (
+          <Parts parts={parts} />
+        ) : (
+          <p className="text-sm text-zinc-400 italic">Empty message</p>
+        )
+      }
+    >
+      {editing ? null : <UserMessageActions info={info} parts={parts} onEdit={() => setEditing(true)} />}
+      <TurnDiff info={info} />
+    </UserMessageFrame>
   );
 }
 
@@ -124,68 +113,29 @@ function DelegatedBy({ sessionId }: { sessionId: string }) {
 
 function AssistantMessageView({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
   const tokens = totalTokens(info.tokens);
-  const running = info.time.completed === undefined && !info.error;
   return (
-    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
-      <Avatar role="assistant" />
-      <div className="min-w-0 flex-1">
-        <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
-          <span className="text-sm font-semibold text-zinc-900">Assistant</span>
-          <span data-testid="message-model" className="font-mono">
-            {info.providerId}/{info.modelId}
+    <AssistantMessageFrame
+      info={info}
+      aside={
+        <span className="ml-auto flex items-center gap-3 tabular-nums">
+          {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
+          <span
+            data-testid="message-tokens"
+            data-estimated={info.usageEstimated ? "true" : undefined}
+            title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
+          >
+            {info.usageEstimated ? "≈ " : ""}
+            {formatTokens(tokens)}
           </span>
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
+          <span data-testid="message-cost" className="font-mono text-zinc-700">
+            {formatCost(info.cost)}
           </span>
-          {info.summary ? <Badge tone="violet">Summary</Badge> : null}
-          {running ? (
-            <span className="inline-flex items-center gap-1 text-sky-600">
-              <Spinner className="size-3" /> working
-            </span>
-          ) : null}
-          <span className="ml-auto flex items-center gap-3 tabular-nums">
-            {info.time.completed !== undefined ? <span title="Duration">{formatDuration(info.time.completed - info.time.created)}</span> : null}
-            <span
-              data-testid="message-tokens"
-              data-estimated={info.usageEstimated ? "true" : undefined}
-              title={`${info.tokens.input} in, ${info.tokens.output} out, ${info.tokens.reasoning} reasoning, cache ${info.tokens.cache.read}/${info.tokens.cache.write}${info.usageEstimated ? " — estimated: the reply was stopped before the provider reported its usage" : ""}`}
-            >
-              {info.usageEstimated ? "≈ " : ""}
-              {formatTokens(tokens)}
-            </span>
-            <span data-testid="message-cost" className="font-mono text-zinc-700">
-              {formatCost(info.cost)}
-            </span>
-          </span>
-        </header>
-        <div className="space-y-3">
-          {parts.length ? <Parts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
-          {info.error ? <MessageErrorNotice error={info.error} /> : null}
-        </div>
-        <InstructionsLine info={info} parts={parts} />
-        <AssistantMessageActions info={info} parts={parts} />
-      </div>
-    </article>
-  );
-}
-
-/** A teammate's avatar: their initials. */
-function AuthorAvatar({ name }: { name: string }) {
-  return (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-teal-100 text-xs font-semibold text-teal-800" aria-hidden="true">
-      {initials(name) || <Icon name="user" className="size-4" />}
-    </span>
-  );
-}
-
-function Avatar({ role }: { role: "user" | "assistant" }) {
-  return role === "user" ? (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-indigo-600" aria-hidden="true">
-      <Icon name="user" className="size-4" />
-    </span>
-  ) : (
-    <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 text-white shadow-sm" aria-hidden="true">
-      <Icon name="sparkles" className="size-4" />
-    </span>
+        </span>
+      }
+      parts={parts.length ? <Parts parts={parts} reply={info} /> : undefined}
+    >
+      <InstructionsLine info={info} parts={parts} />
+      <AssistantMessageActions info={info} parts={parts} />
+    </AssistantMessageFrame>
   );
 }

@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useCallback, useSyncExternalStore } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
+import { ErrorLine } from "@/components/ui/feedback";
 import { byProvider, describeModel, providerLabel } from "@/lib/models";
 import type { AppRouter } from "@/server/trpc/router";
 
@@ -112,13 +113,7 @@ export function isOffline(model: ModelOption, list: ModelList): boolean {
  */
 export function ModelPicker({ choice, disabled }: { choice: ModelChoice; disabled?: boolean }) {
   const { list, selected } = choice;
-  if (choice.error) {
-    return (
-      <span role="alert" className="text-xs text-red-600">
-        Models unavailable: {choice.error.message}
-      </span>
-    );
-  }
+  if (choice.error) return <ErrorLine inline error={choice.error} what="Models unavailable" className="text-xs text-red-600" />;
   if (!list || !selected) return <span className="text-xs text-zinc-400">Loading models…</span>;
   const current = list.models.find((m) => modelKey(m) === modelKey(selected));
   return (

@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type ReactNode, createContext, useContext, useMemo } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { errorMessage } from "@/components/ui/feedback";
+import { ErrorLine } from "@/components/ui/feedback";
 import type { Status, WithParts } from "./types";
 
 /**
@@ -61,11 +61,7 @@ function CancelQueued({ sessionId, messageId }: { sessionId: string; messageId: 
       >
         Cancel
       </button>
-      {cancel.error ? (
-        <span role="alert" data-testid="cancel-queued-error" className="text-xs text-red-600">
-          Could not cancel: {errorMessage(cancel.error)}
-        </span>
-      ) : null}
+      <ErrorLine inline error={cancel.error} what="Could not cancel" testId="cancel-queued-error" className="text-xs text-red-600" />
     </>
   );
 }

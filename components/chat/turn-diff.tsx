@@ -6,6 +6,7 @@ import { Icon } from "@/components/parts/icons";
 import { UnifiedDiff } from "@/components/parts/diff-view";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorNotice, Spinner, errorMessage } from "@/components/ui/feedback";
+import { TurnDiffFiles, TurnDiffHeading, type TurnFiles } from "./turn-diff-summary";
 import type { UserMessage } from "./types";
 
 /**
@@ -22,8 +23,6 @@ export function TurnDiff({ info }: { info: UserMessage }) {
   const [open, setOpen] = useState(false);
   const diffs = info.summary?.diffs ?? [];
   if (!source || diffs.length === 0) return null;
-  const additions = diffs.reduce((sum, d) => sum + d.additions, 0);
-  const deletions = diffs.reduce((sum, d) => sum + d.deletions, 0);
   return (
     <div className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
       <button
@@ -32,13 +31,7 @@ export function TurnDiff({ info }: { info: UserMessage }) {
         onClick={() => setOpen((value) => !value)}
         className="flex w-full items-center gap-2 px-3 py-2 text-left text-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
       >
-        <Icon name="diff" className="size-4 text-emerald-600" />
-        <span className="font-medium text-zinc-800">
-          This turn changed {diffs.length} {diffs.length === 1 ? "file" : "files"}
-        </span>
-        <span className="font-mono text-xs">
-          <span className="text-emerald-600">+{additions}</span> <span className="text-red-600">−{deletions}</span>
-        </span>
+        <TurnDiffHeading files={diffs} />
         <Icon name="chevron" className={`ml-auto size-4 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
       </button>
       {open ? <TurnDiffBody source={source} messageId={info.id} files={diffs} /> : null}
@@ -46,7 +39,7 @@ export function TurnDiff({ info }: { info: UserMessage }) {
   );
 }
 
-function TurnDiffBody({ source, messageId, files }: { source: DiffSource; messageId: string; files: NonNullable<UserMessage["summary"]>["diffs"] }) {
+function TurnDiffBody({ source, messageId, files }: { source: DiffSource; messageId: string; files: TurnFiles }) {
   const trpc = useTRPC();
   const member = useQuery({
     ...trpc.message.diff.queryOptions({ sessionId: source.kind === "member" ? source.sessionId : "", messageId }),
@@ -59,15 +52,7 @@ function TurnDiffBody({ source, messageId, files }: { source: DiffSource; messag
   const query = source.kind === "member" ? member : viewer;
   return (
     <div className="space-y-2 border-t border-zinc-100 p-3">
-      <ul className="font-mono text-xs text-zinc-700" data-testid="turn-diff-files">
-        {files.map((file) => (
-          <li key={file.file} className="flex gap-2">
-            <span className="truncate">{file.file}</span>
-            <span className="text-emerald-600">+{file.additions}</span>
-            <span className="text-red-600">−{file.deletions}</span>
-          </li>
-        ))}
-      </ul>
+      <TurnDiffFiles files={files} />
       {query.isPending ? (
         <p className="flex items-center gap-2 text-xs text-zinc-500">
           <Spinner className="size-3" /> Loading the diff…

@@ -65,52 +65,32 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
         />
         <label className="flex items-center gap-2 text-sm text-zinc-600">
           Sort by
-          <select aria-label="Sort by" value={query.sort} onChange={(event) => set({ sort: event.target.value as SortKey })} className={control}>
-            {SORTS.map((sort) => (
-              <option key={sort} value={sort}>
-                {SORT_LABEL[sort]}
-              </option>
-            ))}
-          </select>
+          <FilterSelect label="Sort by" value={query.sort} options={SORTS.map((sort) => ({ value: sort, label: SORT_LABEL[sort] }))} onChange={(value) => set({ sort: value as SortKey })} />
         </label>
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <select aria-label="Project" value={query.projectId ?? ""} onChange={(event) => set({ projectId: event.target.value || undefined })} className={control}>
-          <option value="">All projects</option>
-          {options.projects.map((project) => (
-            <option key={project.id} value={project.id}>
-              {project.name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Author" value={query.authorId ?? ""} onChange={(event) => set({ authorId: event.target.value || undefined })} className={control}>
-          <option value="">All authors</option>
-          {options.authors.map((author) => (
-            <option key={author.id} value={author.id}>
-              {author.name || author.email}
-            </option>
-          ))}
-        </select>
-        <select
-          aria-label="Status"
+        <FilterSelect
+          label="Project"
+          value={query.projectId ?? ""}
+          any="All projects"
+          options={options.projects.map((project) => ({ value: project.id, label: project.name }))}
+          onChange={(value) => set({ projectId: value || undefined })}
+        />
+        <FilterSelect
+          label="Author"
+          value={query.authorId ?? ""}
+          any="All authors"
+          options={options.authors.map((author) => ({ value: author.id, label: author.name || author.email }))}
+          onChange={(value) => set({ authorId: value || undefined })}
+        />
+        <FilterSelect
+          label="Status"
           value={query.status ?? ""}
-          onChange={(event) => set({ status: (event.target.value || undefined) as StatusFilter | undefined })}
-          className={control}
-        >
-          <option value="">Any status</option>
-          {STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {STATUS_LABEL[status]}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Archived" value={query.archived} onChange={(event) => set({ archived: event.target.value as ArchivedFilter })} className={control}>
-          {ARCHIVED.map((archived) => (
-            <option key={archived} value={archived}>
-              {ARCHIVED_LABEL[archived]}
-            </option>
-          ))}
-        </select>
+          any="Any status"
+          options={STATUSES.map((status) => ({ value: status, label: STATUS_LABEL[status] }))}
+          onChange={(value) => set({ status: (value || undefined) as StatusFilter | undefined })}
+        />
+        <FilterSelect label="Archived" value={query.archived} options={ARCHIVED.map((archived) => ({ value: archived, label: ARCHIVED_LABEL[archived] }))} onChange={(value) => set({ archived: value as ArchivedFilter })} />
         <label className="flex items-center gap-1.5 text-sm text-zinc-600">
           Updated from
           <input type="date" aria-label="Updated from" value={query.from ?? ""} max={query.to} onChange={(event) => set({ from: event.target.value || undefined })} className={control} />
@@ -134,5 +114,19 @@ export function DashboardFilters({ query, options, onChange }: { query: Dashboar
         ) : null}
       </div>
     </div>
+  );
+}
+
+/** One filter's select: its options (`any` first, the value "", when the filter may be off). */
+function FilterSelect({ label, value, any, options, onChange }: { label: string; value: string; any?: string; options: { value: string; label: string }[]; onChange: (value: string) => void }) {
+  return (
+    <select aria-label={label} value={value} onChange={(event) => onChange(event.target.value)} className={control}>
+      {any === undefined ? null : <option value="">{any}</option>}
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
   );
 }

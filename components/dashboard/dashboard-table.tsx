@@ -12,6 +12,9 @@ import type { DashboardItem, DashboardTotals } from "./query";
 import type { TreeRow } from "./tree";
 
 const th = "px-3 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-500 uppercase";
+/** The table's columns; the numbers' are right-aligned. */
+const COLUMNS = ["Session", "Author", "Project", "Status", "Updated", "Cost", "Tokens", "Lines", "Share"];
+const NUMERIC = new Set(["Cost", "Tokens", "Lines"]);
 /** A table cell from the `md` width up; below it (phones) each row is a card and its cells a two-column grid. */
 const cell = "px-3 py-2.5 align-top whitespace-nowrap max-md:p-0 max-md:whitespace-normal";
 /** A cell that, in a card, is labelled by its `data-label` (shown through ::before, so the cell's own text stays what it is). */
@@ -42,33 +45,11 @@ export function DashboardTable({
       <table data-testid="dashboard-table" className="min-w-full divide-y divide-zinc-200 text-sm max-md:block">
         <thead className="bg-zinc-50/80 max-md:hidden">
           <tr>
-            <th scope="col" className={th}>
-              Session
-            </th>
-            <th scope="col" className={th}>
-              Author
-            </th>
-            <th scope="col" className={th}>
-              Project
-            </th>
-            <th scope="col" className={th}>
-              Status
-            </th>
-            <th scope="col" className={th}>
-              Updated
-            </th>
-            <th scope="col" className={`${th} text-right`}>
-              Cost
-            </th>
-            <th scope="col" className={`${th} text-right`}>
-              Tokens
-            </th>
-            <th scope="col" className={`${th} text-right`}>
-              Lines
-            </th>
-            <th scope="col" className={th}>
-              Share
-            </th>
+            {COLUMNS.map((column) => (
+              <th key={column} scope="col" className={NUMERIC.has(column) ? `${th} text-right` : th}>
+                {column}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody className="divide-y divide-zinc-100 max-md:block">

@@ -3,6 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { CorruptSessions } from "@/components/session/corrupt-sessions";
 import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
@@ -73,17 +74,7 @@ export function Dashboard() {
 
       <DashboardFilters query={query} options={{ projects: projects.data ?? [], authors: authors.data ?? [] }} onChange={setQuery} />
 
-      {corrupt.length > 0 ? (
-        <ErrorNotice title={`${corrupt.length} session${corrupt.length === 1 ? "" : "s"} could not be read`}>
-          <ul className="list-inside list-disc font-mono text-xs">
-            {corrupt.map((row) => (
-              <li key={row.id}>
-                {row.id}: {row.error}
-              </li>
-            ))}
-          </ul>
-        </ErrorNotice>
-      ) : null}
+      <CorruptSessions rows={corrupt} />
 
       {list.isPending ? (
         <Loading label="Loading sessions…" />

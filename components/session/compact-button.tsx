@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import type { Status, WithParts } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import { totalTokens } from "@/components/ui/format";
 import type { SessionInfo } from "./types";
 
@@ -33,11 +33,7 @@ export function CompactButton({ info, status, messages }: { info: SessionInfo; s
         {compact.isPending ? <Spinner className="size-3.5" /> : null}
         Compact
       </Button>
-      {compact.error ? (
-        <span role="alert" data-testid="compact-error" className="text-xs text-red-600">
-          Could not compact: {errorMessage(compact.error)}
-        </span>
-      ) : null}
+      <ErrorLine inline error={compact.error} what="Could not compact" testId="compact-error" className="text-xs text-red-600" />
     </span>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { takeDeferredShortcut } from "@/components/ui/deferred-shortcut";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 
 /**
  * Creates a session in the chosen project and opens it. The team's first project is
@@ -99,16 +99,8 @@ export function NewSessionButton() {
           New session
         </Button>
       </div>
-      {create.error ? (
-        <p role="alert" className="text-xs text-red-600">
-          Could not create the session: {errorMessage(create.error)}
-        </p>
-      ) : null}
-      {projects.error ? (
-        <p role="alert" className="text-xs text-red-600">
-          Could not load projects: {errorMessage(projects.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={create.error} what="Could not create the session" className="text-xs text-red-600" />
+      <ErrorLine error={projects.error} what="Could not load projects" className="text-xs text-red-600" />
     </div>
   );
 }

@@ -1,22 +1,14 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
+import { localStore } from "@/components/ui/local-store";
 
 /**
  * The member's choice of browser notifications (off unless turned on here, kept in this
  * browser), and whether the browser lets the page show them.
  */
 const KEY = "parley.notifications";
-const listeners = new Set<() => void>();
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  window.addEventListener("storage", listener);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", listener);
-  };
-}
+const store = localStore();
 
 export function notificationsSupported(): boolean {
   return typeof window !== "undefined" && "Notification" in window;
@@ -28,13 +20,11 @@ function enabledNow(): boolean {
 }
 
 export function useNotificationsEnabled(): boolean {
-  return useSyncExternalStore(subscribe, enabledNow, () => false);
+  return useSyncExternalStore(store.subscribe, enabledNow, () => false);
 }
 
 export function setNotifications(on: boolean): void {
-  if (on) window.localStorage.setItem(KEY, "on");
-  else window.localStorage.removeItem(KEY);
-  for (const listener of listeners) listener();
+  store.write(KEY, on ? "on" : undefined);
 }
 
 /**

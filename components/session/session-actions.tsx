@@ -6,7 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import type { SessionInfo } from "./types";
 
 /** Rename, fork, archive/unarchive and delete. */
@@ -64,11 +64,7 @@ export function SessionActions({ session, onRename }: { session: SessionInfo; on
           Delete
         </Button>
       </div>
-      {error && !remove.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={remove.error ? undefined : error} />
       <ConfirmDialog
         open={confirming}
         title="Delete this session?"
@@ -83,11 +79,7 @@ export function SessionActions({ session, onRename }: { session: SessionInfo; on
         <p>
           “<span className="font-medium text-zinc-900">{session.title}</span>”, its messages and all of its child sessions will be deleted for good.
         </p>
-        {remove.error ? (
-          <p role="alert" className="mt-2 text-red-600">
-            Could not delete: {errorMessage(remove.error)}
-          </p>
-        ) : null}
+        <ErrorLine error={remove.error} what="Could not delete" className="mt-2 text-red-600" />
       </ConfirmDialog>
     </div>
   );

@@ -8,6 +8,8 @@ import { useSessionSearch } from "@/components/search/use-session-search";
 import { useTRPC } from "@/components/trpc/client";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { ListCard } from "@/components/ui/list-card";
+import { CorruptSessions } from "./corrupt-sessions";
 import { NewSessionButton } from "./new-session-button";
 import { IDLE, type ListedSession, type SearchMatch, SessionRow } from "./session-row";
 import { useTeamEvents } from "./use-team-events";
@@ -88,17 +90,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
         </div>
       </div>
 
-      {corrupt.length > 0 ? (
-        <ErrorNotice title={`${corrupt.length} session${corrupt.length === 1 ? "" : "s"} could not be read`}>
-          <ul className="list-inside list-disc font-mono text-xs">
-            {corrupt.map((row) => (
-              <li key={row.id}>
-                {row.id}: {row.error}
-              </li>
-            ))}
-          </ul>
-        </ErrorNotice>
-      ) : null}
+      <CorruptSessions rows={corrupt} />
 
       {query.isPending ? (
         <Loading label="Loading sessions…" />
@@ -109,11 +101,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
           {term ? "Titles, messages, tool output and file paths were searched: try other words." : archived ? "Archived sessions appear here." : "Start one with “New session”."}
         </EmptyState>
       ) : (
-        <ul
-          aria-label="Sessions"
-          data-testid="session-list"
-          className={`divide-y divide-zinc-100 overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${query.isPlaceholderData ? "opacity-60" : ""}`}
-        >
+        <ListCard label="Sessions" testId="session-list" dimmed={query.isPlaceholderData}>
           {sessions.map((session) => (
             <SessionRow
               key={session.id}
@@ -124,7 +112,7 @@ export function SessionList({ viewerId }: { viewerId?: string | undefined } = {}
               match={matches.get(session.id)}
             />
           ))}
-        </ul>
+        </ListCard>
       )}
 
       <LoadMore query={query} />

@@ -12,6 +12,7 @@ import { BranchBadge } from "@/components/workspace/branch-badge";
 import type { Snippet } from "@/server/search/search";
 import type { Segment } from "@/server/search/snippet";
 import type { AppRouter } from "@/server/trpc/router";
+import { ChildMark } from "@/components/ui/list-card";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { SessionInfo } from "./types";
 
@@ -36,11 +37,7 @@ export function SessionRow({ session, parent, status, mine, match }: { session: 
     <li data-testid="session-row" data-session-id={session.id} className="group relative flex flex-col gap-2 px-4 py-3.5 transition-colors hover:bg-zinc-50 sm:flex-row sm:items-center sm:gap-6 sm:px-5">
       <div className="min-w-0 flex-1">
         <div className="flex items-center gap-2">
-          {session.parentId ? (
-            <span title="Child session" className="text-zinc-400" aria-hidden="true">
-              ↳
-            </span>
-          ) : null}
+          {session.parentId ? <ChildMark /> : null}
           <Link
             href={`/sessions/${session.id}`}
             className="truncate font-medium text-zinc-900 after:absolute after:inset-0 focus-visible:outline-none group-focus-within:underline"

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import type { SessionInfo } from "./types";
 
 const MAX_TITLE = 200;
@@ -75,11 +75,7 @@ function TitleEditor({ session, onDone }: { session: SessionInfo; onDone: () => 
           </Button>
         </div>
       </div>
-      {rename.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          Could not rename: {errorMessage(rename.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={rename.error} what="Could not rename" />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { useRef, useState, useSyncExternalStore } from "react";
 import { absoluteUrl } from "@/components/share/types";
 import { useTRPC } from "@/components/trpc/client";
 import { Button, buttonClass } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import type { SessionInfo } from "./types";
 
 const noSubscription = () => () => {};
@@ -109,11 +109,7 @@ export function ShareButton({ session }: { session: SessionInfo }) {
         </>
       )}
       {copy === "manual" ? <p className="text-xs text-zinc-500">Press Ctrl+C (⌘C) to copy the selected link.</p> : null}
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </section>
   );
 }

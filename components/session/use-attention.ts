@@ -5,6 +5,7 @@ import { isRunning } from "@/components/chat/session-status";
 import type { Status, WithParts } from "@/components/chat/types";
 import { SIGNAL_LABEL, type Signal, pageTitle, signalIcon, turnOutcome, waitingForApproval } from "./attention";
 import { notify } from "./notifications";
+import { useLatest } from "@/components/ui/use-latest";
 
 function subscribeVisibility(listener: () => void): () => void {
   document.addEventListener("visibilitychange", listener);
@@ -69,16 +70,13 @@ export function useAttention({ sessionId, title, status, messages }: { sessionId
 
   // Notified when a signal arises while the page is hidden: not for what the member saw
   // before leaving it (a question still waiting), nor again for a new title alone.
-  const latestTitle = useRef(title);
+  const latestTitle = useLatest(title);
   const wasHidden = useRef(hidden);
-  useEffect(() => {
-    latestTitle.current = title;
-  }, [title]);
   useEffect(() => {
     const justHidden = hidden && !wasHidden.current;
     wasHidden.current = hidden;
     if (signal && !justHidden) notify(SIGNAL_LABEL[signal], latestTitle.current, `parley-${sessionId}`);
-  }, [signal, hidden, sessionId]);
+  }, [signal, hidden, sessionId, latestTitle]);
 
   return signal;
 }

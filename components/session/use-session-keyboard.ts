@@ -9,6 +9,7 @@ import { questionWaiting } from "@/components/permission/permission-prompt";
 import { abortShortcut, stopsReply } from "@/components/ui/keyboard";
 import { focusMessageBox } from "@/components/ui/shortcut-help";
 import { replyAnnouncement } from "./reply-announcement";
+import { useLatest } from "@/components/ui/use-latest";
 
 /**
  * The session page's keyboard and screen-reader behaviour: the message box is focused when
@@ -48,13 +49,10 @@ export function useSessionKeyboard({ sessionId, ready, status, messages }: { ses
   }, [running, sessionId, abort]);
 
   // When the session goes from working back to idle, say how the reply ended.
-  const latest = useRef(messages);
+  const latest = useLatest(messages);
   const wasRunning = useRef(running);
-  useEffect(() => {
-    latest.current = messages;
-  }, [messages]);
   useEffect(() => {
     if (wasRunning.current && !running) announce(replyAnnouncement(latest.current));
     wasRunning.current = running;
-  }, [running]);
+  }, [running, latest]);
 }

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { shownMessages } from "@/components/chat/revert";
 import type { Status } from "@/components/chat/types";
+import { ChildSessions } from "@/components/session/child-sessions";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState, ErrorNotice } from "@/components/ui/feedback";
 import { formatCost, formatTokens, totalTokens } from "@/components/ui/format";
@@ -36,29 +37,7 @@ export function ShareContent({ page, olderHref }: { page: SharePage; olderHref: 
   return (
       <div className="space-y-8" data-testid="share-view" data-session-id={session.id}>
         <ShareHeader session={session} root={page.root} href={href} />
-        {page.children.length > 0 ? (
-          <section aria-labelledby="share-children-heading" className="rounded-2xl bg-white p-4 shadow-sm ring-1 ring-zinc-200">
-            <h2 id="share-children-heading" className="text-sm font-semibold text-zinc-900">
-              Child sessions <span className="font-normal text-zinc-400">{page.children.length}</span>
-            </h2>
-            <ul data-testid="share-children" className="mt-2 divide-y divide-zinc-100">
-              {page.children.map((child) => (
-                <li key={child.id} className="flex items-center gap-3 py-2 text-sm">
-                  <span className="text-zinc-300" aria-hidden="true">
-                    ↳
-                  </span>
-                  <Link href={href(child.id)} className="min-w-0 flex-1 truncate font-medium text-zinc-800 hover:text-indigo-600">
-                    {child.title}
-                  </Link>
-                  <span className="hidden text-xs text-zinc-500 sm:inline">
-                    <RelativeTime time={child.time.updated} />
-                  </span>
-                  <span className="font-mono text-xs text-zinc-600">{formatCost(child.cost)}</span>
-                </li>
-              ))}
-            </ul>
-          </section>
-        ) : null}
+        {page.children.length > 0 ? <ChildSessions sessions={page.children} href={href} headingId="share-children-heading" testId="share-children" /> : null}
         {corrupt.length > 0 ? (
           <ErrorNotice title={`${corrupt.length} stored ${corrupt.length === 1 ? "row" : "rows"} of this session could not be read and ${corrupt.length === 1 ? "is" : "are"} not shown`} />
         ) : null}

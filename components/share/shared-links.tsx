@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { LoadMore } from "@/components/ui/load-more";
 import { EmptyState, ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { ChildMark, ListCard } from "@/components/ui/list-card";
 import type { SharedLink } from "./types";
 
 const PAGE_SIZE = 50;
@@ -71,11 +72,7 @@ export function SharedLinks() {
       ) : links.length === 0 ? (
         <EmptyState title={view.revoked === true ? "No revoked links" : "No shared links yet"}>Share a session from its page to get a link.</EmptyState>
       ) : (
-        <ul
-          aria-label="Shared links"
-          data-testid="shared-links"
-          className={`divide-y divide-zinc-100 overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-zinc-200 transition-opacity ${query.isPlaceholderData ? "opacity-60" : ""}`}
-        >
+        <ListCard label="Shared links" testId="shared-links" dimmed={query.isPlaceholderData}>
           {links.map((link) => (
             <LinkRow
               key={link.id}
@@ -85,7 +82,7 @@ export function SharedLinks() {
               onShareAgain={() => reshare.mutate({ sessionId: link.sessionId })}
             />
           ))}
-        </ul>
+        </ListCard>
       )}
 
       <LoadMore query={query} />
@@ -104,11 +101,7 @@ function LinkRow({ link, busy, onRevoke, onShareAgain }: { link: SharedLink; bus
     >
       <div className="min-w-0 flex-1">
         <div className="flex items-center gap-2">
-          {link.parentId ? (
-            <span title="Child session" className="text-zinc-400" aria-hidden="true">
-              ↳
-            </span>
-          ) : null}
+          {link.parentId ? <ChildMark /> : null}
           <Link href={`/sessions/${link.sessionId}`} className="truncate font-medium text-zinc-900 hover:text-indigo-600">
             {link.title}
           </Link>

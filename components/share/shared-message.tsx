@@ -1,14 +1,13 @@
-import type { AssistantMessage, Part, PartOf, ToolState, UserMessage, WithParts } from "@/components/chat/types";
-import { authorLabel, initials } from "@/components/chat/author";
-import { MessageErrorNotice } from "@/components/chat/message-error";
+import type { AssistantMessage, Part, PartOf, UserMessage, WithParts } from "@/components/chat/types";
+import { AssistantMessageFrame, UserMessageFrame } from "@/components/chat/message-frame";
+import { TurnDiffFiles, TurnDiffHeading } from "@/components/chat/turn-diff-summary";
 import { Icon } from "@/components/parts/icons";
 import { FilePartView } from "@/components/parts/file-part";
 import { CompactionPartView, RetryPartView } from "@/components/parts/notice-parts";
 import { PatchPartView } from "@/components/parts/patch-part";
 import { RetryCard } from "@/components/parts/retry-card";
+import { ToolCard, toolTitle } from "@/components/parts/tool-card";
 import { SnapshotPartView, StepFinishPartView, StepStartPartView, transcriptParts } from "@/components/parts/step-parts";
-import { Badge, type Tone } from "@/components/ui/badge";
-import { Spinner } from "@/components/ui/feedback";
 import { formatDuration } from "@/components/ui/format";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { groupRetries, retryOutcome } from "@/lib/retry-parts";
@@ -36,86 +35,40 @@ function SharedUserMessage({ info, parts }: { info: UserMessage; parts: Part[] }
   }
   const diffs = info.summary?.diffs ?? [];
   return (
-    <article data-testid="message" data-role="user" data-message-id={info.id} data-author-id={info.author?.id} className="flex gap-3">
-      <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-teal-100 text-xs font-semibold text-teal-800" aria-hidden="true">
-        {(info.author && initials(info.author.name)) || <Icon name="user" className="size-4" />}
-      </span>
-      <div className="min-w-0 flex-1">
-        <header className="mb-1.5 flex flex-wrap items-baseline gap-x-2 text-xs text-zinc-500">
-          <span data-testid="message-author" className="text-sm font-semibold text-zinc-900">
-            {info.delegatedBy ? `@${info.delegatedBy.agent} agent` : authorLabel(info.author, undefined)}
-          </span>
-          {info.delegatedBy ? <span data-testid="message-delegated">written by the parent session&apos;s agent</span> : null}
-          <RelativeTime time={info.time.created} />
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
-        </header>
-        <div className="rounded-2xl rounded-tl-md border border-indigo-100 bg-indigo-50/60 px-4 py-3">
-          {parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
-        </div>
-        {diffs.length > 0 ? (
-          <details className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
-            <summary className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-zinc-50">
-              <Icon name="diff" className="size-4 text-emerald-600" />
-              <span className="font-medium text-zinc-800">
-                This turn changed {diffs.length} {diffs.length === 1 ? "file" : "files"}
-              </span>
-              <span className="font-mono text-xs">
-                <span className="text-emerald-600">+{diffs.reduce((sum, d) => sum + d.additions, 0)}</span>{" "}
-                <span className="text-red-600">−{diffs.reduce((sum, d) => sum + d.deletions, 0)}</span>
-              </span>
-            </summary>
-            <ul className="border-t border-zinc-100 p-3 font-mono text-xs text-zinc-700" data-testid="turn-diff-files">
-              {diffs.map((file) => (
-                <li key={file.file} className="flex gap-2">
-                  <span className="truncate">{file.file}</span>
-                  <span className="text-emerald-600">+{file.additions}</span>
-                  <span className="text-red-600">−{file.deletions}</span>
-                </li>
-              ))}
-            </ul>
-          </details>
-        ) : null}
-      </div>
-    </article>
+    <UserMessageFrame
+      info={info}
+      viewerId={undefined}
+      delegated={<span data-testid="message-delegated">written by the parent session&apos;s agent</span>}
+      time={<RelativeTime time={info.time.created} />}
+      body={parts.length ? <SharedParts parts={parts} /> : <p className="text-sm text-zinc-400 italic">Empty message</p>}
+    >
+      {diffs.length > 0 ? (
+        <details className="mt-2 overflow-hidden rounded-xl border border-zinc-200 bg-white" data-testid="turn-diff">
+          <summary className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-zinc-50">
+            <TurnDiffHeading files={diffs} />
+          </summary>
+          <div className="border-t border-zinc-100 p-3">
+            <TurnDiffFiles files={diffs} />
+          </div>
+        </details>
+      ) : null}
+    </UserMessageFrame>
   );
 }
 
 function SharedAssistantMessage({ info, parts }: { info: AssistantMessage; parts: Part[] }) {
-  const running = info.time.completed === undefined && !info.error;
   return (
-    <article data-testid="message" data-role="assistant" data-message-id={info.id} data-state={running ? "running" : "done"} className="flex gap-3">
-      <span className="mt-0.5 grid size-8 shrink-0 place-items-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 text-white shadow-sm" aria-hidden="true">
-        <Icon name="sparkles" className="size-4" />
-      </span>
-      <div className="min-w-0 flex-1">
-        <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
-          <span className="text-sm font-semibold text-zinc-900">Assistant</span>
-          <span data-testid="message-model" className="font-mono">
-            {info.providerId}/{info.modelId}
+    <AssistantMessageFrame
+      info={info}
+      aside={
+        info.time.completed !== undefined ? (
+          <span className="ml-auto tabular-nums" title="Duration">
+            {formatDuration(info.time.completed - info.time.created)}
           </span>
-          <span data-testid="message-agent" className="font-mono">
-            @{info.agent}
-          </span>
-          {info.summary ? <Badge tone="violet">Summary</Badge> : null}
-          {running ? (
-            <span className="inline-flex items-center gap-1 text-sky-600">
-              <Spinner className="size-3" /> working
-            </span>
-          ) : null}
-          {info.time.completed !== undefined ? (
-            <span className="ml-auto tabular-nums" title="Duration">
-              {formatDuration(info.time.completed - info.time.created)}
-            </span>
-          ) : null}
-        </header>
-        <div className="space-y-3">
-          {parts.length ? <SharedParts parts={parts} reply={info} /> : running || info.error ? null : <p className="text-sm text-zinc-400 italic">No content.</p>}
-          {info.error ? <MessageErrorNotice error={info.error} /> : null}
-        </div>
-      </div>
-    </article>
+        ) : null
+      }
+      parts={parts.length ? <SharedParts parts={parts} reply={info} /> : undefined}
+    />
   );
 }
 
@@ -199,60 +152,19 @@ function SharedPartBody({ part }: { part: Part }) {
   }
 }
 
-const STATUS: Record<ToolState["status"], { label: string; tone: Tone }> = {
-  pending: { label: "Pending", tone: "neutral" },
-  running: { label: "Running", tone: "blue" },
-  completed: { label: "Completed", tone: "green" },
-  error: { label: "Error", tone: "red" },
-};
-
 /**
- * A tool call as the chat's card shows it (components/parts/tool-part.tsx), collapsed to its
- * summary line, body from the tool's renderer for share pages (shared-tools.ts); a task's
+ * A tool call in the chat's card (components/parts/tool-card.tsx), left to the browser's
+ * <details>, body from the tool's renderer for share pages (shared-tools.ts); a task's
  * child session is in the page's child list.
  */
 function SharedToolCard({ part }: { part: PartOf<"tool"> }) {
   const { state } = part;
   const renderer = sharedToolRenderer(part.tool, state);
-  const title = (state.status === "running" || state.status === "completed" ? state.title : undefined) || renderer.summary?.(state.input);
-  const aborted = state.status === "error" && state.error === "Tool execution aborted";
-  // A call waiting for a member's answer says so (nothing to answer here).
-  const waiting = state.status === "running" && state.approval !== undefined;
-  const status = waiting ? { label: "Waiting for approval", tone: "amber" as const } : aborted ? { label: "Aborted", tone: "amber" as const } : STATUS[state.status];
+  const title = toolTitle(state, renderer);
   const Body = renderer.Body;
   return (
-    <div className={`overflow-hidden rounded-xl border bg-white shadow-xs ${state.status === "error" && !aborted ? "border-red-200" : "border-zinc-200"}`}>
-      <details className="group">
-        <summary className="flex cursor-pointer list-none items-center gap-2.5 px-3.5 py-2 select-none hover:bg-zinc-50/80 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
-          <span className={`grid size-7 shrink-0 place-items-center rounded-lg ${state.status === "error" ? "bg-red-50 text-red-500" : "bg-zinc-100 text-zinc-500"}`}>
-            <Icon name={renderer.icon} className="size-4" />
-          </span>
-          <span className="flex min-w-0 flex-1 items-baseline gap-2">
-            <span data-testid="tool-name" className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">
-              {part.tool}
-            </span>
-            {title ? (
-              <span data-testid="tool-title" className="min-w-0 truncate text-sm text-zinc-500">
-                {title}
-              </span>
-            ) : null}
-          </span>
-          {state.status === "completed" || state.status === "error" ? (
-            <span className="hidden items-center gap-1 text-xs text-zinc-400 tabular-nums sm:inline-flex" title="Duration">
-              <Icon name="clock" className="size-3.5" />
-              {formatDuration(state.time.end - state.time.start)}
-            </span>
-          ) : null}
-          <Badge tone={status.tone} data-testid="tool-status">
-            {state.status === "running" && !waiting ? <Spinner className="size-3" /> : null}
-            {status.label}
-          </Badge>
-          <Icon name="chevron" className="size-4 text-zinc-400 transition-transform group-open:rotate-90" />
-        </summary>
-        <div className="border-t border-zinc-100 px-3.5 py-3">
-          <Body part={part} state={state} input={state.input} title={title} />
-        </div>
-      </details>
-    </div>
+    <ToolCard part={part} renderer={renderer} title={title}>
+      <Body part={part} state={state} input={state.input} title={title} />
+    </ToolCard>
   );
 }

@@ -1,29 +1,18 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
+import { localStore } from "@/components/ui/local-store";
 
 /** Whether the desktop sidebar is collapsed, remembered in this browser (every tab follows). */
 const KEY = "parley.sidebar";
-const listeners = new Set<() => void>();
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  window.addEventListener("storage", listener);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", listener);
-  };
-}
+const store = localStore();
 
 export function useSidebarCollapsed(): [boolean, (collapsed: boolean) => void] {
   const collapsed = useSyncExternalStore(
-    subscribe,
+    store.subscribe,
     () => window.localStorage.getItem(KEY) === "collapsed",
     () => false,
   );
-  const set = (value: boolean) => {
-    window.localStorage.setItem(KEY, value ? "collapsed" : "open");
-    for (const listener of [...listeners]) listener();
-  };
+  const set = (value: boolean) => store.write(KEY, value ? "collapsed" : "open");
   return [collapsed, set];
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
+import { localStore } from "@/components/ui/local-store";
 
 /**
  * Unread markers: when this member last saw each session, kept in this browser's
@@ -50,7 +51,7 @@ export function parseSeen(raw: string | null, now: number): Seen {
   return { since: now, sessions: {} };
 }
 
-const listeners = new Set<() => void>();
+const store = localStore();
 const cache = new Map<string, { raw: string | null; seen: Seen }>();
 const EMPTY: Seen = { since: Number.POSITIVE_INFINITY, sessions: {} };
 
@@ -65,27 +66,17 @@ function read(key: string): Seen {
   return seen;
 }
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  window.addEventListener("storage", listener);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", listener);
-  };
-}
-
 /** This member's record in this browser, and the way to mark a session seen (other tabs follow). */
 export function useSeen(userId: string | undefined): { seen: Seen; mark: (sessionId: string, updated: number) => void } {
   const key = `parley.seen.${userId ?? "anonymous"}`;
   // On the server (and before hydration) nothing is unread.
-  const seen = useSyncExternalStore(subscribe, () => read(key), () => EMPTY);
+  const seen = useSyncExternalStore(store.subscribe, () => read(key), () => EMPTY);
   const mark = useCallback(
     (sessionId: string, updated: number) => {
       const before = read(key);
       const after = markSeen(before, sessionId, updated);
       if (after === before) return;
-      window.localStorage.setItem(key, JSON.stringify(after));
-      for (const listener of [...listeners]) listener();
+      store.write(key, JSON.stringify(after));
     },
     [key],
   );

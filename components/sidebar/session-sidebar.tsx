@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useParams } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
 import { ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
-import { useModalDialog } from "@/components/ui/use-modal-dialog";
+import { Drawer } from "@/components/ui/drawer";
 import { useSidebarCollapsed } from "./collapsed";
 import { useSeen } from "./seen";
 import { SidebarSearch } from "./sidebar-search";
@@ -80,10 +80,9 @@ export function SessionSidebar({ viewerId }: { viewerId: string | undefined }) {
   );
 }
 
-/** At phone and tablet widths: a "Sessions" button opening the list in a drawer from the left (a modal dialog), closed by a choice. */
+/** At phone and tablet widths: a "Sessions" button opening the list in a drawer from the left (drawer.tsx), closed by a choice. */
 function SidebarDrawer({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
-  const { ref, titleId } = useModalDialog(open);
   return (
     <>
       <button
@@ -99,18 +98,8 @@ function SidebarDrawer({ children }: { children: ReactNode }) {
         </svg>
         Sessions
       </button>
-      <dialog
-        ref={ref}
-        aria-labelledby={titleId}
-        data-testid="sidebar-drawer"
-        onClose={() => setOpen(false)}
-        onClick={(event) => {
-          // A tap on the backdrop, or on a session's link (it navigates): close.
-          if (event.target === ref.current || (event.target instanceof Element && event.target.closest("a"))) setOpen(false);
-        }}
-        className="m-0 mr-auto h-dvh max-h-none w-[min(20rem,85vw)] bg-white p-0 text-zinc-900 shadow-2xl backdrop:bg-zinc-900/40"
-      >
-        {open ? (
+      <Drawer open={open} onClose={() => setOpen(false)} side="left" testId="sidebar-drawer">
+        {(titleId) => (
           <nav aria-labelledby={titleId} className="flex min-h-full flex-col gap-3 p-3">
             <div className="flex items-center justify-between">
               <h2 id={titleId} className="text-sm font-semibold text-zinc-900">
@@ -123,8 +112,8 @@ function SidebarDrawer({ children }: { children: ReactNode }) {
             </div>
             {children}
           </nav>
-        ) : null}
-      </dialog>
+        )}
+      </Drawer>
     </>
   );
 }

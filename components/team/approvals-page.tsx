@@ -8,7 +8,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { EmptyState, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
+import { EmptyState, ErrorLine, ErrorNotice, Loading, errorMessage } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { AppRouter } from "@/server/trpc/router";
 
@@ -170,11 +170,7 @@ function RevokeDialog({ approval, pending, error, onConfirm, onCancel }: { appro
           <span className="font-medium text-zinc-900">{approval.projectName}</span> will ask again the next time the agent needs it.
         </p>
       ) : null}
-      {error ? (
-        <p role="alert" className="mt-2 text-red-600">
-          Could not revoke: {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} what="Could not revoke" className="mt-2 text-red-600" />
     </ConfirmDialog>
   );
 }

@@ -5,10 +5,10 @@ import Link from "next/link";
 import { useState } from "react";
 import { type Rule, type RuleRow, RulesEditor, RulesErrors, rulesOf, sameRules, toRows, validateRules } from "@/components/permission/rules-editor";
 import { useTRPC } from "@/components/trpc/client";
-import { Button } from "@/components/ui/button";
-import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { QueryView } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { SaveBar } from "./save-bar";
+import { AdminsOnly, Section } from "./section";
 
 /** Where permission rules come from, in the order they are read. */
 const ORDER = ["Built-in defaults", "Server configuration", "Team policy (all projects)", "Project policy", "Agent", "“Always allow” approvals", "The session’s own rules"];
@@ -27,30 +27,22 @@ export function PermissionPolicy({ isAdmin }: { isAdmin: boolean }) {
     <Section title="Permission policy" testId="permission-policy" description="What the agent may do without asking, in every session of the team.">
       <PolicyOrder />
 
-      <div className="mt-4 flex flex-wrap items-center gap-2">
-        <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} />
-      </div>
+      <ScopePicker label="Rules for" allLabel="All projects" testId="policy-scope" scope={scoped} className="mt-4" />
 
-      {isAdmin ? null : (
-        <p data-testid="policy-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can change the permission policy.
-        </p>
-      )}
+      {isAdmin ? null : <AdminsOnly testId="policy-read-only" may="change the permission policy" />}
 
       <div className="mt-4">
-        {policy.isPending ? (
-          <Loading label="Loading the rules…" />
-        ) : policy.isError ? (
-          <ErrorNotice title="Could not load the rules">{errorMessage(policy.error)}</ErrorNotice>
-        ) : (
-          <PolicyForm
-            key={scoped.key}
-            scope={scope}
-            initial={policy.data.rules}
-            readOnly={!isAdmin}
-            emptyText={project ? `No rules for ${project.name}: the rules for all projects apply.` : "No rules for all projects yet."}
-          />
-        )}
+        <QueryView query={policy} loading="Loading the rules…" failed="Could not load the rules">
+          {(data) => (
+            <PolicyForm
+              key={scoped.key}
+              scope={scope}
+              initial={data.rules}
+              readOnly={!isAdmin}
+              emptyText={project ? `No rules for ${project.name}: the rules for all projects apply.` : "No rules for all projects yet."}
+            />
+          )}
+        </QueryView>
       </div>
 
       <p className="mt-4 border-t border-zinc-100 pt-4 text-sm text-zinc-500">
@@ -137,18 +129,15 @@ function PolicyForm({ scope, initial, readOnly, emptyText }: { scope: ProjectSco
     >
       <RulesEditor rows={rows} onChange={setRows} validation={validation} showErrors={submitted} emptyText={emptyText} />
       <RulesErrors validation={validation} submitted={submitted} error={save.error} testId="policy-save-error" />
-      <div className="mt-4 flex flex-wrap items-center justify-end gap-2 border-t border-zinc-100 pt-4">
-        <p role="status" data-testid="policy-status" className="mr-auto text-sm text-zinc-500">
-          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : ""}
-        </p>
-        <Button onClick={discard} disabled={!dirty || save.isPending}>
-          Discard changes
-        </Button>
-        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
-          {save.isPending ? <Spinner /> : null}
-          Save policy
-        </Button>
-      </div>
+      <SaveBar
+        testId="policy-status"
+        status={dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : ""}
+        dirty={dirty}
+        saving={save.isPending}
+        onDiscard={discard}
+        saveLabel="Save policy"
+        className="mt-4 border-t border-zinc-100 pt-4"
+      />
     </form>
   );
 }

@@ -23,12 +23,12 @@ export function useProjectScope() {
   return { projects: projects.data ?? [], project, scope, key: project?.id ?? ALL, choose: setChosen };
 }
 
-/** The scope selector: a label, then the whole team (`allLabel`) and each project. */
-export function ScopePicker(props: { label: string; allLabel: string; testId: string; scope: ReturnType<typeof useProjectScope> }) {
+/** The scope selector, on a line of its own (`className` spaces it): a label, then the whole team (`allLabel`) and each project. */
+export function ScopePicker(props: { label: string; allLabel: string; testId: string; scope: ReturnType<typeof useProjectScope>; className?: string }) {
   const id = useId();
   const { projects, key, choose } = props.scope;
   return (
-    <>
+    <div className={`flex flex-wrap items-center gap-2 ${props.className ?? ""}`}>
       <label htmlFor={id} className="text-sm font-medium text-zinc-700">
         {props.label}
       </label>
@@ -46,6 +46,6 @@ export function ScopePicker(props: { label: string; allLabel: string; testId: st
           </option>
         ))}
       </select>
-    </>
+    </div>
   );
 }

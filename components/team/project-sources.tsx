@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 
 const INPUT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -88,11 +88,7 @@ export function ProjectSources({ onAdded }: { onAdded: () => void }) {
           </Button>
         </form>
       ) : null}
-      {error ? (
-        <p role="alert" className="text-sm whitespace-pre-wrap text-red-700">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} className="text-sm whitespace-pre-wrap text-red-700" />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import { providerLabel } from "@/lib/models";
 import type { AppRouter } from "@/server/trpc/router";
 
@@ -71,21 +71,13 @@ export function ProviderKeyForm({ view, onSaved }: { view: ProviderView; onSaved
           Test
         </Button>
       </div>
-      {save.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={save.error} />
       {testing && test.data ? (
         <p role="status" data-testid="provider-test-result" className={`text-sm ${test.data.ok ? "text-emerald-700" : "text-red-600"}`}>
           {test.data.ok ? `Works: ${test.data.model} answered in ${test.data.ms} ms.` : `Failed (${test.data.model}): ${test.data.error}`}
         </p>
       ) : null}
-      {test.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(test.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={test.error} />
     </form>
   );
 }

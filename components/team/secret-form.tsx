@@ -5,7 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import { SECRET_KINDS, SECRET_KIND_LABELS, SECRET_NAME_PATTERN, SECRET_NAME_RULE, type SecretKind } from "@/lib/secrets";
 import type { AppRouter } from "@/server/trpc/router";
 
@@ -86,11 +86,7 @@ export function SecretForm({ replacing, onDone, onSaved }: { replacing: SecretIn
         </Button>
         {replacing ? <Button onClick={onDone}>Cancel</Button> : null}
       </div>
-      {save.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={save.error} />
     </form>
   );
 }

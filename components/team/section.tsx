@@ -13,3 +13,12 @@ export function Section({ title, description, children, testId }: { title: strin
     </section>
   );
 }
+
+/** The note a member who is not an owner or admin reads in place of a section's controls: "Only the team's owners and admins can <may>." */
+export function AdminsOnly({ testId, may }: { testId: string; may: string }) {
+  return (
+    <p data-testid={testId} className="mt-3 text-sm text-zinc-500">
+      Only the team’s owners and admins can {may}.
+    </p>
+  );
+}

@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 
 const INPUT =
   "h-9 w-32 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
@@ -45,11 +45,7 @@ export function SpendingLimits({ limits, isAdmin, onSaved }: { limits: { team: n
           </Button>
         ) : null}
       </div>
-      {save.error ? (
-        <p role="alert" className="mt-1 text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={save.error} className="mt-1 text-sm text-red-600" />
     </form>
   );
 }

@@ -3,10 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { Button } from "@/components/ui/button";
-import { ErrorNotice, Loading, Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, QueryView } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { SaveBar } from "./save-bar";
+import { AdminsOnly, Section } from "./section";
 
 /** Characters one text may have (server/instructions/stored.ts MAX_STORED_CHARS). */
 const MAX_CHARS = 32_000;
@@ -28,22 +28,12 @@ export function TeamInstructions({ isAdmin }: { isAdmin: boolean }) {
       testId="team-instructions"
       description="Told to the agent at the start of every turn, before the repository’s own AGENTS.md (labelled “team” and “project”)."
     >
-      <div className="flex flex-wrap items-center gap-2">
-        <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
-      </div>
-      {isAdmin ? null : (
-        <p data-testid="instructions-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can change the instructions.
-        </p>
-      )}
+      <ScopePicker label="Instructions for" allLabel="The whole team" testId="instructions-scope" scope={scoped} />
+      {isAdmin ? null : <AdminsOnly testId="instructions-read-only" may="change the instructions" />}
       <div className="mt-4">
-        {stored.isPending ? (
-          <Loading label="Loading the instructions…" />
-        ) : stored.isError ? (
-          <ErrorNotice title="Could not load the instructions">{errorMessage(stored.error)}</ErrorNotice>
-        ) : (
-          <InstructionsForm key={scoped.key} scope={scope} initial={stored.data.text} readOnly={!isAdmin || !stored.data.editable} label={project ? project.name : "the whole team"} />
-        )}
+        <QueryView query={stored} loading="Loading the instructions…" failed="Could not load the instructions">
+          {(data) => <InstructionsForm key={scoped.key} scope={scope} initial={data.text} readOnly={!isAdmin || !data.editable} label={project ? project.name : "the whole team"} />}
+        </QueryView>
       </div>
     </Section>
   );
@@ -91,23 +81,16 @@ function InstructionsForm({ scope, initial, readOnly, label }: { scope: ProjectS
         placeholder="e.g. Answer in English. Run the tests before you say a change is done."
         className="w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600"
       />
-      {save.error ? (
-        <p role="alert" className="mt-2 text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
-      <div className="mt-3 flex flex-wrap items-center justify-end gap-2">
-        <p role="status" data-testid="instructions-status" className="mr-auto text-sm text-zinc-500">
-          {dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}
-        </p>
-        <Button onClick={() => setText(saved)} disabled={!dirty || save.isPending}>
-          Discard changes
-        </Button>
-        <Button type="submit" variant="primary" disabled={!dirty || save.isPending}>
-          {save.isPending ? <Spinner /> : null}
-          Save instructions
-        </Button>
-      </div>
+      <ErrorLine error={save.error} className="mt-2 text-sm text-red-600" />
+      <SaveBar
+        testId="instructions-status"
+        status={dirty ? "Unsaved changes." : save.isSuccess ? "Saved." : `${text.length} / ${MAX_CHARS} characters`}
+        dirty={dirty}
+        saving={save.isPending}
+        onDiscard={() => setText(saved)}
+        saveLabel="Save instructions"
+        className="mt-3"
+      />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import { byProvider, describeModel, providerLabel } from "@/lib/models";
 import type { AppRouter } from "@/server/trpc/router";
 import { AgentModels } from "./agent-models";
@@ -73,11 +73,7 @@ export function TeamModels({ catalog, choice, agents, isAdmin, onSaved }: { cata
       </div>
       <AgentModels agents={agents} models={offered} value={agentModels} disabled={!isAdmin} onChange={setAgentModels} />
       {save.isSuccess ? <p role="status" className="mt-1 text-sm text-emerald-700">Saved.</p> : null}
-      {save.error ? (
-        <p role="alert" className="mt-1 text-sm text-red-600">
-          {errorMessage(save.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={save.error} className="mt-1 text-sm text-red-600" />
     </div>
   );
 }

@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { errorMessage } from "@/components/ui/feedback";
+import { ErrorLine } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { providerLabel } from "@/lib/models";
 import { ProviderKeyForm, type ProviderView } from "./provider-key-form";
@@ -35,11 +35,7 @@ export function TeamProviders({ isAdmin }: { isAdmin: boolean }) {
       testId="team-providers"
       description="The model providers this team uses. Keys are stored encrypted as team secrets and never shown again; the models you enable are the ones members can pick."
     >
-      {overview.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(overview.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={overview.error} />
       {data ? (
         <div className="space-y-5">
           <ul className="divide-y divide-zinc-100">

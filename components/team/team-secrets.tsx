@@ -6,11 +6,11 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { errorMessage } from "@/components/ui/feedback";
+import { ErrorLine } from "@/components/ui/feedback";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { SECRET_KIND_LABELS } from "@/lib/secrets";
 import { SecretForm, type SecretInfo } from "./secret-form";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 
 /**
  * The team's secrets (git credentials, provider keys, tool-server headers): names, kinds
@@ -33,11 +33,7 @@ export function TeamSecrets({ isAdmin }: { isAdmin: boolean }) {
       testId="team-secrets"
       description="Credentials the server itself uses, such as a git token to clone and push. They are stored encrypted and never shown again: not here, not to the agent, not in any session."
     >
-      {secrets.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(secrets.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={secrets.error} />
       <ul className="divide-y divide-zinc-100" data-testid="secrets">
         {(secrets.data ?? []).map((secret) => (
           <li key={secret.name} className="flex flex-wrap items-center gap-3 py-2.5" data-testid="secret" data-name={secret.name}>
@@ -62,17 +58,11 @@ export function TeamSecrets({ isAdmin }: { isAdmin: boolean }) {
         ))}
         {secrets.isSuccess && secrets.data.length === 0 ? <li className="py-2.5 text-sm text-zinc-500">No secret yet.</li> : null}
       </ul>
-      {remove.error ? (
-        <p role="alert" className="mt-2 text-sm text-red-600">
-          {errorMessage(remove.error)}
-        </p>
-      ) : null}
+      <ErrorLine error={remove.error} className="mt-2 text-sm text-red-600" />
       {isAdmin ? (
         <SecretForm key={replacing?.name ?? ""} replacing={replacing} onDone={() => setReplacing(undefined)} onSaved={() => void invalidate()} />
       ) : (
-        <p data-testid="secrets-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can set or remove secrets.
-        </p>
+        <AdminsOnly testId="secrets-read-only" may="set or remove secrets" />
       )}
       <ConfirmDialog
         open={removing !== undefined}

@@ -1,16 +1,24 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { Spinner, errorMessage } from "@/components/ui/feedback";
+import { ErrorLine, Spinner } from "@/components/ui/feedback";
 import type { ProjectScope } from "./project-scope";
 import type { ToolServerView } from "./tool-server-row";
 
 const INPUT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset placeholder:text-zinc-400 focus:ring-2 focus:ring-indigo-600";
-const CHECK = "flex items-center gap-1.5 text-sm text-zinc-700";
+/** A checkbox of the form: `label` names it for assistive technology, `children` is the short text beside it. */
+function Check({ name, checked, label, children }: { name: string; checked: boolean; label: string; children: ReactNode }) {
+  return (
+    <label className="flex items-center gap-1.5 text-sm text-zinc-700">
+      <input name={name} type="checkbox" defaultChecked={checked} aria-label={label} />
+      {children}
+    </label>
+  );
+}
 
 type Secret = { name: string };
 type Read = (key: string) => string;
@@ -93,10 +101,9 @@ export function ToolServerForm(props: { scope: ProjectScope; project: string | u
       <div className="flex flex-wrap items-center gap-2">
         <input name="allow" defaultValue={editing?.allow?.join(", ") ?? ""} placeholder="tools to offer (all when empty)" aria-label="Allowed tools" className={`${INPUT} min-w-64 flex-1`} />
         <input name="timeout" type="number" min={1} max={600} defaultValue={editing ? Math.round(editing.timeoutMs / 1000) : ""} placeholder="timeout (s)" aria-label="Timeout in seconds" className={`${INPUT} w-32`} />
-        <label className={CHECK}>
-          <input name="enabled" type="checkbox" defaultChecked={editing?.enabled ?? true} aria-label="Enabled" />
+        <Check name="enabled" checked={editing?.enabled ?? true} label="Enabled">
           enabled
-        </label>
+        </Check>
       </div>
       <div className="flex items-center gap-2">
         <Button type="submit" variant="primary" disabled={pending}>
@@ -105,11 +112,7 @@ export function ToolServerForm(props: { scope: ProjectScope; project: string | u
         </Button>
         {editing ? <Button onClick={props.onDone}>Cancel</Button> : null}
       </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </form>
   );
 }
@@ -142,14 +145,12 @@ function RemoteFields({ editing, secrets }: { editing: ToolServerView | undefine
         <input name="value" type="password" autoComplete="off" spellCheck={false} placeholder="or a new secret value" aria-label="New header value" className={`${INPUT} min-w-48 flex-1 font-mono`} />
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <label className={CHECK}>
-          <input name="oauth" type="checkbox" defaultChecked={editing?.oauth ?? false} aria-label="Uses OAuth" />
+        <Check name="oauth" checked={editing?.oauth ?? false} label="Uses OAuth">
           OAuth
-        </label>
-        <label className={CHECK}>
-          <input name="perMember" type="checkbox" defaultChecked={editing?.oauthPerMember ?? false} aria-label="Each member connects their own account" />
+        </Check>
+        <Check name="perMember" checked={editing?.oauthPerMember ?? false} label="Each member connects their own account">
           per member
-        </label>
+        </Check>
       </div>
     </>
   );
@@ -181,14 +182,12 @@ function LocalFields({ editing, secrets, count, more }: { editing: ToolServerVie
         <Button size="sm" onClick={more}>
           Add a variable
         </Button>
-        <label className={CHECK}>
-          <input name="network" type="checkbox" defaultChecked={editing?.network ?? false} aria-label="May use the network" />
+        <Check name="network" checked={editing?.network ?? false} label="May use the network">
           network
-        </label>
-        <label className={CHECK}>
-          <input name="writable" type="checkbox" defaultChecked={editing?.writable ?? false} aria-label="May write to the project" />
+        </Check>
+        <Check name="writable" checked={editing?.writable ?? false} label="May write to the project">
           writes the project
-        </label>
+        </Check>
       </div>
     </>
   );

@@ -5,9 +5,9 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { errorMessage } from "@/components/ui/feedback";
+import { ErrorLine } from "@/components/ui/feedback";
 import { type ProjectScope, ScopePicker, useProjectScope } from "./project-scope";
-import { Section } from "./section";
+import { AdminsOnly, Section } from "./section";
 import { ToolServerForm } from "./tool-server-form";
 import { ToolServerRow, type ToolServerView } from "./tool-server-row";
 
@@ -47,14 +47,8 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
       testId="tool-servers"
       description="MCP servers whose tools the agent may call in this team's sessions, each as <server>_<tool>. A call asks first unless the permission policy says otherwise; answers are untrusted."
     >
-      <div className="mb-3 flex flex-wrap items-center gap-2">
-        <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} />
-      </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {errorMessage(error)}
-        </p>
-      ) : null}
+      <ScopePicker label="Servers of" allLabel="The whole team" testId="tool-servers-scope" scope={scoped} className="mb-3" />
+      <ErrorLine error={error} />
       <ConnectOutcome />
       <ToolBudget projectId={scope.projectId} />
       <ul className="divide-y divide-zinc-100" data-testid="tool-server-list">
@@ -84,9 +78,7 @@ export function ToolServers({ isAdmin }: { isAdmin: boolean }) {
           onSaved={() => void invalidate()}
         />
       ) : (
-        <p data-testid="tool-servers-read-only" className="mt-3 text-sm text-zinc-500">
-          Only the team’s owners and admins can add or change tool servers.
-        </p>
+        <AdminsOnly testId="tool-servers-read-only" may="add or change tool servers" />
       )}
       <ConfirmDialog
         open={removing !== undefined}

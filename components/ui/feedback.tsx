@@ -41,3 +41,34 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * A failed request's message on one line under what failed (nothing while there is no
+ * error): `what` names it ("Could not rename"), `className` places and sizes it; `inline`
+ * keeps it inside a line of text (a span).
+ */
+export function ErrorLine({ error, what, className = "text-sm text-red-600", inline = false, testId }: { error: unknown; what?: string; className?: string; inline?: boolean; testId?: string }) {
+  if (!error) return null;
+  const Tag = inline ? "span" : "p";
+  return (
+    <Tag role="alert" data-testid={testId} className={className}>
+      {what ? `${what}: ` : null}
+      {errorMessage(error)}
+    </Tag>
+  );
+}
+
+/** The parts of a query QueryView reads (React Query's result has them). */
+interface QueryResult<T> {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: T | undefined;
+}
+
+/** A query's content once loaded (`children` given its data); until then `loading`, and `failed` with the error when it fails. */
+export function QueryView<T>({ query, loading, failed, children }: { query: QueryResult<T>; loading: string; failed: string; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <Loading label={loading} />;
+  if (query.isError || query.data === undefined) return <ErrorNotice title={failed}>{errorMessage(query.error)}</ErrorNotice>;
+  return children(query.data);
+}

@@ -48,21 +48,13 @@ function SignedInControls({ account, theme, pathname, showNav }: { account: Sign
   useKeepSignedIn();
   return (
     <>
-      {showNav ? (
-        <nav aria-label="Main" className="hidden items-center gap-1 lg:flex">
-          <NavLinks pathname={pathname} />
-        </nav>
-      ) : null}
+      {showNav ? <MainNav pathname={pathname} className="hidden items-center gap-1 lg:flex" /> : null}
       <div className="ml-auto hidden min-w-0 items-center gap-3 lg:flex">
         <ThemeSwitch initial={theme} />
         <AccountMenu account={account} />
       </div>
       <MobileMenu className="ml-auto lg:hidden">
-        {showNav ? (
-          <nav aria-label="Main" className="flex flex-col gap-1">
-            <NavLinks pathname={pathname} />
-          </nav>
-        ) : null}
+        {showNav ? <MainNav pathname={pathname} className="flex flex-col gap-1" /> : null}
         <div className="border-t border-zinc-200 pt-4">
           <AccountMenu account={account} stacked />
         </div>
@@ -74,20 +66,25 @@ function SignedInControls({ account, theme, pathname, showNav }: { account: Sign
   );
 }
 
-function NavLinks({ pathname }: { pathname: string }) {
-  return NAV.map((item) => {
-    const active = item.match(pathname);
-    return (
-      <Link
-        key={item.href}
-        href={item.href}
-        aria-current={active ? "page" : undefined}
-        className={`rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors ${active ? "bg-zinc-100 text-zinc-900" : "text-zinc-600 hover:text-zinc-900"}`}
-      >
-        {item.label}
-      </Link>
-    );
-  });
+/** The main navigation (the header's on wide screens, the menu's on narrow ones: `className` lays it out). */
+function MainNav({ pathname, className }: { pathname: string; className: string }) {
+  return (
+    <nav aria-label="Main" className={className}>
+      {NAV.map((item) => {
+        const active = item.match(pathname);
+        return (
+          <Link
+            key={item.href}
+            href={item.href}
+            aria-current={active ? "page" : undefined}
+            className={`rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors ${active ? "bg-zinc-100 text-zinc-900" : "text-zinc-600 hover:text-zinc-900"}`}
+          >
+            {item.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
 }
 
 function Logo() {

@@ -1,17 +1,14 @@
 "use client";
 
 import { type ReactNode, useState } from "react";
-import { useModalDialog } from "./use-modal-dialog";
+import { Drawer } from "./drawer";
 
 /**
  * The header's menu at phone and tablet widths: a button that opens a drawer from the right
- * edge (a modal <dialog>: focus stays inside, Escape and a tap outside close it). Its
- * content is only rendered while open, so nothing in it is found twice next to the wide
- * header's own controls. Following a link in it closes it.
+ * edge (drawer.tsx).
  */
 export function MobileMenu({ children, className = "" }: { children: ReactNode; className?: string }) {
   const [open, setOpen] = useState(false);
-  const { ref, titleId } = useModalDialog(open);
 
   return (
     <div className={className}>
@@ -28,18 +25,8 @@ export function MobileMenu({ children, className = "" }: { children: ReactNode; 
           <path fillRule="evenodd" clipRule="evenodd" d="M2 4.75A.75.75 0 0 1 2.75 4h14.5a.75.75 0 0 1 0 1.5H2.75A.75.75 0 0 1 2 4.75zM2 10a.75.75 0 0 1 .75-.75h14.5a.75.75 0 0 1 0 1.5H2.75A.75.75 0 0 1 2 10zm0 5.25a.75.75 0 0 1 .75-.75h14.5a.75.75 0 0 1 0 1.5H2.75a.75.75 0 0 1-.75-.75z" />
         </svg>
       </button>
-      <dialog
-        ref={ref}
-        aria-labelledby={titleId}
-        data-testid="menu-drawer"
-        onClose={() => setOpen(false)}
-        onClick={(event) => {
-          // A tap on the backdrop, or on a link inside (it navigates): close.
-          if (event.target === ref.current || (event.target instanceof Element && event.target.closest("a"))) setOpen(false);
-        }}
-        className="m-0 ml-auto h-dvh max-h-none w-[min(20rem,85vw)] bg-white p-0 text-zinc-900 shadow-2xl backdrop:bg-zinc-900/40"
-      >
-        {open ? (
+      <Drawer open={open} onClose={() => setOpen(false)} side="right" testId="menu-drawer">
+        {(titleId) => (
           <div className="flex min-h-full flex-col gap-6 p-4">
             <div className="flex items-center justify-between">
               <h2 id={titleId} className="text-sm font-semibold text-zinc-900">
@@ -58,8 +45,8 @@ export function MobileMenu({ children, className = "" }: { children: ReactNode; 
             </div>
             {children}
           </div>
-        ) : null}
-      </dialog>
+        )}
+      </Drawer>
     </div>
   );
 }

@@ -160,8 +160,6 @@ export const ToolState = z.discriminatedUnion("status", [
   ToolStateError,
 ]);
 export type ToolState = z.infer<typeof ToolState>;
-export type ToolStatus = ToolState["status"];
-
 
 export const ToolPart = PartBase.extend({
   type: z.literal("tool"),

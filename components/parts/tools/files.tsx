@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { parseReadOutput, readText } from "@/lib/read-output";
 import { CodeView } from "../code-view";
 import { TextDiff, UnifiedDiff } from "../diff-view";
@@ -54,29 +55,6 @@ function HiddenContent() {
   );
 }
 
-export function WriteToolBody({ state, input, title }: ToolBodyProps) {
-  const content = field(input, "content");
-  const metadata = metadataOf(state);
-  const diff = field(metadata, "diff");
-  return (
-    <div className="space-y-3">
-      <PathLine path={pathOf(input)} title={title} />
-      {contentHidden(input, metadata) ? (
-        <HiddenContent />
-      ) : diff ? (
-        <ToolSection label="Diff" aside={<Counts metadata={metadata} />}>
-          <UnifiedDiff diff={diff} />
-        </ToolSection>
-      ) : content !== undefined ? (
-        <ToolSection label="Content">
-          <CodeView code={content} path={pathOf(input)} />
-        </ToolSection>
-      ) : null}
-      <ToolResult state={state} />
-    </div>
-  );
-}
-
 function Counts({ metadata }: { metadata: Record<string, unknown> | undefined }) {
   const additions = metadata?.additions;
   const deletions = metadata?.deletions;
@@ -88,9 +66,12 @@ function Counts({ metadata }: { metadata: Record<string, unknown> | undefined })
   );
 }
 
-export function EditToolBody({ state, input, title }: ToolBodyProps) {
-  const before = field(input, "oldString", "old_string", "old");
-  const after = field(input, "newString", "new_string", "new");
+/**
+ * A tool that changes one file (write, edit): its path, the diff it reported — until it
+ * reports one, what it was given (`given`) —, none of it for a file that may hold secrets,
+ * then its result.
+ */
+function FileChangeBody({ state, input, title, given }: ToolBodyProps & { given: ReactNode }) {
   const metadata = metadataOf(state);
   const diff = field(metadata, "diff");
   return (
@@ -102,14 +83,35 @@ export function EditToolBody({ state, input, title }: ToolBodyProps) {
         <ToolSection label="Diff" aside={<Counts metadata={metadata} />}>
           <UnifiedDiff diff={diff} />
         </ToolSection>
-      ) : before !== undefined || after !== undefined ? (
-        <ToolSection label="Change">
-          <TextDiff name={pathOf(input) ?? "file"} before={before ?? ""} after={after ?? ""} />
-        </ToolSection>
-      ) : null}
+      ) : (
+        given
+      )}
       <ToolResult state={state} />
     </div>
   );
+}
+
+export function WriteToolBody(props: ToolBodyProps) {
+  const content = field(props.input, "content");
+  const given =
+    content !== undefined ? (
+      <ToolSection label="Content">
+        <CodeView code={content} path={pathOf(props.input)} />
+      </ToolSection>
+    ) : null;
+  return <FileChangeBody {...props} given={given} />;
+}
+
+export function EditToolBody(props: ToolBodyProps) {
+  const before = field(props.input, "oldString", "old_string", "old");
+  const after = field(props.input, "newString", "new_string", "new");
+  const given =
+    before !== undefined || after !== undefined ? (
+      <ToolSection label="Change">
+        <TextDiff name={pathOf(props.input) ?? "file"} before={before ?? ""} after={after ?? ""} />
+      </ToolSection>
+    ) : null;
+  return <FileChangeBody {...props} given={given} />;
 }
 
 /**

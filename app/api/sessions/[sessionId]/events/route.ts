@@ -1,20 +1,10 @@
 import { memberContext } from "@/server/context";
-import { errorResponse } from "@/server/http";
-import { requestLogger } from "@/server/log";
-import { assertSameOrigin } from "@/server/origin";
-import { liveStream } from "@/server/live/stream";
+import { liveRoute } from "@/server/live/route";
 
 export const dynamic = "force-dynamic";
 
 /** Live events of one session of the member's team (SSE): its current state, `stream.ready`, then every change. */
-export async function GET(req: Request, { params }: { params: Promise<{ sessionId: string }> }) {
-  const request = requestLogger("live", req.headers);
-  try {
-    const { sessionId } = await params;
-    const ctx = await memberContext(req.headers);
-    assertSameOrigin(req, ctx.settings.publicUrl);
-    return await liveStream(req, { audience: "member", ctx, sessionId });
-  } catch (error) {
-    return errorResponse(error, request);
-  }
-}
+export const GET = liveRoute<{ sessionId: string }>(async (req, { sessionId }) => {
+  const ctx = await memberContext(req.headers);
+  return { watch: { audience: "member", ctx, sessionId }, publicUrl: ctx.settings.publicUrl };
+});

@@ -1,7 +1,4 @@
-import { errorResponse } from "@/server/http";
-import { requestLogger } from "@/server/log";
-import { assertSameOrigin } from "@/server/origin";
-import { liveStream } from "@/server/live/stream";
+import { liveRoute } from "@/server/live/route";
 import { runtime } from "@/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -11,14 +8,7 @@ export const dynamic = "force-dynamic";
  * link: no sign-in, the share id is the credential. Opens with the session's current
  * state and `stream.ready`; `share.revoked` ends it. Unknown or revoked link: 404.
  */
-export async function GET(req: Request, { params }: { params: Promise<{ shareId: string }> }) {
-  const request = requestLogger("live", req.headers);
-  try {
-    const { shareId } = await params;
-    const { services } = await runtime();
-    assertSameOrigin(req, services.settings.publicUrl);
-    return await liveStream(req, { audience: "viewer", services, shareId });
-  } catch (error) {
-    return errorResponse(error, request);
-  }
-}
+export const GET = liveRoute<{ shareId: string }>(async (_req, { shareId }) => {
+  const { services } = await runtime();
+  return { watch: { audience: "viewer", services, shareId }, publicUrl: services.settings.publicUrl };
+});
