@@ -114,7 +114,8 @@ function ChangesPanel({ status, projectId, busy, onClose }: { status: Status; pr
 }
 
 function Body({ status, target, busy }: { status: Status; target: string; busy: boolean }) {
-  if (status.state === "pending") return <p className="text-sm text-zinc-600">The workspace is made when the agent first needs the project&apos;s files: nothing changed yet.</p>;
+  // While the agent works its first tool may be making the tree: the panel says the agent works, as for a made one.
+  if (status.state === "pending" && !busy) return <p className="text-sm text-zinc-600">The workspace is made when the agent first needs the project&apos;s files: nothing changed yet.</p>;
   if (status.state === "failed") {
     return (
       <p role="alert" className="text-sm text-red-700">
