@@ -10,7 +10,12 @@ import net from "node:net";
 import path from "node:path";
 import { type CpuGroup, cpuGroup, measureByGroup } from "./process-tree";
 
-export const ROOT = path.resolve(import.meta.dirname, "..");
+/**
+ * The checkout whose build the bench starts: this one, or PARLEY_BENCH_APP_ROOT's (another
+ * clone at an older commit, built there into the same DIST_DIR), so that two builds are
+ * measured by the same bench.
+ */
+export const ROOT = path.resolve(process.env.PARLEY_BENCH_APP_ROOT ?? path.resolve(import.meta.dirname, ".."));
 export const DIST_DIR = process.env.PARLEY_DIST_DIR ?? ".next-bench";
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { makeTeam } from "../../test/db";
 import { testServices } from "../../test/runtime";
 import { echo, script, streamedText, usage } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
+import { ProjectGit } from "../project/git";
 import * as Prompt from "../session/prompt";
 import { Session } from "../session";
 
@@ -57,6 +58,30 @@ describe("workspaces are made when first needed", () => {
     expect((await row()).state).toBe("ready");
     expect(existsSync(path.join((await row()).directory, "AGENTS.md"))).toBe(true);
     rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("a later tool-less answer of a session starts no git process: the base commit is read from the project's refs", async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-project-"));
+    writeFileSync(path.join(directory, "AGENTS.md"), "Lazy rule: no git.\n");
+    const model = script([text("one"), text("two")]);
+    const services = testServices(new Bus(), {
+      models: { resolve: (ref) => ({ ref, language: model, limit: { context: 100_000, output: 4_000 }, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }), default: () => ({ providerId: "test", modelId: "scripted" }) },
+      settings: { dataDir, forbidden: [dataDir], limits: { spareWorkspaces: 0 }, compaction: { auto: false, prune: false } },
+    });
+    const { ctx, projectId } = await makeTeam({ services, directory });
+    const session = await Session.create(ctx, { projectId, title: "no git" });
+    await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
+    await services.runners.idle(session.id);
+    const gitCalls = vi.spyOn(ProjectGit.prototype, "exec");
+    try {
+      await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "second" }] });
+      await services.runners.idle(session.id);
+      expect(JSON.stringify(model.doStreamCalls[1]?.prompt.filter((m) => m.role === "system"))).toContain("Lazy rule: no git.");
+      expect(gitCalls.mock.calls.map(([args]) => args.join(" "))).toEqual([]);
+    } finally {
+      gitCalls.mockRestore();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("a revert of a tool-less turn makes the tree it restores (and the files are the base's)", async () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BaseCache } from "./base-cache";
-import { knownCommit, readRef, rememberCommit } from "./refs";
+import { knownCommit, readHead, readRef, rememberCommit } from "./refs";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "parley-refs-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -48,6 +48,25 @@ describe("refs read without git (refs.ts)", () => {
     expect(await readRef(gitDir, "HEAD")).toBeUndefined();
     mkdirSync(path.join(gitDir, "reftable"));
     expect(await readRef(gitDir, "refs/heads/main")).toBeUndefined();
+  });
+
+  it("reads HEAD through the branch it names, or detached; an unborn branch, a link or a FIFO as HEAD is left to git", async () => {
+    const { dir, gitDir, head } = repository("head");
+    expect(await readHead(gitDir)).toBe(head);
+    git(dir, "pack-refs", "--all");
+    expect(await readHead(gitDir)).toBe(head);
+    git(dir, "checkout", "--quiet", "--detach");
+    expect(await readHead(gitDir)).toBe(head);
+    git(dir, "checkout", "--quiet", "--orphan", "unborn");
+    expect(await readHead(gitDir)).toBeUndefined();
+    const linked = repository("head-linked");
+    rmSync(path.join(linked.gitDir, "HEAD"));
+    symlinkSync(path.join(gitDir, "HEAD"), path.join(linked.gitDir, "HEAD"));
+    expect(await readHead(linked.gitDir)).toBeUndefined();
+    const fifo = repository("head-fifo");
+    rmSync(path.join(fifo.gitDir, "HEAD"));
+    execFileSync("mkfifo", [path.join(fifo.gitDir, "HEAD")]);
+    expect(await readHead(fifo.gitDir)).toBeUndefined();
   });
 
   it("remembers which ids git named commits, per object folder", () => {

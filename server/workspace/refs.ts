@@ -36,6 +36,23 @@ export async function readRef(gitDir: string, ref: string): Promise<string | nul
   return null;
 }
 
+/**
+ * The commit HEAD names: a detached object id, or the id of the `refs/heads/…` branch it
+ * points to (read as readRef reads it). `undefined` when only git can say (no HEAD file,
+ * an unborn branch, a ref of another kind, another ref store).
+ */
+export async function readHead(gitDir: string): Promise<string | undefined> {
+  if (await exists(path.join(gitDir, "reftable"))) return undefined;
+  const head = await readInside(gitDir, ["HEAD"]);
+  if (!head) return undefined;
+  const text = head.toString("latin1");
+  const detached = OBJECT_ID.exec(text)?.[1];
+  if (detached) return detached;
+  const branch = /^ref: (refs\/heads\/[^\n]+)\n?$/.exec(text)?.[1];
+  if (!branch) return undefined;
+  return (await readRef(gitDir, branch)) ?? undefined;
+}
+
 async function exists(target: string): Promise<boolean> {
   try {
     await fs.lstat(target);

@@ -9,7 +9,7 @@ import { makeRepository, projectGit } from "../project/repository";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
 import { BaseCache } from "./base-cache";
-import { readRef } from "./refs";
+import { knownCommit, readHead, readRef, rememberCommit } from "./refs";
 import { Spares } from "./spare";
 import { logger } from "../log";
 
@@ -362,8 +362,13 @@ export class Workspaces {
   async resolveBase(projectDirectory: string, branch: string): Promise<string> {
     if (branch !== "HEAD") return this.repo.resolveBase(projectDirectory, branch);
     const gitDir = path.join(projectDirectory, ".git");
+    // Read directly when sure (refs.ts): no process per prompt for a HEAD at a commit git named before.
+    const objects = path.join(gitDir, "objects");
+    const known = await readHead(gitDir);
+    if (known !== undefined && knownCommit(objects, known)) return known;
     const sha = (await this.git.run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { cwd: gitDir, protocols: "", accept: [1], env: { GIT_DIR: gitDir } }, "Reading the project's HEAD")).trim();
     if (!sha) throw ParleyError.invalid("The project's repository has no commit to start the session from.");
+    rememberCommit(objects, sha);
     return sha;
   }
 
