@@ -121,12 +121,26 @@ async function insert(ctx: Context, data: NewSession): Promise<Info> {
     return row;
   };
   const planned = data.workspace;
-  const row = planned
-    ? await ctx.db.$transaction(async (tx) => {
-        const workspace = await ctx.workspaces.plan(tx, { teamId: ctx.actor.teamId, project: planned.project, slug: sessionSlug, ...(planned.baseBranch ? { baseBranch: planned.baseBranch } : {}) });
-        return write(tx, workspace.directory, workspace.id);
-      })
-    : await write(ctx.db, data.directory, data.workspaceId ?? null);
+  let row: SessionRow;
+  if (planned) {
+    // A root session and its workspace in one statement: the workspace row only while the
+    // project is under its cap of live workspaces, the session only with it.
+    const ws = ctx.workspaces.planned({ teamId: ctx.actor.teamId, project: planned.project, slug: sessionSlug, ...(planned.baseBranch ? { baseBranch: planned.baseBranch } : {}) });
+    const [made] = await ctx.db.$queryRaw<SessionRow[]>`
+      WITH live AS (SELECT count(*)::int AS n FROM "Workspace" WHERE "projectId" = ${ws.projectId} AND state <> 'removed'),
+      ws AS (
+        INSERT INTO "Workspace" (id, "teamId", "projectId", directory, branch, "baseBranch", "createdAt", "updatedAt")
+        SELECT ${ws.id}, ${ws.teamId}, ${ws.projectId}, ${ws.directory}, ${ws.branch}, ${ws.baseBranch}, ${time}, ${time} FROM live WHERE live.n < ${ctx.workspaces.maxPerProject}
+        RETURNING id, directory
+      )
+      INSERT INTO "Session" (id, "teamId", "projectId", directory, "workspaceId", "parentId", title, slug, version, "authorId", agent, "modelProviderId", "modelId", permission, "timeCreated", "timeUpdated")
+      SELECT ${Id.descending("session")}, ${ctx.actor.teamId}, ${data.projectId}, ws.directory, ws.id, NULL, ${title}, ${sessionSlug}, ${VERSION},
+             ${ctx.actor.userId}, ${data.agent ?? null}, ${data.model?.providerId ?? null}, ${data.model?.modelId ?? null}, ${permission}::jsonb, ${time}, ${time}
+      FROM ws
+      RETURNING *`;
+    if (!made) throw ctx.workspaces.capReached(await ctx.db.workspace.count({ where: { projectId: ws.projectId, state: { not: "removed" } } }));
+    row = made;
+  } else row = await write(ctx.db, data.directory, data.workspaceId ?? null);
   let info = sessionFromRow({ ...row, share: null }, ctx.settings.publicUrl);
   publishInfo(ctx, Event.Created, info);
   if (data.parentId === undefined && ctx.settings.share === "auto") info = await Share.share(ctx, info.id);

@@ -54,6 +54,16 @@ export interface WorkspaceRow {
   forkSnapshot: string | null;
 }
 
+/** A new workspace's row before it is written (Workspaces.planned). */
+export interface PlannedWorkspace {
+  id: string;
+  teamId: string;
+  projectId: string;
+  directory: string;
+  branch: string;
+  baseBranch: string;
+}
+
 /** A workspace ready for tools: its working tree, and the object folders its `.git` borrows (bound read-only in the sandbox). */
 export interface ReadyWorkspace {
   id: string;
@@ -148,27 +158,47 @@ export class Workspaces {
     input: { teamId: string; project: { id: string; defaultBranch: string | null }; slug: string; baseBranch?: string; fork?: Fork },
   ): Promise<WorkspaceRow> {
     const live = await tx.workspace.count({ where: { projectId: input.project.id, state: { not: "removed" } } });
-    if (live >= this.settings.maxPerProject) {
-      throw new ParleyError(
-        "CONFLICT",
-        `This project has ${live} live workspaces, the most it may have (limits.workspacesPerProject = ${this.settings.maxPerProject}): delete sessions you no longer need, or ask an admin to raise the cap.`,
-      );
-    }
-    const id = Id.ascending("workspace");
+    if (live >= this.settings.maxPerProject) throw this.capReached(live);
     const source = input.fork?.workspaceId ? await tx.workspace.findUnique({ where: { id: input.fork.workspaceId } }) : null;
     return tx.workspace.create({
       data: {
-        id,
-        teamId: input.teamId,
-        projectId: input.project.id,
-        directory: path.join(projectFolder(this.settings.dataDir, input.project.id), id),
-        branch: branchFor(input.slug, id),
         // A fork starts where its source started (then its files are the source's at the fork point).
-        baseBranch: source?.baseBranch ?? input.baseBranch ?? input.project.defaultBranch ?? "HEAD",
+        ...this.planned({ ...input, ...(source ? { baseBranch: source.baseBranch } : {}) }),
         ...(source?.baseCommit ? { baseCommit: source.baseCommit } : {}),
         ...(input.fork ? { forkOf: input.fork.from, forkSnapshot: input.fork.snapshot } : {}),
       },
     });
+  }
+
+  /**
+   * A new workspace's row, planned (nothing is written or made): its id, folder, branch and
+   * base branch (the one asked for, else the project's default branch, else its HEAD).
+   * `plan` writes it in a transaction; a new root session writes it with the session in
+   * one statement (session.ts), capped there by `maxPerProject`.
+   */
+  planned(input: { teamId: string; project: { id: string; defaultBranch: string | null }; slug: string; baseBranch?: string }): PlannedWorkspace {
+    const id = Id.ascending("workspace");
+    return {
+      id,
+      teamId: input.teamId,
+      projectId: input.project.id,
+      directory: path.join(projectFolder(this.settings.dataDir, input.project.id), id),
+      branch: branchFor(input.slug, id),
+      baseBranch: input.baseBranch ?? input.project.defaultBranch ?? "HEAD",
+    };
+  }
+
+  /** Live workspaces a project may have (`limits.workspacesPerProject`). */
+  get maxPerProject(): number {
+    return this.settings.maxPerProject;
+  }
+
+  /** The error of a project at its cap of live workspaces. */
+  capReached(live: number): ParleyError {
+    return new ParleyError(
+      "CONFLICT",
+      `This project has ${live} live workspaces, the most it may have (limits.workspacesPerProject = ${this.settings.maxPerProject}): delete sessions you no longer need, or ask an admin to raise the cap.`,
+    );
   }
 
   /** Refuses (INVALID) a branch the project does not have, before a session is made to start from it. */
