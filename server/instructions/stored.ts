@@ -88,11 +88,12 @@ export interface StepScope {
  * (the first tool reports why).
  */
 export async function forStep(s: Services, scope: StepScope): Promise<Gathered> {
-  const [team, project] = await Promise.all([
-    s.db.team.findUnique({ where: { id: scope.teamId }, select: { instructions: true } }),
-    s.db.project.findUnique({ where: { id: scope.projectId }, select: { instructions: true, directory: true, teamId: true } }),
-  ]);
-  const own = project?.teamId === scope.teamId ? project : null;
+  // The team's and the project's in one statement (each step reads them).
+  const [stored] = await s.db.$queryRaw<Array<{ team: string | null; instructions: string | null; directory: string | null; teamId: string | null }>>`
+    SELECT (SELECT t.instructions FROM "Team" t WHERE t.id = ${scope.teamId}) AS team, p.instructions, p.directory, p."teamId"
+    FROM (SELECT 1) AS one LEFT JOIN "Project" p ON p.id = ${scope.projectId}`;
+  const team = stored ? { instructions: stored.team } : null;
+  const own = stored?.directory != null && stored.teamId === scope.teamId ? { instructions: stored.instructions, directory: stored.directory } : null;
   const settings = s.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
   let files = true;
   const gatherFrom = (root: string) =>

@@ -273,7 +273,10 @@ export class Workspaces {
    * refused as `ready` refuses it.
    */
   async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string) => Promise<T>): Promise<T> {
-    const row = await this.db.workspace.findUnique({ where: { id }, include: { project: { select: { id: true, directory: true } } } });
+    // One statement (Prisma's include reads the project in a second one): twice in each step.
+    const [found] = await this.db.$queryRaw<Array<WorkspaceRow & { projectDirectory: string }>>`
+      SELECT w.*, p.directory AS "projectDirectory" FROM "Workspace" w JOIN "Project" p ON p.id = w."projectId" WHERE w.id = ${id}`;
+    const row = found ? { ...found, project: { id: found.projectId, directory: found.projectDirectory } } : undefined;
     if (row?.state === "ready") return read(row.directory);
     if (!row || row.state === "removed") return read((await this.ready(id)).directory);
     const early = await this.baseFiles(row, want, limit);
