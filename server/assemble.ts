@@ -15,7 +15,7 @@ import { DEFAULT_MAX_WORKSPACES } from "./workspace/scope";
 import { Workspaces } from "./workspace/workspace";
 import type { Ruleset } from "./permission/schema";
 import { availableModels, defaultModel, loadModel, smallModel } from "./provider/provider";
-import { forTeams, serverProviders } from "./provider/team";
+import { acrossInstances, forTeams, serverProviders } from "./provider/team";
 import path from "node:path";
 import { Sandbox } from "./sandbox/sandbox";
 import { Keyring } from "./secrets/seal";
@@ -83,7 +83,7 @@ export function assemble(parts: Parts): Services {
     workspaces: new Workspaces(parts.db, workspaceSettings, snapshots, () => parts.sandbox.owner),
     quota: new DiskQuota(parts.settings.limits?.projectDiskMb === undefined ? {} : { limitMb: parts.settings.limits.projectDiskMb }),
     keyring,
-    models: parts.models,
+    models: acrossInstances(parts.models, parts.bus),
     agents,
     tools: parts.tools ?? builtinTools(),
     mcp: new ToolServers(parts.db, keyring, parts.sandbox, parts.settings, () => clock.now()),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { makeTeam } from "../../test/db";
+import { until } from "../../test/app";
+import { databaseUrl, makeTeam } from "../../test/db";
 import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
+import { bridge } from "../bus/postgres";
 import { withActor } from "../services";
 import * as Admin from "./admin";
 import { formatModelRef } from "./models";
@@ -31,5 +33,28 @@ describe("a team's models, kept briefly", () => {
     // A change through this instance is seen at once.
     await Admin.setModels(withActor(services, ctx.actor), { enabled: [], defaultModel: "compatible/two", smallModel: null });
     expect(await defaultOf(teamId)).toBe("compatible/two");
+  });
+
+  it("a change on one instance is seen at once on another: the forgetting travels the bus (PostgreSQL's LISTEN/NOTIFY), not a timer", async () => {
+    const server = serverProviders({ openai: { apiKey: undefined, baseUrl: undefined }, providers: { serverKeys: "all", allowHttp: false, catalog: undefined } });
+    const problems: string[] = [];
+    const log = (message: string) => problems.push(message);
+    const [busA, busB] = [new Bus(), new Bus()];
+    const links = await Promise.all([bridge(busA, databaseUrl(), { log }), bridge(busB, databaseUrl(), { log })]);
+    try {
+      // Two instances, each keeping teams' models for TEAM_MODELS_TTL_MS (a minute) on the real clock.
+      const [teamsA, teamsB] = [forTeams(server), forTeams(server)];
+      const a = testServices(busA, { models: { ...teamsA } });
+      const b = testServices(busB, { models: { ...teamsB } });
+      const { ctx, teamId } = await makeTeam({ services: a });
+      const defaultOnB = async () => formatModelRef((await teamsB.forTeam(b, teamId)).default());
+      expect(TEAM_MODELS_TTL_MS).toBeGreaterThanOrEqual(60_000);
+      expect(await defaultOnB()).toBe("offline/parley-offline");
+      await Admin.setModels(withActor(a, ctx.actor), { enabled: [], defaultModel: "compatible/two", smallModel: null });
+      expect(await until("instance B to see the new default", async () => ((await defaultOnB()) === "compatible/two" ? true : undefined), 5_000)).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await Promise.all(links.map((link) => link.close()));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Bus, define } from "../bus/bus";
 import { isParleyError } from "../errors";
 import { Secrets } from "../secrets";
 import type { Models, Services, TeamModelDetails } from "../services";
@@ -189,12 +190,37 @@ export function teamModels(cfg: ProviderConfig, choice: TeamModelChoice, sources
 }
 
 /**
- * How long a team's models, once read, are used without reading them again: a prompt, its
- * steps and its title each ask within a second. A change on this instance (a key, the
- * models, a secret) forgets them at once (`forgetTeam`); another instance sees it within
- * this long.
+ * How long a team's models, once read, are used without reading them again. A change (a
+ * key, the models, a secret) forgets them at once on every instance (`acrossInstances`:
+ * the bus carries the forgetting); this bound only limits what a forgetting lost on its
+ * way (a bridge that was down longer than its queue) could keep.
  */
-export const TEAM_MODELS_TTL_MS = 1_000;
+export const TEAM_MODELS_TTL_MS = 60_000;
+
+/** Internal to the servers (no audience): a team's keys, models or secrets changed on some instance. */
+export const TeamModelsChanged = define("team.models.changed", z.object({}));
+
+/** Models whose forgetting already travels a bus. */
+const shared = new WeakSet<Models>();
+
+/**
+ * `models` whose `forgetTeam` forgets on every instance of the bus: it publishes
+ * TeamModelsChanged, and each instance (this one included) forgets the team's models when
+ * the event reaches it.
+ */
+export function acrossInstances(models: Models, bus: Bus): Models {
+  const forget = models.forgetTeam;
+  if (!forget || shared.has(models)) return models;
+  shared.add(models);
+  bus.subscribeAll((event) => {
+    if (event.name === TeamModelsChanged.name) forget(event.scope.teamId);
+  });
+  models.forgetTeam = (teamId) => {
+    forget(teamId);
+    bus.publish(TeamModelsChanged, {}, { teamId });
+  };
+  return models;
+}
 const MAX_CACHED_TEAMS = 1_000;
 
 /** The `forTeam` and `forgetTeam` of a server's models. */
