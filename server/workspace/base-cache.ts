@@ -42,3 +42,74 @@ export class BaseCache {
     return data;
   }
 }
+
+/** Base folders kept made (BaseFolders): the steps of new sessions of a few projects and commits. */
+const MAX_FOLDERS = 16;
+
+interface KeptFolder {
+  dir: Promise<string>;
+  /** Readers using it now: it is removed only at 0. */
+  users: number;
+}
+
+/**
+ * Folders holding chosen files of a base commit (`Workspaces.baseFiles`), made once and
+ * shared: the steps of new sessions read their rule and agent files from the same folder
+ * instead of each writing, reading and removing one. A folder is keyed by what it holds
+ * (each file's path, mode and object id), so it never goes stale and readers never change
+ * it; at most MAX_FOLDERS are kept (the least recently used go first), and one is removed
+ * only once no reader uses it. A server that stops leaves its kept folders in the project's
+ * folder (a few small files each), as it would a folder of a read it was killed in.
+ */
+export class BaseFolders {
+  private readonly kept = new Map<string, KeptFolder>();
+
+  /** The folder of `key`, made by `make` when none is kept; `release` when done reading it. */
+  async use(key: string, make: () => Promise<string>, remove: (dir: string) => Promise<void>): Promise<{ dir: string; release: () => Promise<void> }> {
+    let entry = this.kept.get(key);
+    if (entry) {
+      // The most recently used last.
+      this.kept.delete(key);
+      this.kept.set(key, entry);
+    } else {
+      const made: KeptFolder = { dir: make(), users: 0 };
+      this.kept.set(key, made);
+      // A folder that could not be made is not kept (make removes what it began).
+      made.dir.catch(() => {
+        if (this.kept.get(key) === made) this.kept.delete(key);
+      });
+      entry = made;
+    }
+    const used = entry;
+    used.users++;
+    let dir: string;
+    try {
+      dir = await used.dir;
+    } catch (error) {
+      used.users--;
+      throw error;
+    }
+    let released = false;
+    return {
+      dir,
+      release: async () => {
+        if (released) return;
+        released = true;
+        used.users--;
+        await this.trim(remove);
+      },
+    };
+  }
+
+  /** Folders beyond MAX_FOLDERS that no reader uses, removed (the least recently used first). */
+  private async trim(remove: (dir: string) => Promise<void>): Promise<void> {
+    const unused: string[] = [];
+    for (const [key, entry] of this.kept) {
+      if (this.kept.size <= MAX_FOLDERS) break;
+      if (entry.users > 0) continue;
+      this.kept.delete(key);
+      unused.push(await entry.dir);
+    }
+    await Promise.all(unused.map((dir) => remove(dir)));
+  }
+}

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BaseCache } from "./base-cache";
+import { BaseCache, BaseFolders } from "./base-cache";
 import { knownCommit, readHead, readRef, rememberCommit } from "./refs";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "parley-refs-"));
@@ -115,5 +115,38 @@ describe("BaseCache", () => {
       return Promise.resolve(Buffer.alloc(250 * 1024));
     });
     expect(again).toBe(1);
+  });
+});
+
+describe("BaseFolders", () => {
+  it("makes a key's folder once and shares it; removes folders beyond the cap only when no reader uses them; keeps no failed folder", async () => {
+    const folders = new BaseFolders();
+    const made: string[] = [];
+    const removed: string[] = [];
+    const make = (name: string) => () => {
+      made.push(name);
+      return Promise.resolve(`/f/${name}`);
+    };
+    const remove = (dir: string) => {
+      removed.push(dir);
+      return Promise.resolve();
+    };
+    const first = await folders.use("a", make("a"), remove);
+    const again = await folders.use("a", make("a"), remove);
+    expect([first.dir, again.dir, made]).toEqual(["/f/a", "/f/a", ["a"]]);
+    // Sixteen more keys: "a" is the least recently used, but still read.
+    for (let i = 0; i < 16; i++) await (await folders.use(`k${i}`, make(`k${i}`), remove)).release();
+    expect(removed).toEqual(["/f/k0"]);
+    await first.release();
+    await first.release();
+    expect(removed).toEqual(["/f/k0"]);
+    await again.release();
+    expect(removed).toEqual(["/f/k0"]);
+    // One more key: now "a", unused and the least recently used, goes.
+    await (await folders.use("k16", make("k16"), remove)).release();
+    expect(removed).toEqual(["/f/k0", "/f/a"]);
+    // A failed make is not kept: the next use makes it again.
+    await expect(folders.use("bad", () => Promise.reject(new Error("disk full")), remove)).rejects.toThrow("disk full");
+    expect((await folders.use("bad", make("bad"), remove)).dir).toBe("/f/bad");
   });
 });

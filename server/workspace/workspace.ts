@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db, Prisma } from "../db/client";
@@ -8,7 +9,7 @@ import type { Snapshots } from "../snapshot/snapshot";
 import { makeRepository, projectGit } from "../project/repository";
 import type { ProjectGit } from "../project/git";
 import { WorkspaceRepo, removeWorkTree } from "./repo";
-import { BaseCache } from "./base-cache";
+import { BaseCache, BaseFolders } from "./base-cache";
 import { knownCommit, readHead, readRef, rememberCommit } from "./refs";
 import { Spares } from "./spare";
 import { logger } from "../log";
@@ -127,6 +128,7 @@ export class Workspaces {
   private readonly making = new Map<string, Promise<ReadyWorkspace>>();
   /** What baseFiles read of base commits (which never change): each step of a session whose tree is not made reads it again. */
   private readonly baseCache = new BaseCache();
+  private readonly baseFolders = new BaseFolders();
   /** The trees checked out ahead, which new workspaces take (spare.ts). */
   readonly spares: Spares;
 
@@ -225,8 +227,8 @@ export class Workspaces {
 
   /**
    * A few files of the workspace's base commit, before its tree is made: those of its paths
-   * `wanted` accepts (regular files only, at most `limit`), written into a new folder of
-   * the server's that `cleanup` removes. The first step of a new session reads its rule
+   * `wanted` accepts (regular files only, at most `limit`), in a folder of the server's
+   * (BaseFolders: made once for the same files, shared by readers; `cleanup` when done). The first step of a new session reads its rule
    * files from them — the same bytes its tree will hold — instead of waiting for the whole
    * checkout (a registered folder's first session makes the project a repository first).
    */
@@ -250,20 +252,26 @@ export class Workspaces {
       if (plain && (match[1] === "100644" || match[1] === "100755") && want.file(match[3])) files.push({ mode: match[1], oid: match[2], file: match[3] });
       if (files.length >= limit) break;
     }
-    const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, row.projectId), "base-"));
-    const cleanup = () => rm(dir, { recursive: true, force: true });
-    try {
-      for (const entry of files) {
-        const data = await this.baseCache.blob(`${store}\0${entry.oid}`, async () => (await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files")).stdout);
-        const target = path.join(dir, entry.file);
-        await mkdir(path.dirname(target), { recursive: true });
-        await writeFile(target, data, { flag: "wx" });
+    const remove = (dir: string) => rm(dir, { recursive: true, force: true });
+    const make = async () => {
+      const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, row.projectId), "base-"));
+      try {
+        for (const entry of files) {
+          const data = await this.baseCache.blob(`${store}\0${entry.oid}`, async () => (await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files")).stdout);
+          const target = path.join(dir, entry.file);
+          await mkdir(path.dirname(target), { recursive: true });
+          await writeFile(target, data, { flag: "wx" });
+        }
+      } catch (error) {
+        await remove(dir);
+        throw error;
       }
-    } catch (error) {
-      await cleanup();
-      throw error;
-    }
-    return { dir, cleanup };
+      return dir;
+    };
+    // The same files (by path, mode and object id) are one folder, made once and shared.
+    const key = createHash("sha256").update(store).update("\0").update(files.map((f) => `${f.mode} ${f.oid} ${f.file}`).join("\0")).digest("hex");
+    const folder = await this.baseFolders.use(key, make, remove);
+    return { dir: folder.dir, cleanup: folder.release };
   }
 
   /**
