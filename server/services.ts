@@ -84,6 +84,8 @@ export interface TeamModelDetails {
   allowHttp: boolean;
   /** Whether the operator offers its environment keys to teams. */
   serverKeys: "all" | "none";
+  /** The team's monthly spending limits in USD (null: none), read with its model settings (server/spending). */
+  limits: { team: number | null; member: number | null };
 }
 
 export type ExecuteTool = (tool: Tool, input: unknown, ctx: ToolContext) => Promise<ToolResult>;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configServices } from "../server/assemble";
 import { Bus } from "../server/bus/bus";
+import { type Bridge, bridge } from "../server/bus/postgres";
 import { loadConfig } from "../server/config";
 import { createDb } from "../server/db/client";
 import { type Services, withActor } from "../server/services";
@@ -39,6 +40,7 @@ describe("monthly spending limits (integration, two instances)", () => {
   let userId: string;
   let projectId: string;
   let second: Services;
+  let secondLink: Bridge | undefined;
 
   const call = <T>(procedure: string, input: unknown) => trpcAnswer<T>(app, procedure, input, ann.headers);
   const ok = async <T>(procedure: string, input: unknown): Promise<T> => {
@@ -67,12 +69,16 @@ describe("monthly spending limits (integration, two instances)", () => {
     ann = await signUp(auth, "ann@spending.test", "Ann");
     ({ teamId, userId } = (await memberContext(ann.headers)).actor);
     projectId = (await app.rt.services.db.project.findFirstOrThrow({ where: { teamId } })).id;
-    // A second instance: the configuration, its own database client, bus, run lock and runners.
+    // A second instance: the configuration, its own database client, bus (bridged to the
+    // first's through PostgreSQL, as a server's is), run lock and runners.
     const cfg = loadConfig(process.env);
-    second = await configServices(cfg, createDb(cfg.databaseUrl ?? ""), new Bus());
+    const bus = new Bus();
+    secondLink = await bridge(bus, cfg.databaseUrl ?? "");
+    second = await configServices(cfg, createDb(cfg.databaseUrl ?? ""), bus);
   });
 
   afterAll(async () => {
+    await secondLink?.close();
     await second?.lock.close();
     await second?.db.$disconnect();
     await app?.close();

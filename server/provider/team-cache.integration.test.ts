@@ -5,6 +5,7 @@ import { testServices } from "../../test/runtime";
 import { Bus } from "../bus/bus";
 import { bridge } from "../bus/postgres";
 import { withActor } from "../services";
+import { Spending } from "../spending";
 import * as Admin from "./admin";
 import { formatModelRef } from "./models";
 import { TEAM_MODELS_TTL_MS, forTeams, serverProviders } from "./team";
@@ -52,6 +53,10 @@ describe("a team's models, kept briefly", () => {
       expect(await defaultOnB()).toBe("offline/parley-offline");
       await Admin.setModels(withActor(a, ctx.actor), { enabled: [], defaultModel: "compatible/two", smallModel: null });
       expect(await until("instance B to see the new default", async () => ((await defaultOnB()) === "compatible/two" ? true : undefined), 5_000)).toBe(true);
+      // Spending limits are kept with the model settings, and forgotten the same way.
+      expect(await Spending.limits(b, teamId)).toEqual({ team: null, member: null });
+      await Spending.setLimits(withActor(a, ctx.actor), { team: 0.01, member: null });
+      expect(await until("instance B to see the new limit", async () => ((await Spending.limits(b, teamId)).team === 0.01 ? true : undefined), 5_000)).toBe(true);
       expect(problems).toEqual([]);
     } finally {
       await Promise.all(links.map((link) => link.close()));

@@ -52,12 +52,20 @@ export interface TeamModelChoice {
 }
 
 export async function readChoice(s: Pick<Services, "db">, teamId: string): Promise<TeamModelChoice> {
+  return (await readSettings(s, teamId)).choice;
+}
+
+/** A team's model settings row: its model choice, and its spending limits (the same row). */
+async function readSettings(s: Pick<Services, "db">, teamId: string): Promise<{ choice: TeamModelChoice; limits: TeamModelDetails["limits"] }> {
   const row = await s.db.teamModelSettings.findUnique({ where: { teamId } });
   return {
-    enabled: row ? Enabled.catch([]).parse(row.enabled) : [],
-    defaultModel: row?.defaultModel ?? undefined,
-    smallModel: row?.smallModel ?? undefined,
-    agentModels: row ? AgentModels.catch({}).parse(row.agentModels) : {},
+    choice: {
+      enabled: row ? Enabled.catch([]).parse(row.enabled) : [],
+      defaultModel: row?.defaultModel ?? undefined,
+      smallModel: row?.smallModel ?? undefined,
+      agentModels: row ? AgentModels.catch({}).parse(row.agentModels) : {},
+    },
+    limits: { team: row?.monthlyLimit ? row.monthlyLimit.toNumber() : null, member: row?.memberLimit ? row.memberLimit.toNumber() : null },
   };
 }
 
@@ -243,7 +251,7 @@ export function forTeams(server: ServerProviders, now: () => number = () => perf
 }
 
 async function readTeamModels(server: ServerProviders, s: Pick<Services, "db" | "keyring">, teamId: string): Promise<Models & { details: TeamModelDetails }> {
-  const [{ credentials, sources }, choice] = await Promise.all([teamCredentials(s, server, teamId), readChoice(s, teamId)]);
+  const [{ credentials, sources }, { choice, limits }] = await Promise.all([teamCredentials(s, server, teamId), readSettings(s, teamId)]);
   const cfg = teamConfig(server, credentials);
   const details: TeamModelDetails = {
     catalog: () => teamCatalog(cfg, sources),
@@ -251,6 +259,7 @@ async function readTeamModels(server: ServerProviders, s: Pick<Services, "db" | 
     load: (ref) => loadModel(ref, cfg),
     allowHttp: server.allowHttp,
     serverKeys: server.serverKeys,
+    limits,
   };
   return { ...teamModels(cfg, choice, sources), details };
 }

@@ -5,6 +5,7 @@ import { ParleyError } from "../errors";
 import type { Acting } from "../actor";
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
+import type { Keyring } from "../secrets/seal";
 
 /**
  * Spending (SPEC §12): every finished model step with a cost adds a row to `Spend` (the
@@ -47,7 +48,24 @@ export interface Limits {
   member: number | null;
 }
 
-export async function limits(s: { db: Db }, teamId: string): Promise<Limits> {
+/** Where a team's limits may be kept: its models (server/provider/team.ts reads them with its model settings). */
+interface LimitsKept {
+  keyring?: Keyring;
+  models?: {
+    forTeam?(s: { db: Db; keyring: Keyring }, teamId: string): Promise<{ details?: { limits?: Limits } }>;
+    forgetTeam?(teamId: string): void;
+  };
+}
+
+/**
+ * A team's limits: as its models keep them (read with its model settings, forgotten on every
+ * instance when they change — setLimits forgets them), else from the database.
+ */
+export async function limits(s: { db: Db } & LimitsKept, teamId: string): Promise<Limits> {
+  if (s.keyring && s.models?.forTeam) {
+    const kept = (await s.models.forTeam({ db: s.db, keyring: s.keyring }, teamId)).details?.limits;
+    if (kept) return kept;
+  }
   const row = await s.db.teamModelSettings.findUnique({ where: { teamId }, select: { monthlyLimit: true, memberLimit: true } });
   return { team: row?.monthlyLimit ? row.monthlyLimit.toNumber() : null, member: row?.memberLimit ? row.memberLimit.toNumber() : null };
 }
@@ -66,7 +84,7 @@ async function spent(s: { db: Db; clock: Clock }, teamId: string, userId: string
  * Refuses a new prompt once the team's monthly limit, or that of the member whose session
  * it is (its spending is counted to the session's author), is reached.
  */
-export async function assertWithin(s: { db: Db; clock: Clock }, teamId: string, userId: string): Promise<void> {
+export async function assertWithin(s: { db: Db; clock: Clock } & LimitsKept, teamId: string, userId: string): Promise<void> {
   const limit = await limits(s, teamId);
   if (limit.team === null && limit.member === null) return;
   const used = await spent(s, teamId, userId);
@@ -146,10 +164,11 @@ const Usd = z.number().nonnegative().max(1_000_000).nullable();
 export const LimitsInput = z.object({ team: Usd, member: Usd });
 
 /** Sets the team's monthly limits (owners and admins). */
-export async function setLimits(ctx: Acting & { clock: Clock }, input: z.infer<typeof LimitsInput>): Promise<Limits> {
+export async function setLimits(ctx: Acting & { clock: Clock } & Pick<LimitsKept, "models">, input: z.infer<typeof LimitsInput>): Promise<Limits> {
   await requireRole(ctx, ADMIN_ROLES, "set spending limits");
   const { team, member } = LimitsInput.parse(input);
   const data = { monthlyLimit: team === null ? null : new Decimal(team).toString(), memberLimit: member === null ? null : new Decimal(member).toString(), updatedAt: new Date(ctx.clock.now()), updatedById: ctx.actor.userId };
   await ctx.db.teamModelSettings.upsert({ where: { teamId: ctx.actor.teamId }, create: { teamId: ctx.actor.teamId, ...data }, update: data });
+  ctx.models?.forgetTeam?.(ctx.actor.teamId);
   return { team, member };
 }
