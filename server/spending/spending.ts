@@ -63,7 +63,11 @@ interface LimitsKept {
  */
 export async function limits(s: { db: Db } & LimitsKept, teamId: string): Promise<Limits> {
   if (s.keyring && s.models?.forTeam) {
-    const kept = (await s.models.forTeam({ db: s.db, keyring: s.keyring }, teamId)).details?.limits;
+    // Models that cannot be read (a key no keyring opens) say nothing of limits: the row does.
+    const kept = await s.models.forTeam({ db: s.db, keyring: s.keyring }, teamId).then(
+      (models) => models.details?.limits,
+      () => undefined,
+    );
     if (kept) return kept;
   }
   const row = await s.db.teamModelSettings.findUnique({ where: { teamId }, select: { monthlyLimit: true, memberLimit: true } });
