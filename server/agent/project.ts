@@ -1,7 +1,8 @@
 import type { Services } from "../services";
 import { type AgentFile as AgentFileType, AgentFile, type Agents } from "./agent";
 import { FrontmatterError, splitFrontmatter } from "./frontmatter";
-import { readMarkdown } from "./repo-files";
+import { type RepoFiles, readMarkdown } from "./repo-files";
+import { FixedReads } from "../workspace/base-cache";
 
 /**
  * The agents of one session: the server's (built-in and configured) and those its working
@@ -29,12 +30,24 @@ export interface AgentsOf {
   workspaceId: string | null;
 }
 
+/** The agent files read of folders that never change (a base commit's, by key). */
+const fixedAgentFiles = new FixedReads<RepoFiles>();
+
+/** A tree's agent files; of a folder that never changes (`fixed`: its key), read once. Each caller gets its own lists. */
+async function agentFiles(root: string, fixed: string | undefined): Promise<RepoFiles> {
+  if (fixed === undefined) return readMarkdown(root, AGENT_FOLDERS, false);
+  const { files, problems } = await fixedAgentFiles.get(fixed, () => readMarkdown(root, AGENT_FOLDERS, false));
+  return { files: [...files], problems: [...problems] };
+}
+
 export async function sessionAgents(s: { agents: Agents; workspaces: Pick<Services["workspaces"], "readFiles"> }, row: AgentsOf): Promise<SessionAgents> {
   const inFolders = (file: string) => AGENT_FOLDERS.some((folder) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes("/") && file.endsWith(".md"));
   let found: Awaited<ReturnType<typeof readMarkdown>>;
   try {
     // Read without waiting for a new session's working tree (from its base commit meanwhile).
-    found = row.workspaceId ? await s.workspaces.readFiles(row.workspaceId, { folders: [...AGENT_FOLDERS], file: inFolders }, MAX_AGENT_FILES, (root) => readMarkdown(root, AGENT_FOLDERS, false)) : await readMarkdown(row.directory, AGENT_FOLDERS, false);
+    found = row.workspaceId
+      ? await s.workspaces.readFiles(row.workspaceId, { folders: [...AGENT_FOLDERS], file: inFolders }, MAX_AGENT_FILES, (root, fixed) => agentFiles(root, fixed))
+      : await readMarkdown(row.directory, AGENT_FOLDERS, false);
   } catch (error) {
     // The workspace could not be made: the server's agents still answer (the first tool says why).
     const reason = error instanceof Error ? error.message : String(error);

@@ -79,6 +79,26 @@ describe("rule files", () => {
   });
 });
 
+describe("a folder that never changes (a base commit's)", () => {
+  it("is read once per key and settings: the same key gives what was read, stored texts are still the step's, another key or other settings read again", async () => {
+    write("AGENTS.md", "first");
+    write("docs/a.md", "doc");
+    const settings: InstructionSettings = { paths: ["docs/*.md"], allowUrls: false };
+    const key = `fixed-${n}`;
+    const first = await gather({ root, directory: root, settings, fixed: key, team: "team one" });
+    expect(first.texts.join("\n")).toContain("first");
+    // A base folder's files never change; were they to, the kept reading stands for the key.
+    write("AGENTS.md", "second");
+    const kept = await gather({ root, directory: root, settings, fixed: key, team: "team two" });
+    expect(kept.texts.join("\n")).toContain("first");
+    expect(kept.texts.join("\n")).toContain("team two");
+    expect(labels(kept.sources)).toEqual(["team", "AGENTS.md", "docs/a.md"]);
+    expect((await gather({ root, directory: root, settings, fixed: `${key}-other`, team: "team two" })).texts.join("\n")).toContain("second");
+    expect((await gather({ root, directory: root, settings: NONE, fixed: key })).texts.join("\n")).toContain("second");
+    expect((await gather({ root, directory: root, settings })).texts.join("\n")).toContain("second");
+  });
+});
+
 describe("configured instructions", () => {
   it("globs relative to the project include each match once, sorted, after the rule files; node_modules and .git are not searched", async () => {
     write("AGENTS.md", "rules");

@@ -4,8 +4,9 @@ import path from "node:path";
 import { errorCode } from "../tool/files";
 import { isInside } from "../inside";
 import type { InstructionSource } from "../session/message";
-import { cutText, labelOf, present, readConfined } from "./read";
+import { type RuleRead, cutText, labelOf, present, readConfined } from "./read";
 import { logger } from "../log";
+import { FixedReads } from "../workspace/base-cache";
 
 const log = logger("instructions");
 
@@ -61,6 +62,11 @@ export interface GatherInput {
   urlCache?: UrlCache;
   /** Whether the workspace's files can be read (false: its tree could not be made; only stored instructions are used). */
   files?: boolean;
+  /**
+   * Set when the files under `root` never change (a base commit's folder: its key names what
+   * it holds): what is read of them is kept and reused.
+   */
+  fixed?: string;
   signal?: AbortSignal;
 }
 
@@ -136,18 +142,57 @@ class Collector {
     this.add(kind, kind, bytes.length > this.maxFile ? cutText(bytes.subarray(0, this.maxFile), true) : text, bytes.length);
   }
 
-  async addFile(root: string, file: string): Promise<void> {
-    const label = labelOf(root, file);
+  /** A file of the repository as read (a file already added is not added again). */
+  addFile(found: FileFound): void {
+    if ("skipped" in found) return this.skip("file", found.skipped, found.reason);
+    const { label, read } = found;
     if (this.files.has(label)) return;
-    const read = await readConfined(root, file, label, this.maxFile);
     if (read.kind === "missing") return;
-    if (read.kind === "refused") {
-      this.skip("file", label, read.reason);
-      return;
-    }
+    if (read.kind === "refused") return this.skip("file", label, read.reason);
     this.add("file", label, read.text, read.size);
   }
 }
+
+/** A file of the repository's instructions, found and read; or a configured path refused before any read. */
+type FileFound = { label: string; read: RuleRead } | { skipped: string; reason: string };
+
+/**
+ * The repository's part of a step's instructions, in order: the rule files, then each
+ * configured pattern's files (a path refused as it is); each file read once.
+ */
+async function repositoryFiles(root: string, directory: string, settings: InstructionSettings, projectDirectory: string | undefined, maxFile: number): Promise<FileFound[]> {
+  const out: FileFound[] = [];
+  const reads = new Map<string, RuleRead>();
+  const found = async (file: string) => {
+    const label = labelOf(root, file);
+    let read = reads.get(label);
+    if (!read) {
+      read = await readConfined(root, file, label, maxFile);
+      reads.set(label, read);
+    }
+    out.push({ label, read });
+  };
+  for (const file of await ruleFiles(root, directory)) await found(file);
+  for (const entry of settings.paths) {
+    if (isUrl(entry)) continue;
+    const where = patternOf(entry, root, projectDirectory);
+    if ("refused" in where) {
+      out.push({ skipped: entry, reason: where.refused });
+      continue;
+    }
+    // As OpenCode: the pattern is looked for from the working directory up to the root.
+    for (const folder of foldersDown(root, directory).reverse()) {
+      for (const file of await globFiles(folder, where.pattern)) await found(file);
+    }
+  }
+  return out;
+}
+
+/**
+ * What repositoryFiles read of roots that never change (a base commit's folder, keyed by
+ * what it holds: GatherInput.fixed), with the settings that chose the files.
+ */
+const fixedReads = new FixedReads<FileFound[]>();
 
 /** The folders from `root` down to `directory` (root first); just the root when `directory` is not inside it. */
 export function foldersDown(root: string, directory: string): string[] {
@@ -263,27 +308,12 @@ export async function gather(input: GatherInput): Promise<Gathered> {
   collect.addStored("project", input.project);
   const root = path.resolve(input.root);
   const directory = path.resolve(input.directory);
-  const files = input.files ?? true;
-  if (files) {
-    for (const file of await ruleFiles(root, directory)) await collect.addFile(root, file);
+  if (input.files ?? true) {
+    const read = () => repositoryFiles(root, directory, settings, input.projectDirectory, collect.maxFile);
+    const key = input.fixed === undefined ? undefined : JSON.stringify([input.fixed, path.relative(root, directory), settings.paths, input.projectDirectory ?? null, collect.maxFile]);
+    for (const found of await (key === undefined ? read() : fixedReads.get(key, read))) collect.addFile(found);
   }
-  const urls: string[] = [];
-  for (const entry of settings.paths) {
-    if (isUrl(entry)) {
-      urls.push(entry);
-      continue;
-    }
-    if (!files) continue;
-    const where = patternOf(entry, root, input.projectDirectory);
-    if ("refused" in where) {
-      collect.skip("file", entry, where.refused);
-      continue;
-    }
-    // As OpenCode: the pattern is looked for from the working directory up to the root.
-    for (const folder of foldersDown(root, directory).reverse()) {
-      for (const file of await globFiles(folder, where.pattern)) await collect.addFile(root, file);
-    }
-  }
+  const urls = settings.paths.filter(isUrl);
   for (const url of urls) {
     if (!settings.allowUrls) {
       collect.skip("url", url, "instructions from URLs are off on this server (the operator's instructionUrls switch)");

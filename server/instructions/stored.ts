@@ -96,8 +96,9 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
   const own = stored?.directory != null && stored.teamId === scope.teamId ? { instructions: stored.instructions, directory: stored.directory } : null;
   const settings = s.settings.instructions ?? NO_INSTRUCTION_SETTINGS;
   let files = true;
-  const gatherFrom = (root: string) =>
+  const gatherFrom = (root: string, fixed?: string) =>
     gather({
+      ...(fixed === undefined ? {} : { fixed }),
       root,
       directory: root,
       ...(own ? { projectDirectory: own.directory } : {}),

@@ -113,3 +113,25 @@ export class BaseFolders {
     await Promise.all(unused.map((dir) => remove(dir)));
   }
 }
+
+/**
+ * What a reader read of folders that never change (BaseFolders', by key: the same key, the
+ * same files), kept so the next step reads nothing: at most `max` (the oldest go first); a
+ * failed read is not kept.
+ */
+export class FixedReads<T> {
+  private readonly kept = new Map<string, Promise<T>>();
+  constructor(private readonly max = 64) {}
+
+  get(key: string, read: () => Promise<T>): Promise<T> {
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    if (this.kept.size >= this.max) this.kept.delete(this.kept.keys().next().value ?? "");
+    const reading = read();
+    this.kept.set(key, reading);
+    reading.catch(() => {
+      if (this.kept.get(key) === reading) this.kept.delete(key);
+    });
+    return reading;
+  }
+}

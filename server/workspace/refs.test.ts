@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BaseCache, BaseFolders } from "./base-cache";
+import { BaseCache, BaseFolders, FixedReads } from "./base-cache";
 import { knownCommit, readHead, readRef, rememberCommit } from "./refs";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "parley-refs-"));
@@ -148,5 +148,24 @@ describe("BaseFolders", () => {
     // A failed make is not kept: the next use makes it again.
     await expect(folders.use("bad", () => Promise.reject(new Error("disk full")), remove)).rejects.toThrow("disk full");
     expect((await folders.use("bad", make("bad"), remove)).dir).toBe("/f/bad");
+  });
+});
+
+describe("FixedReads", () => {
+  it("reads a key once, keeps at most its bound (the oldest go), and keeps no failed read", async () => {
+    const reads = new FixedReads<string>(2);
+    let count = 0;
+    const read = (value: string) => () => {
+      count++;
+      return Promise.resolve(value);
+    };
+    expect(await reads.get("a", read("A"))).toBe("A");
+    expect(await reads.get("a", read("other"))).toBe("A");
+    expect(count).toBe(1);
+    await reads.get("b", read("B"));
+    await reads.get("c", read("C"));
+    expect(await reads.get("a", read("A again"))).toBe("A again");
+    await expect(reads.get("bad", () => Promise.reject(new Error("gone")))).rejects.toThrow("gone");
+    expect(await reads.get("bad", read("made"))).toBe("made");
   });
 });

@@ -232,7 +232,7 @@ export class Workspaces {
    * files from them — the same bytes its tree will hold — instead of waiting for the whole
    * checkout (a registered folder's first session makes the project a repository first).
    */
-  private async baseFiles(row: WorkspaceRow & { project: { id: string; directory: string } }, want: BaseFileFilter, limit: number): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  private async baseFiles(row: WorkspaceRow & { project: { id: string; directory: string } }, want: BaseFileFilter, limit: number): Promise<{ dir: string; key: string; cleanup: () => Promise<void> }> {
     const store = storeOf(this.settings.dataDir, row.projectId);
     // Made already by an earlier workspace of the project (the usual case): no lock to wait for.
     // A registered folder's first session makes the project a repository here (its store too).
@@ -271,16 +271,16 @@ export class Workspaces {
     // The same files (by path, mode and object id) are one folder, made once and shared.
     const key = createHash("sha256").update(store).update("\0").update(files.map((f) => `${f.mode} ${f.oid} ${f.file}`).join("\0")).digest("hex");
     const folder = await this.baseFolders.use(key, make, remove);
-    return { dir: folder.dir, cleanup: folder.release };
+    return { dir: folder.dir, key, cleanup: folder.release };
   }
 
   /**
    * Reads files of a session's workspace with `read(root)` without making its tree: when
    * the tree is made, from it; until then, from the files of its base commit `wanted`
-   * accepts (baseFiles — the same bytes the tree will hold). A removed workspace is
-   * refused as `ready` refuses it.
+   * accepts (baseFiles — the same bytes the tree will hold; `read` gets the folder's key
+   * too, as they never change). A removed workspace is refused as `ready` refuses it.
    */
-  async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string) => Promise<T>): Promise<T> {
+  async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string, fixed?: string) => Promise<T>): Promise<T> {
     // One statement (Prisma's include reads the project in a second one): twice in each step.
     const [found] = await this.db.$queryRaw<Array<WorkspaceRow & { projectDirectory: string }>>`
       SELECT w.*, p.directory AS "projectDirectory" FROM "Workspace" w JOIN "Project" p ON p.id = w."projectId" WHERE w.id = ${id}`;
@@ -289,7 +289,8 @@ export class Workspaces {
     if (!row || row.state === "removed") return read((await this.ready(id)).directory);
     const early = await this.baseFiles(row, want, limit);
     try {
-      return await read(early.dir);
+      // These files never change: `fixed` (the folder's key, naming what it holds) lets the reader keep what it read of them.
+      return await read(early.dir, early.key);
     } finally {
       await early.cleanup();
     }
