@@ -5,9 +5,12 @@ import { useRouter } from "next/navigation";
 import { type ReactNode, createContext, use, useEffect, useMemo, useRef, useState, useTransition } from "react";
 import { type LiveEvent, useEventSource } from "@/components/events/use-event-source";
 import { Button } from "@/components/ui/button";
+import { type RefreshSchedule, refreshSchedule } from "./refresh-schedule";
 
 /** At most this often (ms) the page is rendered again on the server while events come in. */
 const REFRESH_EVERY_MS = 400;
+/** A render this long (ms) after the last event, when what it announced is stored (refresh-schedule.ts). */
+const SETTLE_MS = 300;
 
 type Gone = "revoked" | "deleted";
 
@@ -17,7 +20,8 @@ const ConnectedContext = createContext(false);
  * What keeps a share page live: its content is rendered on the server (markdown and code
  * included, app/share/[shareId]/page.tsx), so this island only listens to the link's
  * stream and has the server render the page again when something happened — a few times a
- * second at most while a reply streams, and once after each (re)connection. `share.revoked`
+ * second at most while a reply streams, once more when the last event's change is stored
+ * (refresh-schedule.ts), and once after each (re)connection. `share.revoked`
  * (or the shown session's deletion) replaces the page at once; a link that is gone for good
  * answers 404, which the next render shows.
  */
@@ -25,25 +29,24 @@ export function ShareLive({ shareId, sessionId, rootHref, children }: { shareId:
   const router = useRouter();
   const [connected, setConnected] = useState(false);
   const [gone, setGone] = useState<Gone>();
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const last = useRef(0);
   const ended = useRef(false);
+  const schedule = useRef<RefreshSchedule | undefined>(undefined);
+  // Made per effect run (React runs effects twice in development: a stopped schedule stays stopped).
+  useEffect(() => {
+    const made = refreshSchedule(() => router.refresh(), { every: REFRESH_EVERY_MS, settle: SETTLE_MS });
+    schedule.current = made;
+    return () => made.stop();
+  }, [router]);
   const handlers = useMemo(() => {
     // Once the link is revoked (or the session deleted) the page is not rendered again:
     // the notice stays (a new render would be the 404 page).
     const end = (why: Gone) => {
       ended.current = true;
-      clearTimeout(timer.current);
+      schedule.current?.stop();
       setGone(why);
     };
     const refresh = () => {
-      if (timer.current || ended.current) return;
-      const wait = Math.max(0, last.current + REFRESH_EVERY_MS - Date.now());
-      timer.current = setTimeout(() => {
-        timer.current = undefined;
-        last.current = Date.now();
-        if (!ended.current) router.refresh();
-      }, wait);
+      if (!ended.current) schedule.current?.event();
     };
     return {
       onEvent: (event: LiveEvent) => {
@@ -61,8 +64,7 @@ export function ShareLive({ shareId, sessionId, rootHref, children }: { shareId:
         refresh();
       },
     };
-  }, [router, sessionId]);
-  useEffect(() => () => clearTimeout(timer.current), []);
+  }, [sessionId]);
   useEventSource(gone ? undefined : `/api/share/${encodeURIComponent(shareId)}/events`, handlers);
 
   if (gone === "revoked") {
