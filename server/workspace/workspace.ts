@@ -56,14 +56,7 @@ export interface WorkspaceRow {
 }
 
 /** A new workspace's row before it is written (Workspaces.planned). */
-export interface PlannedWorkspace {
-  id: string;
-  teamId: string;
-  projectId: string;
-  directory: string;
-  branch: string;
-  baseBranch: string;
-}
+export type PlannedWorkspace = Pick<WorkspaceRow, "id" | "teamId" | "projectId" | "directory" | "branch" | "baseBranch">;
 
 /** A workspace ready for tools: its working tree, and the object folders its `.git` borrows (bound read-only in the sandbox). */
 export interface ReadyWorkspace {
