@@ -16,15 +16,40 @@ const SELECT =
   "h-9 rounded-lg border-0 bg-white px-3 text-sm text-zinc-900 shadow-sm ring-1 ring-zinc-300 ring-inset focus:ring-2 focus:ring-indigo-600";
 
 /** The models the team enables (from those its keys reach), its default and its small model (titles, compaction). */
-export function TeamModels({ catalog, choice, agents, isAdmin, onSaved }: { catalog: Overview["catalog"]; choice: Overview["choice"]; agents: string[]; isAdmin: boolean; onSaved: () => void }) {
+/**
+ * The team's models. Its parent keys it by the saved choice, so a save (and the refetch it
+ * starts) mounts it again with what was stored: `saved` — kept by the parent — says that it
+ * was just saved, until the admin changes something again.
+ */
+export function TeamModels({ catalog, choice, agents, isAdmin, saved, onSaved }: { catalog: Overview["catalog"]; choice: Overview["choice"]; agents: string[]; isAdmin: boolean; saved: boolean; onSaved: () => void }) {
   const trpc = useTRPC();
+  const [edited, setEdited] = useState(false);
   const [enabled, setEnabled] = useState<string[]>(choice.enabled);
-  const [defaultModel, setDefault] = useState(choice.defaultModel ?? "");
-  const [smallModel, setSmall] = useState(choice.smallModel ?? "");
-  const [agentModels, setAgentModels] = useState<Record<string, string>>(choice.agentModels);
-  const save = useMutation(trpc.provider.setModels.mutationOptions({ onSuccess: () => onSaved() }));
+  const [defaultModel, setDefaultModel] = useState(choice.defaultModel ?? "");
+  const [smallModel, setSmallModel] = useState(choice.smallModel ?? "");
+  const [agentModels, setAgentModelsValue] = useState<Record<string, string>>(choice.agentModels);
+  const edit =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      setEdited(true);
+      set(value);
+    };
+  const setDefault = edit(setDefaultModel);
+  const setSmall = edit(setSmallModel);
+  const setAgentModels = edit(setAgentModelsValue);
+  const save = useMutation(
+    trpc.provider.setModels.mutationOptions({
+      onSuccess: () => {
+        setEdited(false);
+        onSaved();
+      },
+    }),
+  );
   const offered = enabled.length > 0 ? catalog.filter((m) => enabled.includes(keyOf(m))) : catalog;
-  const toggle = (key: string, on: boolean) => setEnabled((list) => (on ? [...list, key] : list.filter((k) => k !== key)));
+  const toggle = (key: string, on: boolean) => {
+    setEdited(true);
+    setEnabled((list) => (on ? [...list, key] : list.filter((k) => k !== key)));
+  };
 
   return (
     <div data-testid="team-models">
@@ -72,7 +97,7 @@ export function TeamModels({ catalog, choice, agents, isAdmin, onSaved }: { cata
         ) : null}
       </div>
       <AgentModels agents={agents} models={offered} value={agentModels} disabled={!isAdmin} onChange={setAgentModels} />
-      {save.isSuccess ? <p role="status" className="mt-1 text-sm text-emerald-700">Saved.</p> : null}
+      {(saved || save.isSuccess) && !edited ? <p role="status" className="mt-1 text-sm text-emerald-700">Saved.</p> : null}
       <ErrorLine error={save.error} className="mt-1 text-sm text-red-600" />
     </div>
   );

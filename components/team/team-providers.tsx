@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { ErrorLine } from "@/components/ui/feedback";
@@ -23,6 +24,8 @@ export function TeamProviders({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const overview = useQuery(trpc.provider.overview.queryOptions());
+  // Kept here: a save mounts the models' form again (it is keyed by the saved choice).
+  const [modelsSaved, setModelsSaved] = useState(false);
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.provider.overview.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.secret.list.queryKey() });
@@ -56,7 +59,18 @@ export function TeamProviders({ isAdmin }: { isAdmin: boolean }) {
             ))}
           </ul>
           {data.serverKeys === "none" ? <p className="text-xs text-zinc-500">This server does not offer its own keys: the team uses only the keys set here.</p> : null}
-          <TeamModels key={JSON.stringify(data.choice)} catalog={data.catalog} choice={data.choice} agents={data.agents} isAdmin={isAdmin} onSaved={refresh} />
+          <TeamModels
+            key={JSON.stringify(data.choice)}
+            catalog={data.catalog}
+            choice={data.choice}
+            agents={data.agents}
+            isAdmin={isAdmin}
+            saved={modelsSaved}
+            onSaved={() => {
+              setModelsSaved(true);
+              refresh();
+            }}
+          />
           <SpendingLimits key={JSON.stringify(data.limits)} limits={data.limits} isAdmin={isAdmin} onSaved={refresh} />
         </div>
       ) : null}
