@@ -18,8 +18,13 @@ const OBJECT_ID = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/;
 
 /** A ref's object id; `null` when the ref surely does not exist; `undefined` when only git can say. */
 export async function readRef(gitDir: string, ref: string): Promise<string | null | undefined> {
-  if (!/^refs\/[A-Za-z0-9._/-]+$/.test(ref) || ref.split("/").some((part) => part === "" || part === "." || part === "..")) return undefined;
   if (await exists(path.join(gitDir, "reftable"))) return undefined;
+  return fileRef(gitDir, ref);
+}
+
+/** readRef in a git directory known to use the "files" ref store. */
+async function fileRef(gitDir: string, ref: string): Promise<string | null | undefined> {
+  if (!/^refs\/[A-Za-z0-9._/-]+$/.test(ref) || ref.split("/").some((part) => part === "" || part === "." || part === "..")) return undefined;
   const loose = await readInside(gitDir, ref.split("/"));
   if (loose === undefined) return undefined;
   if (loose !== null) return OBJECT_ID.exec(loose.toString("latin1"))?.[1];
@@ -50,7 +55,7 @@ export async function readHead(gitDir: string): Promise<string | undefined> {
   if (detached) return detached;
   const branch = /^ref: (refs\/heads\/[^\n]+)\n?$/.exec(text)?.[1];
   if (!branch) return undefined;
-  return (await readRef(gitDir, branch)) ?? undefined;
+  return (await fileRef(gitDir, branch)) ?? undefined;
 }
 
 async function exists(target: string): Promise<boolean> {
