@@ -138,7 +138,7 @@ async function insert(ctx: Context, data: NewSession): Promise<Info> {
              ${ctx.actor.userId}, ${data.agent ?? null}, ${data.model?.providerId ?? null}, ${data.model?.modelId ?? null}, ${permission}::jsonb, ${time}, ${time}
       FROM ws
       RETURNING *`;
-    if (!made) throw ctx.workspaces.capReached(await ctx.db.workspace.count({ where: { projectId: ws.projectId, state: { not: "removed" } } }));
+    if (!made) throw await ctx.workspaces.capError(ws.projectId);
     row = made;
   } else row = await write(ctx.db, data.directory, data.workspaceId ?? null);
   let info = sessionFromRow({ ...row, share: null }, ctx.settings.publicUrl);

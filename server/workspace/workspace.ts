@@ -55,6 +55,11 @@ export interface WorkspaceRow {
   forkSnapshot: string | null;
 }
 
+/** How many workspaces of a project are live (not removed). */
+function liveWorkspaces(db: Prisma.TransactionClient, projectId: string): Promise<number> {
+  return db.workspace.count({ where: { projectId, state: { not: "removed" } } });
+}
+
 /** A new workspace's row before it is written (Workspaces.planned). */
 export type PlannedWorkspace = Pick<WorkspaceRow, "id" | "teamId" | "projectId" | "directory" | "branch" | "baseBranch">;
 
@@ -152,7 +157,7 @@ export class Workspaces {
     tx: Prisma.TransactionClient,
     input: { teamId: string; project: { id: string; defaultBranch: string | null }; slug: string; baseBranch?: string; fork?: Fork },
   ): Promise<WorkspaceRow> {
-    const live = await tx.workspace.count({ where: { projectId: input.project.id, state: { not: "removed" } } });
+    const live = await liveWorkspaces(tx, input.project.id);
     if (live >= this.settings.maxPerProject) throw this.capReached(live);
     const source = input.fork?.workspaceId ? await tx.workspace.findUnique({ where: { id: input.fork.workspaceId } }) : null;
     return tx.workspace.create({
@@ -188,8 +193,12 @@ export class Workspaces {
     return this.settings.maxPerProject;
   }
 
-  /** The error of a project at its cap of live workspaces. */
-  capReached(live: number): ParleyError {
+  /** The error of a project at its cap of live workspaces, naming how many it has. */
+  async capError(projectId: string): Promise<ParleyError> {
+    return this.capReached(await liveWorkspaces(this.db, projectId));
+  }
+
+  private capReached(live: number): ParleyError {
     return new ParleyError(
       "CONFLICT",
       `This project has ${live} live workspaces, the most it may have (limits.workspacesPerProject = ${this.settings.maxPerProject}): delete sessions you no longer need, or ask an admin to raise the cap.`,
