@@ -3,6 +3,7 @@ import { type AgentFile as AgentFileType, AgentFile, type Agents } from "./agent
 import { FrontmatterError, splitFrontmatter } from "./frontmatter";
 import { type RepoFiles, readMarkdown } from "./repo-files";
 import { FixedReads } from "../workspace/base-cache";
+import type { WorkspaceFiles } from "../workspace/workspace";
 
 /**
  * The agents of one session: the server's (built-in and configured) and those its working
@@ -40,14 +41,19 @@ async function agentFiles(root: string, fixed: string | undefined): Promise<Repo
   return { files: [...files], problems: [...problems] };
 }
 
-export async function sessionAgents(s: { agents: Agents; workspaces: Pick<Services["workspaces"], "readFiles"> }, row: AgentsOf): Promise<SessionAgents> {
+/** `reader`: the step's reader of the workspace (Workspaces.files), shared with its other readers; one of its own otherwise. */
+export async function sessionAgents(s: { agents: Agents; workspaces: Pick<Services["workspaces"], "readFiles"> }, row: AgentsOf, reader?: WorkspaceFiles): Promise<SessionAgents> {
   const inFolders = (file: string) => AGENT_FOLDERS.some((folder) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes("/") && file.endsWith(".md"));
   let found: Awaited<ReturnType<typeof readMarkdown>>;
   try {
     // Read without waiting for a new session's working tree (from its base commit meanwhile).
-    found = row.workspaceId
-      ? await s.workspaces.readFiles(row.workspaceId, { folders: [...AGENT_FOLDERS], file: inFolders }, MAX_AGENT_FILES, (root, fixed) => agentFiles(root, fixed))
-      : await readMarkdown(row.directory, AGENT_FOLDERS, false);
+    const want = { folders: [...AGENT_FOLDERS], file: inFolders };
+    const read = (root: string, fixed?: string) => agentFiles(root, fixed);
+    found = reader
+      ? await reader.read(want, MAX_AGENT_FILES, read)
+      : row.workspaceId
+        ? await s.workspaces.readFiles(row.workspaceId, want, MAX_AGENT_FILES, read)
+        : await readMarkdown(row.directory, AGENT_FOLDERS, false);
   } catch (error) {
     // The workspace could not be made: the server's agents still answer (the first tool says why).
     const reason = error instanceof Error ? error.message : String(error);

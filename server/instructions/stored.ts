@@ -13,6 +13,7 @@ import { readConfined } from "./read";
 import { isInside } from "../inside";
 import { DEFAULT_MAX_FILE_BYTES, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, fetchText, type Gathered, gather, isUrl, patternOf, sha256, type UrlCache } from "./sources";
 import { logger } from "../log";
+import type { WorkspaceFiles } from "../workspace/workspace";
 
 const log = logger("instructions");
 
@@ -79,6 +80,8 @@ export interface StepScope {
   signal?: AbortSignal;
   /** URLs the run fetched already (sources.ts). */
   urlCache?: UrlCache;
+  /** The step's reader of the workspace (Workspaces.files), shared with its agent files; one of its own otherwise. */
+  files?: WorkspaceFiles;
 }
 
 /**
@@ -114,7 +117,7 @@ export async function forStep(s: Services, scope: StepScope): Promise<Gathered> 
       // A tree still being made (a new session's first step): its rule files are read from
       // its base commit, the same bytes, so the answer does not wait for the whole checkout.
       const want = { folders: earlyFolders(settings, own?.directory), file: (file: string) => mayInstruct(file, settings, own?.directory) };
-      return await s.workspaces.readFiles(scope.workspaceId, want, MAX_EARLY_FILES, gatherFrom);
+      return await (scope.files ?? s.workspaces.files(scope.workspaceId)).read(want, MAX_EARLY_FILES, gatherFrom);
     } catch (error) {
       files = false;
       log.error(`the files of workspace ${scope.workspaceId} could not be read: its rule files are not used this step`, error);

@@ -28,6 +28,7 @@ import { systemPrompt } from "./system";
 import { withToolDefaults } from "../mcp";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
+import type { WorkspaceFiles } from "../workspace/workspace";
 import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
 import { sessionAgents } from "../agent/project";
 import { logger } from "../log";
@@ -250,8 +251,10 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await runSubtask(s, { caller: await callerOf(s, row, user.agent, true), user, subtask, signal: p.signal });
     return "continue";
   }
-  // The session's agents: the server's and its working tree's agent files, read again each step.
-  const { agents } = await sessionAgents(s, row);
+  // The session's agents: the server's and its working tree's agent files, read again each
+  // step — through one reader of its workspace with the step's rule files (instructions).
+  const files = row.workspaceId ? s.workspaces.files(row.workspaceId) : undefined;
+  const { agents } = await sessionAgents(s, row, files);
   const assistant = assistantFor(agents, s, user, row.directory);
   let model: ResolvedModel;
   try {
@@ -273,7 +276,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
     await Compaction.create(s, compactionFor(p, user));
     return "continue";
   }
-  return step(s, p, { messages, user, assistant, model, agents, caller: await callerOf(s, row, user.agent, Agent.allows(agents.get(user.agent), "task")) });
+  return step(s, p, { messages, user, assistant, model, agents, files, caller: await callerOf(s, row, user.agent, Agent.allows(agents.get(user.agent), "task")) });
 }
 
 /**
@@ -319,6 +322,8 @@ interface StepInput {
   model: ResolvedModel;
   /** The session's agents (server/agent/project.ts). */
   agents: Agent.Agents;
+  /** The step's reader of the session's workspace (read by the agents above already). */
+  files: WorkspaceFiles | undefined;
   caller: SubagentCaller;
 }
 
@@ -334,7 +339,7 @@ async function step(s: Services, p: Pass, input: StepInput): Promise<"stop" | "c
   const lastStep = state.step >= agent.steps;
   // What the team, the project and the repository tell the agent, read again every step
   // (a file the agent changed counts from its next step); the answer records their names.
-  const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls });
+  const instructions = await Instructions.forStep(s, { ...input.caller, signal, urlCache: state.urls, ...(input.files ? { files: input.files } : {}) });
   // The tools of the team's tool servers (server/mcp), with their instructions (recorded as sources) and their default rule (ask).
   const servers = lastStep ? undefined : await s.mcp.forStep(p.teamId, input.caller.projectId, model.limit.context, input.caller.authorId);
   const sources = [...instructions.sources, ...(servers?.sources ?? [])];

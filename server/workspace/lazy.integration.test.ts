@@ -7,6 +7,7 @@ import { testServices } from "../../test/runtime";
 import { echo, script, streamedText, usage } from "../../test/session-harness";
 import { Bus } from "../bus/bus";
 import { ProjectGit } from "../project/git";
+import { Workspaces } from "./workspace";
 import * as Prompt from "../session/prompt";
 import { Session } from "../session";
 
@@ -60,7 +61,7 @@ describe("workspaces are made when first needed", () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("a later tool-less answer of a session starts no git process: the base commit is read from the project's refs", async () => {
+  it("a later tool-less answer of a session starts no git process: the base commit is read from the project's refs, once for the step's agent and rule files", async () => {
     const directory = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-project-"));
     writeFileSync(path.join(directory, "AGENTS.md"), "Lazy rule: no git.\n");
     const model = script([text("one"), text("two")]);
@@ -73,13 +74,17 @@ describe("workspaces are made when first needed", () => {
     await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "first" }] });
     await services.runners.idle(session.id);
     const gitCalls = vi.spyOn(ProjectGit.prototype, "exec");
+    const bases = vi.spyOn(Workspaces.prototype, "resolveBase");
     try {
       await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "second" }] });
       await services.runners.idle(session.id);
       expect(JSON.stringify(model.doStreamCalls[1]?.prompt.filter((m) => m.role === "system"))).toContain("Lazy rule: no git.");
       expect(gitCalls.mock.calls.map(([args]) => args.join(" "))).toEqual([]);
+      // The step's agent files and rule files are read through one reader: its workspace row and base are looked up once.
+      expect(bases).toHaveBeenCalledTimes(1);
     } finally {
       gitCalls.mockRestore();
+      bases.mockRestore();
       rmSync(directory, { recursive: true, force: true });
     }
   });

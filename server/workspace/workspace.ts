@@ -115,6 +115,20 @@ async function isDirectory(target: string): Promise<boolean> {
   );
 }
 
+/** Reads of one workspace's files, sharing what they look up (Workspaces.files). */
+export interface WorkspaceFiles {
+  read<T>(want: BaseFileFilter, limit: number, read: (root: string, fixed?: string) => Promise<T>): Promise<T>;
+}
+
+/** A workspace whose tree is not made: its project, the project's store and the commit its files come from. */
+interface BaseOf {
+  projectId: string;
+  store: string;
+  base: string;
+}
+
+type FilesAt = { directory: string } | BaseOf;
+
 /** Where a fork's workspace comes from: the source's snapshot store (snapshotKey), its workspace, and its files at the fork point. */
 export interface Fork {
   from: string;
@@ -234,12 +248,8 @@ export class Workspaces {
    * files from them — the same bytes its tree will hold — instead of waiting for the whole
    * checkout (a registered folder's first session makes the project a repository first).
    */
-  private async baseFiles(row: WorkspaceRow & { project: { id: string; directory: string } }, want: BaseFileFilter, limit: number): Promise<{ dir: string; key: string; cleanup: () => Promise<void> }> {
-    const store = storeOf(this.settings.dataDir, row.projectId);
-    // Made already by an earlier workspace of the project (the usual case): no lock to wait for.
-    // A registered folder's first session makes the project a repository here (its store too).
-    if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(row.project, store);
-    const base = row.baseCommit ?? (await this.resolveBase(row.project.directory, row.baseBranch));
+  private async baseFiles(at: BaseOf, want: BaseFileFilter, limit: number): Promise<{ dir: string; key: string; cleanup: () => Promise<void> }> {
+    const { projectId, store, base } = at;
     const call = { cwd: store, protocols: "", env: { GIT_DIR: store, GIT_LITERAL_PATHSPECS: "1" } };
     // Only below the folders asked for: a whole 10,000-file tree is not listed for three names.
     const where = want.folders === "all" ? [] : ["--", ...want.folders];
@@ -256,7 +266,7 @@ export class Workspaces {
     }
     const remove = (dir: string) => rm(dir, { recursive: true, force: true });
     const make = async () => {
-      const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, row.projectId), "base-"));
+      const dir = await mkdtemp(path.join(projectFolder(this.settings.dataDir, projectId), "base-"));
       try {
         for (const entry of files) {
           const data = await this.baseCache.blob(`${store}\0${entry.oid}`, async () => (await this.git.exec(["cat-file", "blob", entry.oid], call, "Reading the base's files")).stdout);
@@ -282,20 +292,46 @@ export class Workspaces {
    * accepts (baseFiles — the same bytes the tree will hold; `read` gets the folder's key
    * too, as they never change). A removed workspace is refused as `ready` refuses it.
    */
-  async readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string, fixed?: string) => Promise<T>): Promise<T> {
-    // One statement (Prisma's include reads the project in a second one): twice in each step.
+  readFiles<T>(id: string, want: BaseFileFilter, limit: number, read: (root: string, fixed?: string) => Promise<T>): Promise<T> {
+    return this.files(id).read(want, limit, read);
+  }
+
+  /**
+   * `readFiles` for the readers of one step (its agent files, its rule files): the
+   * workspace's row, and its base commit while its tree is not made, are read once for all
+   * of them, at the first read. A tree made meanwhile is read from the base still (the
+   * same bytes).
+   */
+  files(id: string): WorkspaceFiles {
+    let where: Promise<FilesAt> | undefined;
+    return {
+      read: async (want, limit, read) => {
+        const at = await (where ??= this.filesAt(id));
+        if ("directory" in at) return read(at.directory);
+        const early = await this.baseFiles(at, want, limit);
+        try {
+          // These files never change: `fixed` (the folder's key, naming what it holds) lets the reader keep what it read of them.
+          return await read(early.dir, early.key);
+        } finally {
+          await early.cleanup();
+        }
+      },
+    };
+  }
+
+  /** Where a workspace's files are read from: its tree when made (or when it is gone: `ready` says why), else its base commit in the project's store. */
+  private async filesAt(id: string): Promise<FilesAt> {
+    // One statement (Prisma's include reads the project in a second one).
     const [found] = await this.db.$queryRaw<Array<WorkspaceRow & { projectDirectory: string }>>`
       SELECT w.*, p.directory AS "projectDirectory" FROM "Workspace" w JOIN "Project" p ON p.id = w."projectId" WHERE w.id = ${id}`;
-    const row = found ? { ...found, project: { id: found.projectId, directory: found.projectDirectory } } : undefined;
-    if (row?.state === "ready") return read(row.directory);
-    if (!row || row.state === "removed") return read((await this.ready(id)).directory);
-    const early = await this.baseFiles(row, want, limit);
-    try {
-      // These files never change: `fixed` (the folder's key, naming what it holds) lets the reader keep what it read of them.
-      return await read(early.dir, early.key);
-    } finally {
-      await early.cleanup();
-    }
+    if (found?.state === "ready") return { directory: found.directory };
+    if (!found || found.state === "removed") return { directory: (await this.ready(id)).directory };
+    const project = { id: found.projectId, directory: found.projectDirectory };
+    const store = storeOf(this.settings.dataDir, project.id);
+    // Made already by an earlier workspace of the project (the usual case): no lock to wait for.
+    // A registered folder's first session makes the project a repository here (its store too).
+    if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(project, store);
+    return { projectId: project.id, store, base: found.baseCommit ?? (await this.resolveBase(project.directory, found.baseBranch)) };
   }
 
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
