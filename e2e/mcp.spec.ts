@@ -4,6 +4,7 @@ import type { Page } from "@playwright/test";
 import path from "node:path";
 import { build } from "esbuild";
 import * as Id from "../server/id";
+import { ToolServerConfig } from "../server/mcp";
 import { expect, test } from "./fixtures";
 import { Chat } from "./pages/chat";
 import { PermissionPrompt } from "./pages/permission-prompt";
@@ -54,8 +55,10 @@ test.describe("tool servers", () => {
     await bulky.close();
     // The team-wide servers the tests leave (echo-…, docs-…) would otherwise reach the later
     // specs of this worker's team: a turn's "Instructions" line lists them (e2e/repository.spec.ts).
+    // Removed as an admin would: the server, which keeps a team's servers, is told through the bus.
     const names = ["echo-", "docs-", "probe-", "bulky-"].map((prefix) => ({ name: { startsWith: prefix } }));
-    await seed.db.toolServer.deleteMany({ where: { teamId: seed.ctx.actor.teamId, OR: names } });
+    const left = await seed.db.toolServer.findMany({ where: { teamId: seed.ctx.actor.teamId, OR: names }, select: { id: true } });
+    for (const { id } of left) await ToolServerConfig.remove(seed.ctx, { id });
   });
 
   test("an admin adds a remote server with a secret header; a member's session calls its tool after approval and sees the result", async ({ page, browser, seed, fake }) => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import * as Id from "../server/id";
 import { Session } from "../server/session";
+import { Instructions } from "../server/instructions";
 import type { FakeOpenAI } from "../test/fake-openai";
 import { reply } from "../test/fake-openai";
 import { expect, test } from "./fixtures";
@@ -65,8 +66,9 @@ test.beforeAll(async ({ seed }) => {
 });
 test.afterAll(async ({ seed }) => {
   await fake.close();
-  // The team's instructions would otherwise reach every later spec of this worker's team.
-  await seed.db.team.update({ where: { id: seed.ctx.actor.teamId }, data: { instructions: null } });
+  // The team's instructions would otherwise reach every later spec of this worker's team
+  // (set as an admin would: the server, which keeps them, is told through the bus).
+  await Instructions.set(seed.ctx, { text: "" });
 });
 test.beforeEach(() => {
   fake.reset();

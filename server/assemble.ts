@@ -86,7 +86,7 @@ export function assemble(parts: Parts): Services {
     models: acrossInstances(parts.models, parts.bus),
     agents,
     tools: parts.tools ?? builtinTools(),
-    mcp: new ToolServers(parts.db, keyring, parts.sandbox, parts.settings, () => clock.now()),
+    mcp: new ToolServers(parts.db, parts.bus, keyring, parts.sandbox, parts.settings, () => clock.now()),
     executeTool: parts.executeTool ?? executeTool,
     subagents: { run: (caller, request, io) => runSubagent(services, caller, request, io) },
     access: new AccessWatch(parts.bus, parts.db),

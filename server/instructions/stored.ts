@@ -14,6 +14,7 @@ import { isInside } from "../inside";
 import { DEFAULT_MAX_FILE_BYTES, type InstructionSettings, NO_INSTRUCTION_SETTINGS, RULE_FILES, fetchText, type Gathered, gather, isUrl, patternOf, sha256, type UrlCache } from "./sources";
 import { logger } from "../log";
 import type { WorkspaceFiles } from "../workspace/workspace";
+import { perBus } from "../bus/team-kept";
 
 const log = logger("instructions");
 
@@ -58,7 +59,7 @@ export async function get(ctx: Pick<Context, "db" | "actor">, input: Scope): Pro
 }
 
 /** Replace the team's or a project's instructions (owners and admins only); an empty text removes them. */
-export async function set(ctx: Pick<Context, "db" | "actor">, input: SetInput): Promise<Stored> {
+export async function set(ctx: Pick<Context, "db" | "actor" | "bus">, input: SetInput): Promise<Stored> {
   const { projectId, text } = parse(SetInput, input);
   await requireRole(ctx, ADMIN_ROLES, projectId ? "write a project's instructions" : "write the team's instructions");
   const value = text.trim() === "" ? null : text;
@@ -68,7 +69,28 @@ export async function set(ctx: Pick<Context, "db" | "actor">, input: SetInput): 
   } else {
     await ctx.db.team.update({ where: { id: ctx.actor.teamId }, data: { instructions: value } });
   }
+  // Every instance reads them again at its next step.
+  storedKept(ctx.bus).forget(ctx.actor.teamId);
   return { text: value ?? "", editable: true };
+}
+
+/** The team's and a project's stored instructions, with the project's folder and team, as a step reads them. */
+interface StoredRow {
+  team: string | null;
+  instructions: string | null;
+  directory: string | null;
+  teamId: string | null;
+}
+
+/** Each step reads them; they change only through `set`, which forgets them on every instance. */
+const storedKept = perBus<StoredRow | undefined>("instructions");
+
+/** The team's and the project's in one statement. */
+async function readStored(db: Services["db"], teamId: string, projectId: string): Promise<StoredRow | undefined> {
+  const [row] = await db.$queryRaw<StoredRow[]>`
+    SELECT (SELECT t.instructions FROM "Team" t WHERE t.id = ${teamId}) AS team, p.instructions, p.directory, p."teamId"
+    FROM (SELECT 1) AS one LEFT JOIN "Project" p ON p.id = ${projectId}`;
+  return row;
 }
 
 /** Where a step's instructions come from: the session's row as the loop read it. */
@@ -91,10 +113,7 @@ export interface StepScope {
  * (the first tool reports why).
  */
 export async function forStep(s: Services, scope: StepScope): Promise<Gathered> {
-  // The team's and the project's in one statement (each step reads them).
-  const [stored] = await s.db.$queryRaw<Array<{ team: string | null; instructions: string | null; directory: string | null; teamId: string | null }>>`
-    SELECT (SELECT t.instructions FROM "Team" t WHERE t.id = ${scope.teamId}) AS team, p.instructions, p.directory, p."teamId"
-    FROM (SELECT 1) AS one LEFT JOIN "Project" p ON p.id = ${scope.projectId}`;
+  const stored = await storedKept(s.bus).get(scope.teamId, scope.projectId, () => readStored(s.db, scope.teamId, scope.projectId));
   const team = stored ? { instructions: stored.team } : null;
   const own = stored?.directory != null && stored.teamId === scope.teamId ? { instructions: stored.instructions, directory: stored.directory } : null;
   const settings = s.settings.instructions ?? NO_INSTRUCTION_SETTINGS;

@@ -1,6 +1,8 @@
 import { type MCPClient, auth } from "@ai-sdk/mcp";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import type { Bus } from "../bus/bus";
+import { TeamKept } from "../bus/team-kept";
 import type { Ruleset } from "../permission/schema";
 import { Secrets } from "../secrets";
 import type { Keyring } from "../secrets/seal";
@@ -80,9 +82,12 @@ export const sourceLabel = (name: string) => `tool server ${name}`;
 export class ToolServers {
   private readonly connections = new Map<string, { version: number; connection: Connection }>();
   readonly settings: McpSettings;
+  /** The team's servers of each project, as every step reads them: until `forget` (save and remove call it). */
+  private readonly kept: TeamKept<Spec[]>;
 
   constructor(
     private readonly db: Db,
+    bus: Bus,
     private readonly keyring: Keyring,
     private readonly sandbox: Sandbox,
     settings: { mcp?: McpSettings | undefined },
@@ -90,10 +95,17 @@ export class ToolServers {
     private readonly idleMs = DEFAULT_IDLE_MS,
   ) {
     this.settings = settings.mcp ?? NO_MCP_SETTINGS;
+    this.kept = new TeamKept(bus, "tool-servers");
   }
 
+  /** The servers a project's sessions use (servers.ts `specs`), kept until a team's servers change. */
   specs(teamId: string, projectId: string | undefined): Promise<Spec[]> {
-    return specs(this.db, this.settings, teamId, projectId);
+    return this.kept.get(teamId, projectId ?? "", () => specs(this.db, this.settings, teamId, projectId));
+  }
+
+  /** The team's servers changed (stored): every instance reads them again. */
+  forget(teamId: string): void {
+    this.kept.forget(teamId);
   }
 
   /** The values of headers or environment variables: literal, or a team secret's. */

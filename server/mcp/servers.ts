@@ -152,8 +152,11 @@ async function ownProject(ctx: Acting, projectId: string): Promise<void> {
   if (!row || row.teamId !== ctx.actor.teamId) throw ParleyError.notFound("project", projectId);
 }
 
+/** What save and remove act with: the actor's team, and its tool servers to forget what they kept. */
+type Changing = Acting & { clock: Clock; settings: { mcp?: McpSettings | undefined }; mcp: { forget(teamId: string): void } };
+
 /** Adds or changes a tool server of the team or of one of its projects (owners and admins). */
-export async function save(ctx: Acting & { clock: Clock; settings: { mcp?: McpSettings | undefined } }, input: SaveInput): Promise<{ id: string }> {
+export async function save(ctx: Changing, input: SaveInput): Promise<{ id: string }> {
   const value = parse(SaveInput, input);
   await requireRole(ctx, ADMIN_ROLES, "add or change tool servers");
   if (value.projectId) await ownProject(ctx, value.projectId);
@@ -189,10 +192,12 @@ export async function save(ctx: Acting & { clock: Clock; settings: { mcp?: McpSe
     if (value.id) {
       const { count } = await ctx.db.toolServer.updateMany({ where: { id: value.id, teamId: ctx.actor.teamId, scope }, data });
       if (count === 0) throw ParleyError.notFound("Tool server", value.id);
+      ctx.mcp.forget(ctx.actor.teamId);
       return { id: value.id };
     }
     const id = Id.ascending("toolServer");
     await ctx.db.toolServer.create({ data: { ...data, id, teamId: ctx.actor.teamId, scope, projectId: value.projectId ?? null } });
+    ctx.mcp.forget(ctx.actor.teamId);
     return { id };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new ParleyError("CONFLICT", `There is already a tool server named ${value.name} here.`);
@@ -201,11 +206,12 @@ export async function save(ctx: Acting & { clock: Clock; settings: { mcp?: McpSe
 }
 
 /** Removes a tool server of the team (owners and admins), with its cached tools. */
-export async function remove(ctx: Acting & { clock: Clock; settings: { mcp?: McpSettings | undefined } }, input: z.input<typeof RemoveInput>): Promise<void> {
+export async function remove(ctx: Changing, input: z.input<typeof RemoveInput>): Promise<void> {
   const { id } = parse(RemoveInput, input);
   await requireRole(ctx, ADMIN_ROLES, "remove tool servers");
   const { count } = await ctx.db.toolServer.deleteMany({ where: { id, teamId: ctx.actor.teamId } });
   if (count === 0) throw ParleyError.notFound("Tool server", id);
+  ctx.mcp.forget(ctx.actor.teamId);
   await ctx.db.toolServerTools.deleteMany({ where: { teamId: ctx.actor.teamId, server: id } });
 }
 
