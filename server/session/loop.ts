@@ -28,7 +28,7 @@ import { systemPrompt } from "./system";
 import { withToolDefaults } from "../mcp";
 import { type ToolScope, rulesAndReach, toolSet, turnCalls } from "./toolset";
 import { snapshotScope } from "../workspace/scope";
-import type { WorkspaceFiles } from "../workspace/workspace";
+import { PLACE_COLUMNS, type PlaceColumns, type WorkspaceFiles, placeOf } from "../workspace/workspace";
 import { Instructions, StepRules, type UrlCache, loadedRules } from "../instructions";
 import { sessionAgents } from "../agent/project";
 import { logger } from "../log";
@@ -237,8 +237,12 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   const messages = filterCompacted(await Store.history(s.db, p.sessionId));
   const user = toAnswer(messages);
   if (!user) return "stop";
-  // Every step reads the session again (its rules, model and folder may have changed).
-  const [row] = await s.db.$queryRaw<SessionRow[]>`SELECT * FROM "Session" WHERE id = ${p.sessionId}`;
+  // Every step reads the session again (its rules, model and folder may have changed), with
+  // where its workspace's files are (the step's agent and rule files are read from there).
+  const [row] = await s.db.$queryRaw<Array<SessionRow & PlaceColumns>>`
+    SELECT s.*, ${PLACE_COLUMNS} FROM "Session" s
+    LEFT JOIN "Workspace" w ON w.id = s."workspaceId" LEFT JOIN "Project" p ON p.id = w."projectId"
+    WHERE s.id = ${p.sessionId}`;
   if (!row) throw ParleyError.notFound("session", p.sessionId);
   const request = pendingCompaction(messages);
   if (request) {
@@ -253,7 +257,7 @@ async function pass(s: Services, p: Pass): Promise<"stop" | "continue"> {
   }
   // The session's agents: the server's and its working tree's agent files, read again each
   // step — through one reader of its workspace with the step's rule files (instructions).
-  const files = row.workspaceId ? s.workspaces.files(row.workspaceId) : undefined;
+  const files = row.workspaceId ? s.workspaces.files(row.workspaceId, placeOf(row)) : undefined;
   const { agents } = await sessionAgents(s, row, files);
   const assistant = assistantFor(agents, s, user, row.directory);
   let model: ResolvedModel;

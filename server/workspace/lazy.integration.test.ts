@@ -61,7 +61,7 @@ describe("workspaces are made when first needed", () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("a later tool-less answer of a session starts no git process: the base commit is read from the project's refs, once for the step's agent and rule files", async () => {
+  it("a later tool-less answer of a session starts no git process: the base commit is read from the project's refs, once for the step's agent and rule files, with the step's read of its session", async () => {
     const directory = mkdtempSync(path.join(os.tmpdir(), "parley-ws-lazy-project-"));
     writeFileSync(path.join(directory, "AGENTS.md"), "Lazy rule: no git.\n");
     const model = script([text("one"), text("two")]);
@@ -75,6 +75,7 @@ describe("workspaces are made when first needed", () => {
     await services.runners.idle(session.id);
     const gitCalls = vi.spyOn(ProjectGit.prototype, "exec");
     const bases = vi.spyOn(Workspaces.prototype, "resolveBase");
+    const raw = vi.spyOn(services.db, "$queryRaw");
     try {
       await Prompt.prompt(ctx, { sessionId: session.id, parts: [{ type: "text", text: "second" }] });
       await services.runners.idle(session.id);
@@ -82,9 +83,14 @@ describe("workspaces are made when first needed", () => {
       expect(gitCalls.mock.calls.map(([args]) => args.join(" "))).toEqual([]);
       // The step's agent files and rule files are read through one reader: its workspace row and base are looked up once.
       expect(bases).toHaveBeenCalledTimes(1);
+      // …and the workspace's row comes with the step's read of its session: no statement of its own.
+      const statements = raw.mock.calls.map(([sql]) => (Array.isArray(sql) ? sql.join("?") : String(sql)));
+      expect(statements.some((sql) => sql.includes('LEFT JOIN "Workspace" w'))).toBe(true);
+      expect(statements.filter((sql) => sql.includes('FROM "Workspace" w'))).toEqual([]);
     } finally {
       gitCalls.mockRestore();
       bases.mockRestore();
+      raw.mockRestore();
       rmSync(directory, { recursive: true, force: true });
     }
   });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Db, Prisma } from "../db/client";
+import { type Db, Prisma } from "../db/client";
 import { ParleyError } from "../errors";
 import * as Id from "../id";
 import type { SandboxOwner } from "../sandbox/owner";
@@ -113,6 +113,47 @@ async function isDirectory(target: string): Promise<boolean> {
       throw error;
     },
   );
+}
+
+/** What reading a workspace's files needs of its row and its project's (Workspaces.files). */
+export interface WorkspacePlace {
+  state: string;
+  directory: string;
+  projectId: string;
+  baseBranch: string;
+  baseCommit: string | null;
+  projectDirectory: string;
+}
+
+/**
+ * The columns of a WorkspacePlace (prefixed `place_`), for a statement that reads a session
+ * with its workspace `w` and the workspace's project `p` joined: the step reads its session
+ * and where its files are in one statement (`placeOf` reads them back).
+ */
+export const PLACE_COLUMNS = Prisma.sql`w.state AS "place_state", w.directory AS "place_directory", w."projectId" AS "place_projectId",
+  w."baseBranch" AS "place_baseBranch", w."baseCommit" AS "place_baseCommit", p.directory AS "place_projectDirectory"`;
+
+/** The PLACE_COLUMNS of a row read with them: the place, or undefined without a workspace row. */
+export function placeOf(row: PlaceColumns): WorkspacePlace | undefined {
+  if (row.place_state === null || row.place_directory === null || row.place_projectId === null || row.place_baseBranch === null || row.place_projectDirectory === null) return undefined;
+  return {
+    state: row.place_state,
+    directory: row.place_directory,
+    projectId: row.place_projectId,
+    baseBranch: row.place_baseBranch,
+    baseCommit: row.place_baseCommit,
+    projectDirectory: row.place_projectDirectory,
+  };
+}
+
+/** The values of PLACE_COLUMNS (null when the join found no workspace). */
+export interface PlaceColumns {
+  place_state: string | null;
+  place_directory: string | null;
+  place_projectId: string | null;
+  place_baseBranch: string | null;
+  place_baseCommit: string | null;
+  place_projectDirectory: string | null;
 }
 
 /** Reads of one workspace's files, sharing what they look up (Workspaces.files). */
@@ -299,14 +340,15 @@ export class Workspaces {
   /**
    * `readFiles` for the readers of one step (its agent files, its rule files): the
    * workspace's row, and its base commit while its tree is not made, are read once for all
-   * of them, at the first read. A tree made meanwhile is read from the base still (the
-   * same bytes).
+   * of them, at the first read (`known`: the row as the caller just read it, with its
+   * session — PLACE_COLUMNS). A tree made meanwhile is read from the base still (the same
+   * bytes).
    */
-  files(id: string): WorkspaceFiles {
+  files(id: string, known?: WorkspacePlace): WorkspaceFiles {
     let where: Promise<FilesAt> | undefined;
     return {
       read: async (want, limit, read) => {
-        const at = await (where ??= this.filesAt(id));
+        const at = await (where ??= this.filesAt(id, known));
         if ("directory" in at) return read(at.directory);
         const early = await this.baseFiles(at, want, limit);
         try {
@@ -320,10 +362,8 @@ export class Workspaces {
   }
 
   /** Where a workspace's files are read from: its tree when made (or when it is gone: `ready` says why), else its base commit in the project's store. */
-  private async filesAt(id: string): Promise<FilesAt> {
-    // One statement (Prisma's include reads the project in a second one).
-    const [found] = await this.db.$queryRaw<Array<WorkspaceRow & { projectDirectory: string }>>`
-      SELECT w.*, p.directory AS "projectDirectory" FROM "Workspace" w JOIN "Project" p ON p.id = w."projectId" WHERE w.id = ${id}`;
+  private async filesAt(id: string, known?: WorkspacePlace): Promise<FilesAt> {
+    const found = known ?? (await this.place(id));
     if (found?.state === "ready") return { directory: found.directory };
     if (!found || found.state === "removed") return { directory: (await this.ready(id)).directory };
     const project = { id: found.projectId, directory: found.projectDirectory };
@@ -332,6 +372,13 @@ export class Workspaces {
     // A registered folder's first session makes the project a repository here (its store too).
     if (!(await isDirectory(path.join(store, "objects")))) await this.prepareProject(project, store);
     return { projectId: project.id, store, base: found.baseCommit ?? (await this.resolveBase(project.directory, found.baseBranch)) };
+  }
+
+  /** A workspace's place, in one statement (Prisma's include reads the project in a second one). */
+  private async place(id: string): Promise<WorkspacePlace | undefined> {
+    const [row] = await this.db.$queryRaw<PlaceColumns[]>`
+      SELECT ${PLACE_COLUMNS} FROM "Workspace" w JOIN "Project" p ON p.id = w."projectId" WHERE w.id = ${id}`;
+    return row ? placeOf(row) : undefined;
   }
 
   /** Starts making it without waiting (a prompt's first tool then finds it ready); a failure is the first tool's to report. */
