@@ -51,7 +51,7 @@ function closingAdapter(url: string): { factory: SqlMigrationAwareDriverAdapterF
   const opened: SqlDriverAdapter[] = [];
   const track = (adapter: SqlDriverAdapter) => {
     opened.push(adapter);
-    return adapter;
+    return wholeScripts(adapter);
   };
   return {
     factory: {
@@ -64,6 +64,20 @@ function closingAdapter(url: string): { factory: SqlMigrationAwareDriverAdapterF
       await Promise.all(opened.splice(0).map((adapter) => adapter.dispose()));
     },
   };
+}
+
+/**
+ * `adapter` running a migration script whole, as `prisma migrate deploy` does: one query of
+ * PostgreSQL's simple protocol (its statements in one implicit transaction). The pg
+ * adapter's own cuts the script at every semicolon, even inside a string or a function's
+ * body (`$$ … $$`), which a PL/pgSQL function cannot do without.
+ */
+function wholeScripts(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  adapter.executeScript = async (script: string) => {
+    // No arguments: pg sends it with the simple protocol, which takes several statements.
+    await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
+  };
+  return adapter;
 }
 
 async function withEngine<T>(url: string, run: (engine: SchemaEngineType) => Promise<T>): Promise<T> {
