@@ -34,6 +34,7 @@ const PUNCTUATED = `Fix src/a-b.ts; see "x.y"!#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~ d
 const PARTS: Array<[string, Record<string, unknown>]> = [
   ["text", { text: PUNCTUATED, time: { start: 1, end: 2 } }],
   ["text", { text: "still streaming words", time: { start: 1 } }],
+  ["text", { text: "naïve café — «quote» ¿qué? C:\\dir\\file.txt ünïcödé_words [x](y) a--b", time: { start: 1, end: 2 } }],
   ["text", { text: "no time at all" }],
   ["text", { text: "a synthetic note", synthetic: true, time: { start: 1, end: 2 } }],
   ["reasoning", { text: "thinking words", time: { start: 1, end: 2 } }],
