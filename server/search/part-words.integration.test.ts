@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { testDb } from "../../test/db";
+import { databaseUrl, makeTeam, testDb } from "../../test/db";
+import { createDb } from "../db/client";
+import * as Id from "../id";
+import { Session } from "../session";
+import type { Part } from "../session/message";
+import * as Store from "../session/store";
 
 /**
  * A part's words (the `search` column of Part) come from `parley_part_search` (migration
@@ -83,5 +88,41 @@ describe("the index of parts' words", () => {
       return tx.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN SELECT 1 FROM "Part" p WHERE p."search" @@ to_tsquery('simple', 'needle')`);
     });
     expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("Part_search_idx");
+  });
+});
+
+describe("a turn's end of a part", () => {
+  it("computes the part's words once (an upsert would compute them for the insert it gives up, then for the update)", async () => {
+    const { ctx, projectId } = await makeTeam();
+    const session = await Session.create(ctx, { projectId });
+    const messageId = Id.ascending("message");
+    await testDb().message.create({ data: { id: messageId, sessionId: session.id, role: "assistant", data: {}, timeCreated: new Date() } });
+    // One connection, counting the calls of PL/pgSQL functions.
+    const db = createDb(databaseUrl(), { max: 1 });
+    try {
+      await db.$executeRawUnsafe("SET track_functions = 'pl'");
+      const calls = async () => {
+        await db.$executeRawUnsafe("SELECT pg_stat_force_next_flush()");
+        const [row] = await db.$queryRawUnsafe<Array<{ calls: bigint | number }>>("SELECT pg_stat_get_function_calls('parley_part_search'::regproc) AS calls");
+        return Number(row?.calls ?? 0);
+      };
+      const streaming: Part = { id: Id.ascending("part"), sessionId: session.id, messageId, type: "text", text: "words so far", time: { start: 1 } };
+      await Store.persistParts(db, [streaming]);
+      const before = await calls();
+      const ended: Part = { ...streaming, text: "words so far and the end", time: { start: 1, end: 2 } };
+      await Store.persistParts(db, [ended], true);
+      expect((await calls()) - before).toBe(1);
+      const [stored] = await db.$queryRawUnsafe<Array<{ words: string }>>(`SELECT search::text AS words FROM "Part" WHERE id = $1`, ended.id);
+      expect(stored?.words).toBe("'and':4 'end':6 'far':3 'so':2 'the':5 'words':1");
+      // A new part is inserted by the same statement (words computed once as well).
+      const fresh: Part = { id: Id.ascending("part"), sessionId: session.id, messageId, type: "text", text: "brand new", time: { start: 1, end: 2 } };
+      const beforeFresh = await calls();
+      await Store.persistParts(db, [fresh, { ...ended, text: "changed again" }], true);
+      expect((await calls()) - beforeFresh).toBe(2);
+      const rows = await db.$queryRawUnsafe<Array<{ id: string; words: string }>>(`SELECT id, search::text AS words FROM "Part" WHERE "messageId" = $1 ORDER BY id`, messageId);
+      expect(rows.map((r) => r.words)).toEqual(["'again':2 'changed':1", "'brand':1 'new':2"]);
+    } finally {
+      await db.$disconnect();
+    }
   });
 });

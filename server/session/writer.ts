@@ -131,7 +131,8 @@ export class TurnWriter {
           rows,
           done: this.enqueue(async () => {
             if (this.group?.rows === rows) this.group = undefined;
-            this.writes += await Store.persistParts(this.services.db, [...rows.values()]);
+            // A flush's parts are mostly ends of parts stored while they streamed.
+            this.writes += await Store.persistParts(this.services.db, [...rows.values()], true);
           }, true),
         };
         this.group = group;
